@@ -1,0 +1,48 @@
+/** One problem found while validating a document: where it is and what was expected there. */
+export interface ValidationIssue {
+  /** JSON path of the offending value, e.g. `$.forensics.tests.failed`. */
+  path: string;
+  /** Machine-readable kind of problem (ajv keyword or a navkernel code). */
+  code: string;
+  /** What was expected, in words. */
+  message: string;
+}
+
+/** Base of every error navkernel throws on purpose. `code` is stable; match on it, not on the message. */
+export class NavkernelError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NavkernelError';
+    this.code = code;
+  }
+}
+
+/** A document (request, flow file, capsule, …) that does not match its schema. */
+export class ValidationError extends NavkernelError {
+  readonly issues: ValidationIssue[];
+  /** Where the document came from: a file, `stdin line 3`, `route()`. */
+  readonly source: string;
+  constructor(code: string, source: string, issues: ValidationIssue[]) {
+    super(code, `${source}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    this.name = 'ValidationError';
+    this.source = source;
+    this.issues = issues;
+  }
+}
+
+/** The route request does not match the RouteRequest schema, or names a flow/step the kernel does not know. */
+export class InvalidForensicsError extends ValidationError {
+  constructor(source: string, issues: ValidationIssue[]) {
+    super('INVALID_FORENSICS', source, issues);
+    this.name = 'InvalidForensicsError';
+  }
+}
+
+/** One or more flow files are malformed or describe a broken graph. Lists every problem at once. */
+export class FlowValidationError extends ValidationError {
+  constructor(source: string, issues: ValidationIssue[]) {
+    super('INVALID_FLOW', source, issues);
+    this.name = 'FlowValidationError';
+  }
+}

@@ -1,0 +1,19 @@
+import type { z } from 'zod';
+import { RouteRequest } from './route-request.js';
+import { Decision } from './decision.js';
+import { Flow } from './flow.js';
+
+/** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
+export interface RegisteredSchema {
+  name: string;
+  schema: z.ZodType;
+  /** 'input' for documents users write (defaults optional), 'output' for documents navkernel writes. */
+  io: 'input' | 'output';
+}
+
+/** Every model published under `schemas/`. Add one line per model; `npm run schemas` regenerates the files. */
+export const SCHEMA_REGISTRY: RegisteredSchema[] = [
+  { name: 'route-request', schema: RouteRequest, io: 'input' },
+  { name: 'decision', schema: Decision, io: 'output' },
+  { name: 'flow', schema: Flow, io: 'input' },
+];

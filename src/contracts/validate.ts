@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidationIssue } from './errors.js';
+
+/** Result of validating a document at a boundary: expected outcomes are data, not exceptions. */
+export type ValidationResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
+
+/** A compiled validator for one published schema. */
+export type CompiledValidator<T> = (doc: unknown) => ValidationResult<T>;
+
+/** `schemas/` of this package, found from this file both in `src/` (vitest) and in `dist/src/` (built). */
+export function schemasDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = path.join(dir, 'schemas');
+    try {
+      readFileSync(path.join(candidate, 'route-request.schema.json'));
+      return candidate;
+    } catch {
+      dir = path.dirname(dir);
+    }
+  }
+  throw new Error('navkernel: cannot find the schemas/ folder of the package');
+}
+
+let ajv: Ajv2020 | undefined;
+const cache = new Map<string, ValidateFunction>();
+
+function sharedAjv(): Ajv2020 {
+  // allErrors: a user fixing a file wants every problem at once, not one per run.
+  ajv ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+  return ajv;
+}
+
+/** JSON path (`$.a.b[2]`) from an ajv instancePath (`/a/b/2`). */
+export function toJsonPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  let out = '$';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
+  return out;
+}
+
+function describe(err: ErrorObject): ValidationIssue {
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'required':
+      return { path: toJsonPath(err.instancePath, String(p.missingProperty)), code: 'required', message: 'is required' };
+    case 'additionalProperties':
+      return { path: toJsonPath(err.instancePath, String(p.additionalProperty)), code: 'unknown_property', message: 'is not an allowed property' };
+    case 'enum':
+      return { path: toJsonPath(err.instancePath), code: 'enum', message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'type':
+      return { path: toJsonPath(err.instancePath), code: 'type', message: `expected ${String(p.type)}` };
+    default:
+      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected value that ${err.message ?? 'matches the schema'}` };
+  }
+}
+
+/** Issues from ajv errors, de-duplicated (unions report each branch) and in a stable order. */
+export function issuesFromAjv(errors: ErrorObject[] | null | undefined): ValidationIssue[] {
+  const seen = new Set<string>();
+  const out: ValidationIssue[] = [];
+  for (const e of errors ?? []) {
+    const issue = describe(e);
+    const key = `${issue.path}|${issue.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(issue);
+    }
+  }
+  return out;
+}
+
+/** Compile (once) the validator of `schemas/<name>.schema.json`. */
+export function compileValidator<T>(name: string): CompiledValidator<T> {
+  let fn = cache.get(name);
+  if (!fn) {
+    const file = path.join(schemasDir(), `${name}.schema.json`);
+    const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fn = sharedAjv().compile(schema);
+    cache.set(name, fn);
+  }
+  const validate = fn;
+  return (doc: unknown) => (validate(doc) ? { success: true, data: doc as T } : { success: false, issues: issuesFromAjv(validate.errors) });
+}
