@@ -5,3 +5,6 @@ export * from './flow.js';
 export { SCHEMA_REGISTRY, type RegisteredSchema } from './schema-registry.js';
 export { renderJsonSchema, toPublishedJsonSchema } from './json-schema.js';
 export { compileValidator, issuesFromAjv, toJsonPath, schemasDir, type CompiledValidator, type ValidationResult } from './validate.js';
+export * from './candidate.js';
+export * from './llm-call.js';
+export type * from './ports.js';

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { RouteRequest } from './route-request.js';
 import { Decision } from './decision.js';
 import { Flow } from './flow.js';
+import { CandidateMove } from './candidate.js';
+import { LlmCallRecord } from './llm-call.js';
 
 /** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
 export interface RegisteredSchema {
@@ -16,4 +18,6 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   { name: 'route-request', schema: RouteRequest, io: 'input' },
   { name: 'decision', schema: Decision, io: 'output' },
   { name: 'flow', schema: Flow, io: 'input' },
+  { name: 'candidate-move', schema: CandidateMove, io: 'output' },
+  { name: 'llm-call-record', schema: LlmCallRecord, io: 'output' },
 ];
