@@ -8,3 +8,4 @@ export { compileValidator, issuesFromAjv, toJsonPath, schemasDir, type CompiledV
 export * from './candidate.js';
 export * from './llm-call.js';
 export type * from './ports.js';
+export { canonicalJson, sha256 } from './canonical-json.js';
