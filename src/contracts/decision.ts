@@ -27,6 +27,10 @@ export const RejectedMove = z.object({
 });
 export type RejectedMove = z.infer<typeof RejectedMove>;
 
+/** A tier that was consulted but could not run (e.g. tier 3 `navigator_unavailable`, `budget_exceeded`). */
+export const SkippedTier = z.object({ tier: Tier, rule: z.string(), reason: z.string() });
+export type SkippedTier = z.infer<typeof SkippedTier>;
+
 /** The kernel's answer to one `route()` call. */
 export const Decision = z.object({
   decision: DecisionKind,
@@ -39,6 +43,7 @@ export const Decision = z.object({
   needs_human: z.boolean(),
   warnings: z.array(z.string()),
   rejected: z.array(RejectedMove),
+  skipped: z.array(SkippedTier).optional().describe('Tiers consulted but skipped, with why; absent when none'),
   detour_target: z.string().optional(),
   inject_flow: z.string().optional(),
   inject_nodes: z.array(ProposedNode).optional(),

@@ -48,9 +48,21 @@ export interface RunState {
   /** `<flow>/<step>:<signature>` -> times seen and detours taken. */
   signatures: Record<string, { seen: number; detours: number }>;
   /** Stack of places to return to after a utility step or an injected flow: innermost last. */
-  returns: { flow: string; step: string; via: 'step' | 'flow'; target: string }[];
+  returns: ReturnPoint[];
   /** USD spent on tier 3 in this run. */
   spent_usd: number;
+}
+
+/**
+ * Where control goes back after a detour: `via: 'step'` a utility step (`target`), `via: 'flow'` an injected
+ * flow (`target` is its id), `via: 'nodes'` ad-hoc nodes injected by tier 3 (run in order, then return).
+ */
+export interface ReturnPoint {
+  flow: string;
+  step: string;
+  via: 'step' | 'flow' | 'nodes';
+  target: string;
+  nodes?: ProposedNode[];
 }
 
 /** One `route()` call as recorded by a store. */

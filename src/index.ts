@@ -1,0 +1,4 @@
+// navkernel's public API.
+export * from './contracts/index.js';
+export * from './kernel/index.js';
+export { VERSION } from './version.js';

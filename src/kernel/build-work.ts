@@ -1,0 +1,42 @@
+import { InvalidForensicsError, type ReturnPoint, type RouteRequest, type RunState } from '../contracts/index.js';
+import type { FlowSet } from './flows/compiled-flow.js';
+import type { RouteWork } from './route-work.js';
+import { kernelIteration } from './run-state.js';
+
+/** The injected node `step` is, if the run is inside injected nodes of this flow. */
+function findInjectedNode(state: RunState, flow: string, step: string): { point: ReturnPoint; index: number } | undefined {
+  const top = state.returns[state.returns.length - 1];
+  if (top?.via !== 'nodes' || top.flow !== flow || !top.nodes) return undefined;
+  const index = top.nodes.findIndex((n) => n.id === step);
+  return index >= 0 ? { point: top, index } : undefined;
+}
+
+/** Resolves a validated request against the flows and the run state. Unknown flow or step is bad input. */
+export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: RunState, ts: string, hasNavigator: boolean): RouteWork {
+  const flow = flows.get(request.flow);
+  if (!flow) throw new InvalidForensicsError('route()', [{ path: '$.flow', code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"` }]);
+  const step = flow.steps.get(request.step_completed);
+  const node = step ? undefined : findInjectedNode(state, flow.id, request.step_completed);
+  if (!step && !node)
+    throw new InvalidForensicsError('route()', [{ path: '$.step_completed', code: 'unknown_step', message: `expected a step of flow ${flow.id}, got "${request.step_completed}"` }]);
+  const iteration = Math.max(request.iteration?.current ?? 1, kernelIteration(state, flow.id, request.step_completed));
+  const max = step?.def.loop?.max_iterations ?? request.iteration?.max ?? null;
+  const w: RouteWork = {
+    request,
+    flows,
+    flow,
+    step,
+    status: request.status.trim().toLowerCase(),
+    seq: state.seq + 1,
+    iteration,
+    max,
+    state,
+    ts,
+    rejected: [],
+    skipped: [],
+    memo: {},
+  };
+  if (node) w.node = node;
+  if (!hasNavigator) w.skipped.push({ tier: 3, rule: 'navigator_unavailable', reason: 'no navigator configured (createKernel({ navigator }))' });
+  return w;
+}

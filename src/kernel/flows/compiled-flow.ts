@@ -1,0 +1,45 @@
+import type { Charter, Flow, Step } from '../../contracts/index.js';
+import type { SignatureMatcher } from '../signatures.js';
+
+/** A detour-table entry resolved to what it does. */
+export type ResolvedDetour =
+  | { kind: 'step'; step: string; max_attempts: number }
+  | { kind: 'flow'; flow: string; max_attempts: number };
+
+/** A step with its edges precomputed for routing. */
+export interface CompiledStep {
+  readonly def: Step;
+  readonly id: string;
+  /** Lower-cased status -> branch target. */
+  readonly branches: ReadonlyMap<string, string>;
+  /** Lower-cased exit statuses of the step's microloop. */
+  readonly exitWhen: ReadonlySet<string>;
+  /** The loop's target (defaults to the step itself), when the step has a microloop. */
+  readonly loopTo: string | undefined;
+  /** Steps a runner may legally go to from here: next, branch targets, the loop target. */
+  readonly edges: ReadonlySet<string>;
+}
+
+/** A validated flow ready for routing: lookups instead of scans on the hot path. */
+export interface CompiledFlow {
+  readonly id: string;
+  readonly def: Flow;
+  readonly charter: Charter;
+  readonly firstStep: string;
+  readonly steps: ReadonlyMap<string, CompiledStep>;
+  readonly detours: ReadonlyMap<string, ResolvedDetour>;
+  readonly injectFlows: readonly string[];
+  readonly signatures: readonly SignatureMatcher[];
+  /** Agents of the flow's steps: the only agents INJECT_NODES may use. */
+  readonly roster: readonly string[];
+}
+
+/** The set of flows a kernel routes, with the hash of their definitions recorded on every route. */
+export interface FlowSet {
+  readonly flows: ReadonlyMap<string, CompiledFlow>;
+  /** sha256 of the canonical JSON of all flow definitions, sorted by flow id. */
+  readonly hash: string;
+  get(flow: string): CompiledFlow | undefined;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 2;

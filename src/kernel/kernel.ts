@@ -1,0 +1,222 @@
+import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
+import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
+import {
+  InvalidForensicsError,
+  compileValidator,
+  type CandidateMove,
+  type Decision,
+  type KernelStore,
+  type NavigatorPort,
+  type RouteRecord,
+  type RouteRequest,
+  type RunState,
+} from '../contracts/index.js';
+import { VERSION } from '../version.js';
+import { buildRouteWork } from './build-work.js';
+import { assertDecisionTargets } from './check-decision.js';
+import type { FlowSet } from './flows/compiled-flow.js';
+import { MemoryStore } from './memory-store.js';
+import type { RouteWork } from './route-work.js';
+import { emptyRunState } from './run-state.js';
+import { buildCandidates } from './tiers/candidates.js';
+
+export interface KernelOptions {
+  /** The flows to route (from `loadFlows()` or `defineFlows()`). */
+  flows: FlowSet;
+  /** Where runs are kept. Default: in memory (a `MemoryStore`). Pass the SQLite ledger to survive restarts. */
+  store?: KernelStore;
+  /** Tier 3. When absent, tier 3 is skipped with rule `navigator_unavailable`. */
+  navigator?: NavigatorPort;
+  /** Time source for recorded timestamps. Decisions never depend on it. */
+  clock?: () => Date;
+  /** Validate each request against `schemas/route-request.schema.json` (default true). */
+  validate?: boolean;
+  /** Live run actors kept in memory; the least recently used idle ones are stopped beyond this (default 10,000). */
+  maxLiveRuns?: number;
+  /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
+  navigatorTimeoutMs?: number;
+}
+
+export interface Kernel {
+  /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
+  route(request: unknown): Promise<Decision>;
+  /** The legal moves from a request's step, as tier 3 would be offered them. */
+  candidates(request: unknown): CandidateMove[];
+  /** The run's current state (loop counters, signature attempts, return points), or undefined for an unknown run. */
+  runState(run_id: string): RunState | undefined;
+  readonly flows: FlowSet;
+  /** Live run actors (for tests and monitoring). */
+  readonly liveRuns: number;
+  /** Stops every run actor and closes the store. */
+  close(): void;
+}
+
+type RunActor = Actor<typeof kernelMachine>;
+
+const validateRequest = compileValidator<RouteRequest>('route-request');
+
+/** Creates a routing kernel. See README "Embedding the kernel". */
+export function createKernel(options: KernelOptions): Kernel {
+  const { flows, navigator } = options;
+  const store = options.store ?? new MemoryStore();
+  const clock = options.clock ?? (() => new Date());
+  const validate = options.validate ?? true;
+  const maxLiveRuns = options.maxLiveRuns ?? 10_000;
+  const timeoutMs = options.navigatorTimeoutMs ?? 30_000;
+
+  const machine = kernelMachine.provide({
+    actors: {
+      navigator: fromPromise<NavigatorResult, RouteWork>(async ({ input: w, signal }) => {
+        if (!navigator) return { failure: 'no navigator' };
+        const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+        try {
+          const answer = await Promise.race([
+            navigator({
+              run_id: w.request.run_id,
+              seq: w.seq,
+              flow: w.flow.id,
+              step: w.request.step_completed,
+              request: w.request,
+              charter: w.flow.charter,
+              iteration: { current: w.iteration, max: w.max },
+              candidates: buildCandidates(w),
+              inject_nodes: { allowed: w.flow.def.inject_nodes.allowed, max_nodes: w.flow.def.inject_nodes.max_nodes, roster: [...w.flow.roster] },
+              run_spent_usd: w.state.spent_usd,
+              signal: abort,
+            }),
+            new Promise<never>((_, reject) => abort.addEventListener('abort', () => reject(new Error(`navigator gave no answer within ${timeoutMs} ms`)), { once: true })),
+          ]);
+          return { answer };
+        } catch (e) {
+          return { failure: e instanceof Error ? e.message : String(e) };
+        }
+      }),
+    },
+  });
+
+  const actors = new Map<string, RunActor>();
+  const busy = new Map<string, Promise<unknown>>();
+
+  function actorFor(run_id: string): RunActor {
+    let actor = actors.get(run_id);
+    if (actor) {
+      // Map order is recency order: re-insert on use.
+      actors.delete(run_id);
+      actors.set(run_id, actor);
+      return actor;
+    }
+    const run = store.loadRun(run_id) ?? emptyRunState(run_id);
+    actor = createActor(machine, { input: { run, hasNavigator: navigator !== undefined } });
+    actor.start();
+    actors.set(run_id, actor);
+    if (actors.size > maxLiveRuns) evictIdle();
+    return actor;
+  }
+
+  function evictIdle(): void {
+    for (const [id, a] of actors) {
+      if (actors.size <= maxLiveRuns) break;
+      if (busy.has(id)) continue;
+      a.stop();
+      actors.delete(id);
+    }
+  }
+
+  function parse(request: unknown): RouteRequest {
+    if (!validate) return request as RouteRequest;
+    const r = validateRequest(request);
+    if (!r.success) throw new InvalidForensicsError('route()', r.issues);
+    return r.data;
+  }
+
+  async function routeNow(req: RouteRequest): Promise<Decision> {
+    const t0 = process.hrtime.bigint();
+    const actor = actorFor(req.run_id);
+    const ts = clock().toISOString();
+    const work = buildRouteWork(req, flows, actor.getSnapshot().context.run, ts, navigator !== undefined);
+    actor.send({ type: 'ROUTE', work });
+    let snap = actor.getSnapshot();
+    if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
+    const outcome = snap.context.outcome!;
+    assertDecisionTargets(outcome.decision, work);
+    const record: RouteRecord = {
+      run_id: req.run_id,
+      seq: work.seq,
+      flow: req.flow,
+      step: req.step_completed,
+      request_id: req.request_id ?? null,
+      request: req,
+      decision: outcome.decision,
+      latency_us: Number(process.hrtime.bigint() - t0) / 1000,
+      cost_usd: outcome.cost_usd,
+      kernel_version: VERSION,
+      flows_hash: flows.hash,
+      ts,
+      llm_calls: outcome.llm_calls,
+    };
+    try {
+      store.append(record, outcome.state);
+    } catch (e) {
+      // The actor moved on but the store did not: drop the actor so the run reloads what was recorded.
+      actor.stop();
+      actors.delete(req.run_id);
+      throw e;
+    }
+    return outcome.decision;
+  }
+
+  function route(request: unknown): Promise<Decision> {
+    let req: RouteRequest;
+    try {
+      req = parse(request);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (req.request_id !== undefined) {
+      const recorded = store.findByRequestId(req.run_id, req.request_id);
+      if (recorded) return Promise.resolve(structuredClone(recorded));
+    }
+    const pending = busy.get(req.run_id);
+    if (!pending) {
+      const p = routeNow(req);
+      // Only a route waiting on tier 3 is still running here; later routes of the run queue behind it.
+      if (actors.get(req.run_id)?.getSnapshot().value !== 'idle') track(req.run_id, p);
+      return p;
+    }
+    const p = pending.then(
+      () => route(request),
+      () => route(request),
+    );
+    track(req.run_id, p);
+    return p;
+  }
+
+  function track(run_id: string, p: Promise<unknown>): void {
+    busy.set(run_id, p);
+    const clear = () => {
+      if (busy.get(run_id) === p) busy.delete(run_id);
+    };
+    p.then(clear, clear);
+  }
+
+  return {
+    route,
+    candidates(request) {
+      const req = parse(request);
+      const state = actors.get(req.run_id)?.getSnapshot().context.run ?? store.loadRun(req.run_id) ?? emptyRunState(req.run_id);
+      return buildCandidates(buildRouteWork(req, flows, state, clock().toISOString(), navigator !== undefined));
+    },
+    runState(run_id) {
+      return actors.get(run_id)?.getSnapshot().context.run ?? store.loadRun(run_id);
+    },
+    flows,
+    get liveRuns() {
+      return actors.size;
+    },
+    close() {
+      for (const a of actors.values()) a.stop();
+      actors.clear();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { Forensics, SignatureRule } from '../contracts/index.js';
+
+/**
+ * A failure signature the kernel can recognise: text patterns over the forensic text fields and,
+ * for some, a structured test on measured values (more reliable than text).
+ */
+export interface SignatureMatcher {
+  id: string;
+  priority: number;
+  max_attempts?: number;
+  patterns: RegExp[];
+  structured?: (f: Forensics) => boolean;
+}
+
+const rx = (s: string) => new RegExp(s, 'im');
+
+/**
+ * Default matcher table. Pattern lists follow flow-studio-swarm's detour matcher
+ * (see shared/reference/detour-signatures.sample.json); ids are the snake_case names flows use in `detours`.
+ */
+export const DEFAULT_SIGNATURES: readonly SignatureMatcher[] = [
+  {
+    id: 'upstream_diverged',
+    priority: 100,
+    max_attempts: 1,
+    patterns: ['Your branch is behind', 'diverged.*commits', 'cannot be fast-forwarded', 'have diverged', 'branch.*is behind.*by\\s+\\d+\\s+commit'].map(rx),
+    structured: (f) => (f.git_status?.behind_upstream ?? 0) > 0 || f.git_status?.diverged === true,
+  },
+  {
+    id: 'merge_conflict',
+    priority: 95,
+    patterns: ['CONFLICT.*Merge conflict', '^<<<<<<< ', '^>>>>>>> ', 'Automatic merge failed', 'fix conflicts and then commit'].map(rx),
+    structured: (f) => (f.git_status?.conflicts?.length ?? 0) > 0,
+  },
+  {
+    id: 'lint_errors',
+    priority: 90,
+    patterns: ['error:\\s+.*lint', '\\d+\\s+errors?\\s+found', 'eslint.*error', 'flake8.*E\\d{3}', 'clippy.*error', 'ruff.*error', 'black.*would reformat', 'isort.*ERROR', 'pylint.*E\\d{4}'].map(rx),
+    structured: (f) => (f.lint?.errors ?? 0) > 0,
+  },
+  {
+    id: 'missing_import',
+    priority: 85,
+    patterns: ['ImportError:\\s+cannot import name', "No module named\\s+'\\.", 'Cannot find module\\s+[\'"]\\.', 'Module not found:.*[\'"]\\.', 'import\\s+error', 'cannot import name\\s+\'[^\']+\'', 'is not exported by', 'has no exported member'].map(rx),
+  },
+  {
+    id: 'type_error',
+    priority: 80,
+    patterns: ['TypeError:', 'type.*mismatch', 'error TS\\d{4}', 'mypy.*error', 'Argument.*has incompatible type', 'Incompatible types', 'Type\\s+error', 'pyright.*error', 'is not assignable to'].map(rx),
+  },
+  {
+    id: 'test_fixture_error',
+    priority: 75,
+    patterns: ["fixture\\s+'[^']+'\\s+not found", 'FixtureNotFoundError', 'fixture.*does not exist', 'Unknown fixture', 'conftest.*fixture'].map(rx),
+    structured: (f) => (f.tests?.failures ?? []).some((t) => /fixture/i.test(t.type ?? '')),
+  },
+  {
+    id: 'dependency_error',
+    priority: 70,
+    patterns: ["ModuleNotFoundError:\\s+No module named\\s+'(?!\\.)", 'Could not find a version that satisfies', 'No matching distribution found', 'npm ERR!.*(not found|404)', 'ERESOLVE', 'cannot resolve.*dependency', "Cannot find module\\s+'(?!\\.)[^']+'", 'Cannot find package'].map(rx),
+  },
+];
+
+/** The default table extended (or overridden, by id) by a flow's `signatures`. Highest priority first, ties by id. */
+export function buildSignatureTable(extra: readonly SignatureRule[]): SignatureMatcher[] {
+  const byId = new Map<string, SignatureMatcher>(DEFAULT_SIGNATURES.map((m) => [m.id, m]));
+  for (const rule of extra) {
+    const base = byId.get(rule.id);
+    const patterns = rule.patterns.map(rx);
+    byId.set(rule.id, {
+      id: rule.id,
+      priority: rule.priority,
+      ...(rule.max_attempts !== undefined ? { max_attempts: rule.max_attempts } : base?.max_attempts !== undefined ? { max_attempts: base.max_attempts } : {}),
+      patterns: base ? [...patterns, ...base.patterns] : patterns,
+      ...(base?.structured ? { structured: base.structured } : {}),
+    });
+  }
+  return [...byId.values()].sort((a, b) => b.priority - a.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The forensic text the patterns search: only measured output fields, never the agent's prose. */
+function searchText(f: Forensics): string {
+  const parts: string[] = [];
+  if (f.error_output) parts.push(f.error_output);
+  if (f.lint?.output) parts.push(f.lint.output);
+  if (f.git_status?.output) parts.push(f.git_status.output);
+  for (const c of f.git_status?.conflicts ?? []) parts.push(c);
+  for (const t of f.tests?.failures ?? []) {
+    if (t.type) parts.push(t.type);
+    if (t.message) parts.push(t.message);
+  }
+  // Pattern matching cost is linear in this; a runner sending megabytes gets the last 64 KiB looked at.
+  const text = parts.join('\n');
+  return text.length > 65_536 ? text.slice(-65_536) : text;
+}
+
+/**
+ * The failure signature of a step's forensics: the runner's own `failure_signature` when given,
+ * otherwise the highest-priority matcher that fits (structured test first, then text). Deterministic.
+ */
+export function deriveSignature(f: Forensics | undefined, table: readonly SignatureMatcher[]): string | undefined {
+  if (!f) return undefined;
+  if (f.failure_signature) return f.failure_signature;
+  let text: string | undefined;
+  for (const m of table) {
+    if (m.structured?.(f)) return m.id;
+    if (m.patterns.length === 0) continue;
+    text ??= searchText(f);
+    if (text.length > 0 && m.patterns.some((p) => p.test(text!))) return m.id;
+  }
+  return undefined;
+}

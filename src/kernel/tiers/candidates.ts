@@ -1,0 +1,67 @@
+import type { CandidateMove, Decision, Tier } from '../../contracts/index.js';
+import type { RouteWork } from '../route-work.js';
+import { decide } from '../route-work.js';
+
+/** The step a LOOP from the completed step would go back to, if looping is legal now. */
+function loopTarget(w: RouteWork): string | undefined {
+  const step = w.step;
+  if (!step) return undefined;
+  const target = step.loopTo ?? (w.max !== null ? step.id : undefined);
+  if (!target) return undefined;
+  return w.max === null || w.iteration < w.max ? target : undefined;
+}
+
+/**
+ * The closed list of legal moves from the completed step, with stable ids. Tier 3 must pick one of these;
+ * tier 4 maps the envelope onto one of these. Order is stable (graph order, then detours, flows, fallbacks).
+ */
+export function buildCandidates(w: RouteWork): CandidateMove[] {
+  const step = w.step;
+  const out: CandidateMove[] = [];
+  const ids = new Set<string>();
+  const add = (c: CandidateMove) => {
+    if (!ids.has(c.id)) (ids.add(c.id), out.push(c));
+  };
+  if (step) {
+    if (step.def.next) add({ id: `continue:${step.def.next}`, decision: 'CONTINUE', target: step.def.next, description: `advance to the next step ${step.def.next}` });
+    for (const [status, t] of step.branches) add({ id: `continue:${t}`, decision: 'CONTINUE', target: t, description: `take the ${status.toUpperCase()} branch to ${t}` });
+    const loop = loopTarget(w);
+    if (loop) add({ id: `loop:${loop}`, decision: 'LOOP', target: loop, description: `iterate again from ${loop} (iteration ${w.iteration} of ${w.max ?? 'unbounded'})` });
+    if (!step.def.returns) {
+      for (const [sig, fix] of w.flow.detours)
+        if (fix.kind === 'step') add({ id: `detour:${fix.step}`, decision: 'DETOUR', target: fix.step, description: `detour to ${fix.step} (known fix for ${sig}), then return to ${step.id}` });
+      for (const f of w.flow.injectFlows) add({ id: `inject_flow:${f}`, decision: 'INJECT_FLOW', target: f, description: `run flow ${f}, then return to ${step.id}` });
+      if (w.flow.def.inject_nodes.allowed)
+        add({ id: 'inject_nodes', decision: 'INJECT_NODES', target: null, description: `insert up to ${w.flow.def.inject_nodes.max_nodes} ad-hoc steps run by agents of this flow, then return to ${step.id}` });
+    }
+  }
+  add({ id: 'escalate', decision: 'ESCALATE', target: null, description: 'stop and ask a person to decide' });
+  add({ id: 'terminate', decision: 'TERMINATE', target: null, description: 'end the flow now' });
+  return out;
+}
+
+/**
+ * The Decision a legal candidate id leads to, or undefined when the id is not a legal move here.
+ * Injected nodes are added by the caller (tier 3) after validating them.
+ */
+export function decisionForCandidate(w: RouteWork, id: string, tier: Tier, rule: string, reason: string, confidence: number): Decision | undefined {
+  const cand = buildCandidates(w).find((c) => c.id === id);
+  if (!cand) return undefined;
+  const here = w.request.step_completed;
+  switch (cand.decision) {
+    case 'CONTINUE':
+    case 'LOOP':
+      return decide(w, cand.decision, tier, rule, reason, { next_step_id: cand.target, confidence });
+    case 'DETOUR':
+      return decide(w, 'DETOUR', tier, rule, reason, { next_step_id: cand.target, confidence, extra: { detour_target: cand.target!, return_to: here } });
+    case 'INJECT_FLOW': {
+      const flow = w.flows.get(cand.target!)!;
+      return decide(w, 'INJECT_FLOW', tier, rule, reason, { next_step_id: flow.firstStep, confidence, extra: { inject_flow: flow.id, next_flow: flow.id, return_to: here } });
+    }
+    case 'INJECT_NODES':
+      return decide(w, 'INJECT_NODES', tier, rule, reason, { next_step_id: null, confidence, extra: { return_to: here } });
+    case 'ESCALATE':
+    case 'TERMINATE':
+      return decide(w, cand.decision, tier, rule, reason, { confidence });
+  }
+}

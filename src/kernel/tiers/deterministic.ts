@@ -1,0 +1,61 @@
+import { deriveSignature } from '../signatures.js';
+import type { RouteWork, SignatureFacts, TierResult } from '../route-work.js';
+import { decide } from '../route-work.js';
+import { decisionForCandidate } from './candidates.js';
+
+/** The signature facts of this route (memoised on the work: tier 2 computes them once). */
+export function signatureFacts(w: RouteWork): SignatureFacts | null {
+  if (w.signature !== undefined) return w.signature;
+  const id = deriveSignature(w.request.forensics, w.flow.signatures);
+  if (!id) return (w.signature = null);
+  const key = `${w.flow.id}/${w.request.step_completed}:${id}`;
+  const prev = w.state.signatures[key];
+  return (w.signature = { id, key, seen: (prev?.seen ?? 0) + 1, detours: prev?.detours ?? 0 });
+}
+
+/**
+ * Tier 2: rules computed without judgment, in order: iteration cap, repeated failure signature, microloop.
+ * A proposed move that breaks the graph is recorded in `rejected` and the next tiers decide.
+ */
+export function deterministic(w: RouteWork): TierResult | undefined {
+  const step = w.step;
+  if (!step) return undefined;
+  const stepId = step.id;
+
+  if (w.max !== null && w.iteration >= w.max && step.def.next) {
+    const warning = `${stepId} ran ${w.iteration} of at most ${w.max} iterations without meeting its exit condition; continuing to ${step.def.next} for a person to review`;
+    return { decision: decide(w, 'CONTINUE', 2, 'max_iterations', warning, { next_step_id: step.def.next, confidence: 0.7, needs_human: true, warnings: [warning] }) };
+  }
+
+  const sig = signatureFacts(w);
+  if (sig && sig.seen >= 2) {
+    const fix = w.flow.detours.get(sig.id);
+    if (fix) {
+      if (sig.detours >= fix.max_attempts)
+        return {
+          decision: decide(w, 'ESCALATE', 2, 'signature_exhausted', `failure signature ${sig.id} seen ${sig.seen} times at ${stepId}; its ${fix.max_attempts} allowed detour(s) did not fix it`, {
+            confidence: 0.9,
+            extra: { signature: sig.id },
+          }),
+        };
+      const target = fix.kind === 'step' ? `detour:${fix.step}` : `inject_flow:${fix.flow}`;
+      const decision = decisionForCandidate(w, target, 2, 'signature_detour', `failure signature ${sig.id} seen ${sig.seen} times at ${stepId}; known fix is ${fix.kind === 'step' ? fix.step : `flow ${fix.flow}`} (attempt ${sig.detours + 1} of ${fix.max_attempts})`, 0.9);
+      if (decision) {
+        decision.signature = sig.id;
+        return { decision, detourForSignature: true };
+      }
+    }
+  }
+
+  if (step.loopTo && w.max !== null && w.iteration < w.max)
+    return { decision: decide(w, 'LOOP', 2, 'microloop', `${stepId} did not meet its exit condition (${[...step.exitWhen].join(', ').toUpperCase()}); iteration ${w.iteration} of ${w.max}`, { next_step_id: step.loopTo, confidence: 0.9 }) };
+
+  const proposed = w.request.envelope?.next_step_id;
+  if (proposed && !step.edges.has(proposed)) {
+    const known = w.flow.steps.has(proposed);
+    w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'CONTINUE', target: proposed, why: known ? `${proposed} is not an edge from ${stepId}` : `${proposed} is not a step of flow ${w.flow.id}` });
+  } else if (proposed && proposed === step.loopTo) {
+    w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'LOOP', target: proposed, why: `loop of ${stepId} has used its ${w.max ?? '?'} iterations` });
+  }
+  return undefined;
+}
