@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { NavkernelError } from '../contracts/index.js';
 import { VERSION } from '../version.js';
+import { registerRouteCommand } from './commands/route.js';
+import { registerValidateCommand } from './commands/validate.js';
+import { registerDemoCommand } from './commands/demo.js';
 
 /** Builds the `navkernel` program with every command registered. */
 export function buildProgram(): Command {
@@ -10,6 +13,9 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   // Commands (one file each in ./commands):
+  registerRouteCommand(program);
+  registerValidateCommand(program);
+  registerDemoCommand(program);
   return program;
 }
 

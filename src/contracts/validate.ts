@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ValidationIssue } from './errors.js';
+import { packageRoot } from '../package-root.js';
 
 /** Result of validating a document at a boundary: expected outcomes are data, not exceptions. */
 export type ValidationResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
@@ -10,19 +10,9 @@ export type ValidationResult<T> = { success: true; data: T } | { success: false;
 /** A compiled validator for one published schema. */
 export type CompiledValidator<T> = (doc: unknown) => ValidationResult<T>;
 
-/** `schemas/` of this package, found from this file both in `src/` (vitest) and in `dist/src/` (built). */
+/** `schemas/` of this package. */
 export function schemasDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = path.join(dir, 'schemas');
-    try {
-      readFileSync(path.join(candidate, 'route-request.schema.json'));
-      return candidate;
-    } catch {
-      dir = path.dirname(dir);
-    }
-  }
-  throw new Error('navkernel: cannot find the schemas/ folder of the package');
+  return path.join(packageRoot(), 'schemas');
 }
 
 let ajv: Ajv2020 | undefined;

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import type { Decision } from '../../contracts/index.js';
+import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type SimulatedStep, type SimulationSummary } from '../../demo/index.js';
+import { sampleChartersDir } from '../../package-root.js';
+import { addKernelOptions, openKernel, type KernelCliOptions } from '../kernel-options.js';
+
+const SCENARIOS = { demo: DEMO_SCENARIO, harsh: HARSH_SCENARIO } as const;
+
+interface DemoOptions extends KernelCliOptions {
+  scenario: keyof typeof SCENARIOS;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+function describe(d: Decision): string {
+  const target = d.inject_flow ? `flow ${d.inject_flow} → ${d.next_step_id}` : d.next_step_id ?? '';
+  const colour = d.decision === 'CONTINUE' ? pc.green : d.decision === 'ESCALATE' ? pc.red : d.decision === 'TERMINATE' ? pc.blue : pc.yellow;
+  return `${colour(d.decision.padEnd(11))} ${target.padEnd(26)} tier ${d.tier} ${pc.dim(d.rule)}`;
+}
+
+function printStep({ request, decision }: SimulatedStep): void {
+  const where = `${request.run_id} ${request.flow}/${request.step_completed}`;
+  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(44)} ${request.status.padEnd(11)} ${describe(decision)}\n`);
+}
+
+function printSummary(s: SimulationSummary): void {
+  const pct = (n: number) => `${((100 * n) / s.routes).toFixed(1)}%`;
+  const lines = [
+    '',
+    pc.bold(`Summary (${s.scenario} scenario): ${s.routes} decisions in ${s.elapsedMs.toFixed(0)} ms`),
+    ...([1, 2, 3, 4, 5] as const).map((t) => `  tier ${t} ${['fast-path', 'deterministic', 'navigator (LLM)', 'envelope', 'escalation'][t - 1]!.padEnd(16)} ${String(s.byTier[t]).padStart(5)}  ${pct(s.byTier[t])}`),
+    `  off-road (anything but CONTINUE) ${s.offRoad} (${pct(s.offRoad)}), escalations ${s.escalations}, tiers 1-2 ${pct(s.byTier[1] + s.byTier[2])}`,
+    `  decisions: ${Object.entries(s.byDecision).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `  rules:     ${Object.entries(s.byRule).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** `navkernel demo`: routes a simulated run of the sample SDLC flows and prints each decision and a summary. */
+export function registerDemoCommand(program: Command): void {
+  const cmd = program
+    .command('demo')
+    .description('Route a simulated run of the sample SDLC flows (failures, microloops, lint detours, a rebase injection) and summarise by tier')
+    .option('--scenario <name>', 'demo (default) or harsh (many failures)', 'demo')
+    .option('-q, --quiet', 'print only the summary')
+    .option('--json', 'print the summary as JSON');
+  addKernelOptions(cmd, { flows: sampleChartersDir() }).action(async (opts: DemoOptions) => {
+    const scenario = SCENARIOS[opts.scenario];
+    if (!scenario) throw new Error(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
+    const kernel = await openKernel(opts);
+    try {
+      const quiet = opts.quiet || opts.json;
+      const summary = await simulate(kernel, scenario, quiet ? {} : { onStep: printStep });
+      if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
+      else printSummary(summary);
+    } finally {
+      kernel.close();
+    }
+  });
+}

@@ -1,0 +1,133 @@
+import type { Decision, Forensics, RouteRequest } from '../contracts/index.js';
+import type { Kernel } from '../kernel/index.js';
+import type { CompiledStep } from '../kernel/index.js';
+import { seededRandom } from './prng.js';
+import type { Scenario } from './scenario.js';
+
+/** One routed step of a simulated run. */
+export interface SimulatedStep {
+  request: RouteRequest;
+  decision: Decision;
+}
+
+/** What a simulated run produced, by tier and rule. */
+export interface SimulationSummary {
+  scenario: string;
+  routes: number;
+  byTier: Record<1 | 2 | 3 | 4 | 5, number>;
+  byDecision: Record<string, number>;
+  byRule: Record<string, number>;
+  offRoad: number;
+  escalations: number;
+  llmCostUsd: number;
+  elapsedMs: number;
+}
+
+const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
+  lint_errors: () => ({ lint: { errors: 5, fixable: 5, output: 'eslint: 5 errors found' }, tests: { passed: 40, failed: 0 } }),
+  missing_import: () => ({ tests: { passed: 12, failed: 3 }, error_output: "Error: Cannot find module './session-store' imported from src/auth/login.ts" }),
+  type_error: () => ({ tests: { passed: 30, failed: 1 }, error_output: "src/api/user.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'." }),
+  test_fixture_error: () => ({ tests: { passed: 20, failed: 4, failures: [{ type: 'FixtureNotFoundError', message: "fixture 'db_session' not found" }] } }),
+};
+
+/**
+ * A deterministic flow runner: for each run it walks the scenario's flow sequence, makes up forensics for each
+ * step from a seeded PRNG (failures, repeated signatures, divergence, envelopes) and follows the kernel's
+ * decisions. It is what `navkernel demo` and the routing-economics bench drive.
+ */
+export async function simulate(kernel: Kernel, scenario: Scenario, options: { runPrefix?: string; onStep?: (s: SimulatedStep) => void; maxStepsPerRun?: number } = {}): Promise<SimulationSummary> {
+  const rand = seededRandom(scenario.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const summary: SimulationSummary = { scenario: scenario.name, routes: 0, byTier: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 }, byDecision: {}, byRule: {}, offRoad: 0, escalations: 0, llmCostUsd: 0, elapsedMs: 0 };
+  const t0 = performance.now();
+  const maxSteps = options.maxStepsPerRun ?? 400;
+
+  for (let r = 0; r < scenario.runs; r++) {
+    const run_id = `${options.runPrefix ?? scenario.name}-run-${r + 1}`;
+    const visits = new Map<string, number>();
+    const lastSignature = new Map<string, string>();
+    let divergedLeft = scenario.divergedRuns.includes(r) ? 2 : 0;
+    let seqIndex = 0;
+    let flowId = scenario.sequence[0]!;
+    let stepId: string | null = kernel.flows.get(flowId)!.firstStep;
+    let steps = 0;
+
+    while (stepId !== null && steps++ < maxSteps) {
+      const flow = kernel.flows.get(flowId)!;
+      const step = flow.steps.get(stepId);
+      const key = `${flowId}/${stepId}`;
+      const visit = (visits.get(key) ?? 0) + 1;
+      visits.set(key, visit);
+      const request = makeRequest(run_id, flowId, stepId, step, visit);
+      const decision = await kernel.route(request);
+      record(summary, decision);
+      options.onStep?.({ request, decision });
+      ({ flowId, stepId } = follow(decision, flowId, stepId, step));
+      if (stepId === null && ++seqIndex < scenario.sequence.length) {
+        flowId = scenario.sequence[seqIndex]!;
+        stepId = kernel.flows.get(flowId)!.firstStep;
+      }
+      if (decision.decision === 'CONTINUE' || decision.decision === 'TERMINATE') visits.delete(key);
+    }
+
+    function makeRequest(run: string, flow: string, id: string, step: CompiledStep | undefined, visit: number): RouteRequest {
+      const base = { run_id: run, flow, step_completed: id, agent: step?.def.agent ?? 'ad-hoc', iteration: { current: visit, max: 3 } };
+      if (!step || step.def.terminal || step.def.returns) return { ...base, status: 'DONE' };
+      if (step.branches.size) {
+        const keys = [...step.branches.keys()];
+        const status = rand() < scenario.strayStatus ? 'UNCLEAR' : rand() < 0.75 ? keys[0]! : pick(keys);
+        return { ...base, status: status.toUpperCase() };
+      }
+      const key = `${flow}/${id}`;
+      const isBuildStep = flow === 'build' && id === 'build-step-3';
+      if (isBuildStep && divergedLeft > 0) {
+        divergedLeft--;
+        return { ...base, status: 'UNVERIFIED', forensics: { git_status: { behind_upstream: 4, output: 'Your branch is behind origin/main by 4 commits' }, tests: { passed: 40, failed: 0 } } };
+      }
+      const failP = step.loopTo ? (visit === 1 ? scenario.loopFailureFirst : scenario.loopFailureLater) : scenario.linearFailure;
+      if (rand() >= failP) {
+        lastSignature.delete(key);
+        return { ...base, status: step.loopTo ? [...step.exitWhen][0]!.toUpperCase() : 'VERIFIED', forensics: { tests: { passed: 40 + Math.floor(rand() * 20), failed: 0 }, lint: { errors: 0 } } };
+      }
+      // A failure: often the same kind as last time on this step (that is what detours are for).
+      const repeat = lastSignature.get(key);
+      const sig = repeat && rand() < 0.8 ? repeat : rand() < scenario.signatureShare ? pick(Object.keys(SIGNATURE_FORENSICS)) : undefined;
+      if (sig) lastSignature.set(key, sig);
+      const forensics: Forensics = sig
+        ? SIGNATURE_FORENSICS[sig]!()
+        : { tests: { passed: 30, failed: 1 + Math.floor(rand() * 4) }, concerns: [{ severity: rand() < 0.3 ? 'HIGH' : 'MEDIUM', description: 'Edge case not covered by tests' }] };
+      const req: RouteRequest = { ...base, status: 'UNVERIFIED', forensics };
+      if (rand() < scenario.envelopeShare) req.envelope = { next_step_id: null, recommendation: rand() < 0.1 ? 'RETRY_HARDER' : step.loopTo || visit < 3 ? 'LOOP' : 'CONTINUE' };
+      return req;
+    }
+  }
+  summary.elapsedMs = performance.now() - t0;
+  return summary;
+}
+
+function record(s: SimulationSummary, d: Decision): void {
+  s.routes++;
+  s.byTier[d.tier]++;
+  s.byDecision[d.decision] = (s.byDecision[d.decision] ?? 0) + 1;
+  s.byRule[d.rule] = (s.byRule[d.rule] ?? 0) + 1;
+  if (d.decision !== 'CONTINUE') s.offRoad++;
+  if (d.decision === 'ESCALATE') s.escalations++;
+}
+
+/** Where a runner goes after a decision. An escalation is settled by a (simulated) person: move on. */
+function follow(d: Decision, flowId: string, stepId: string, step: CompiledStep | undefined): { flowId: string; stepId: string | null } {
+  switch (d.decision) {
+    case 'CONTINUE':
+      return { flowId: d.next_flow ?? flowId, stepId: d.next_step_id };
+    case 'LOOP':
+    case 'DETOUR':
+    case 'INJECT_NODES':
+      return { flowId, stepId: d.next_step_id };
+    case 'INJECT_FLOW':
+      return { flowId: d.inject_flow!, stepId: d.next_step_id };
+    case 'ESCALATE':
+      return { flowId, stepId: step?.def.next ?? (step ? null : stepId) };
+    case 'TERMINATE':
+      return { flowId, stepId: null };
+  }
+}
