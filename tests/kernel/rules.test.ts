@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidForensicsError } from '../../src/contracts/index.js';
+import { createKernel, MemoryStore } from '../../src/kernel/index.js';
+import { req, testFlows } from '../support/kernel-fixtures.js';
+
+const kernel = () => createKernel({ flows: testFlows() });
+
+describe('tier 1: fast path', () => {
+  it('terminates on a terminal step', async () => {
+    const d = await kernel().route(req('done', 'whatever'));
+    expect(d).toMatchObject({ decision: 'TERMINATE', next_step_id: null, tier: 1, rule: 'terminal_step', needs_human: false });
+  });
+
+  it('follows an explicit next_step_id only when it is a legal edge', async () => {
+    const k = kernel();
+    expect(await k.route(req('review', 'odd', { envelope: { next_step_id: 'write' } }))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'write', tier: 1, rule: 'explicit_next' });
+    const d = await k.route(req('linear', 'FAILED', { envelope: { next_step_id: 'check' } }));
+    expect(d.rule).not.toBe('explicit_next');
+    expect(d.rejected).toContainEqual(expect.objectContaining({ tier: 2, rule: 'graph_constraint', target: 'check' }));
+  });
+
+  it('matches branches case-insensitively, falls back to the default with confidence 0.8', async () => {
+    const k = kernel();
+    expect(await k.route(req('review', 'bounce'))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'write', rule: 'branch', confidence: 1 });
+    expect(await k.route(req('review', 'Approved'))).toMatchObject({ next_step_id: 'done', rule: 'branch' });
+    expect(await k.route(req('review', 'MAYBE'))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'done', rule: 'branch_default', confidence: 0.8 });
+  });
+
+  it('leaves an unmatched branch step without default to the next tiers', async () => {
+    const d = await kernel().route(req('triage', 'MAYBE'));
+    expect(d.tier).toBe(5);
+    expect(d.decision).toBe('ESCALATE');
+  });
+
+  it('exits a microloop on its exit status and continues a linear step on success', async () => {
+    const k = kernel();
+    expect(await k.route(req('check', 'verified'))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'review', rule: 'loop_exit' });
+    for (const status of ['VERIFIED', 'succeeded', 'PASS']) expect(await k.route(req('write', status))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'check', rule: 'success' });
+  });
+
+  it('returns from a utility step to the step that detoured to it', async () => {
+    const k = kernel();
+    const lint = { forensics: { lint: { errors: 3 } } };
+    await k.route(req('linear', 'FAILED', lint));
+    const detour = await k.route(req('linear', 'FAILED', lint));
+    expect(detour).toMatchObject({ decision: 'DETOUR', detour_target: 'auto-linter', next_step_id: 'auto-linter', return_to: 'linear', signature: 'lint_errors' });
+    expect(await k.route(req('auto-linter', 'done'))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'linear', tier: 1, rule: 'utility_return' });
+    expect(k.runState('run-1')!.returns).toEqual([]);
+  });
+});
+
+describe('tier 2: deterministic checks', () => {
+  it('loops a microloop that has not met its exit condition, then continues with a warning at the max', async () => {
+    const k = kernel();
+    const first = await k.route(req('check', 'UNVERIFIED'));
+    expect(first).toMatchObject({ decision: 'LOOP', next_step_id: 'write', tier: 2, rule: 'microloop', iteration: 1 });
+    expect(await k.route(req('check', 'UNVERIFIED'))).toMatchObject({ decision: 'LOOP', iteration: 2 });
+    const capped = await k.route(req('check', 'UNVERIFIED'));
+    expect(capped).toMatchObject({ decision: 'CONTINUE', next_step_id: 'review', tier: 2, rule: 'max_iterations', needs_human: true, confidence: 0.7, iteration: 3 });
+    expect(capped.warnings).toHaveLength(1);
+  });
+
+  it('uses the larger of the runner count and its own count, so a forgetful runner cannot loop forever', async () => {
+    const k = kernel();
+    const decisions = [];
+    for (let i = 0; i < 5; i++) decisions.push((await k.route(req('check', 'UNVERIFIED', { iteration: { current: 1 } }))).decision);
+    expect(decisions.slice(0, 3)).toEqual(['LOOP', 'LOOP', 'CONTINUE']);
+    expect((await kernel().route(req('check', 'UNVERIFIED', { iteration: { current: 3 } }))).rule).toBe('max_iterations');
+  });
+
+  it("prefers the flow's max_iterations over the request's, and uses the request's where the flow has none", async () => {
+    const k = kernel();
+    expect(await k.route(req('check', 'UNVERIFIED', { iteration: { current: 2, max: 2 } }))).toMatchObject({ decision: 'LOOP' });
+    expect(await kernel().route(req('linear', 'FAILED', { iteration: { current: 2, max: 2 } }))).toMatchObject({ rule: 'max_iterations', next_step_id: 'done' });
+  });
+
+  it('detours on the second sighting of a failure signature, then escalates after max_attempts', async () => {
+    const k = kernel();
+    const lint = { forensics: { lint: { errors: 2 } } };
+    expect((await k.route(req('linear', 'FAILED', lint))).rule).not.toBe('signature_detour');
+    const rules: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const d = await k.route(req('linear', 'FAILED', lint));
+      rules.push(`${d.decision}:${d.rule}`);
+      if (d.decision === 'DETOUR') await k.route(req('auto-linter', 'done'));
+    }
+    expect(rules).toEqual(['DETOUR:signature_detour', 'DETOUR:signature_detour', 'ESCALATE:signature_exhausted']);
+    expect(k.runState('run-1')!.signatures['build/linear:lint_errors']).toEqual({ seen: 4, detours: 2 });
+  });
+
+  it('injects a flow for a signature whose fix is a flow, and returns to the detouring step when it ends', async () => {
+    const k = kernel();
+    const diverged = { forensics: { git_status: { behind_upstream: 3 } } };
+    await k.route(req('linear', 'FAILED', diverged));
+    const inject = await k.route(req('linear', 'FAILED', diverged));
+    expect(inject).toMatchObject({ decision: 'INJECT_FLOW', inject_flow: 'rebase', next_flow: 'rebase', next_step_id: 'rebase-apply', return_to: 'linear', signature: 'upstream_diverged' });
+    await k.route({ run_id: 'run-1', flow: 'rebase', step_completed: 'rebase-apply', status: 'VERIFIED' });
+    expect(await k.route({ run_id: 'run-1', flow: 'rebase', step_completed: 'rebase-done', status: 'done' })).toMatchObject({
+      decision: 'CONTINUE',
+      next_flow: 'build',
+      next_step_id: 'linear',
+      rule: 'injected_flow_done',
+    });
+    // max_attempts 1: the next time it escalates.
+    expect(await k.route(req('linear', 'FAILED', diverged))).toMatchObject({ decision: 'ESCALATE', rule: 'signature_exhausted', needs_human: true });
+  });
+
+  it('derives signatures from error text with the default matcher table and from flow extensions', async () => {
+    const k = kernel();
+    const text = { forensics: { error_output: "Error: Cannot find module './auth' from src/login.ts" } };
+    await k.route(req('linear', 'FAILED', text));
+    expect(k.runState('run-1')!.signatures).toHaveProperty(['build/linear:missing_import']);
+    const own = { forensics: { failure_signature: 'flaky_network' } };
+    await k.route(req('linear', 'FAILED', own));
+    expect(k.runState('run-1')!.signatures['build/linear:flaky_network']).toEqual({ seen: 1, detours: 0 });
+  });
+});
+
+describe('tiers 4 and 5', () => {
+  it('uses the envelope recommendation when it is a legal move', async () => {
+    const d = await kernel().route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 }, envelope: { recommendation: 'loop' } }));
+    expect(d).toMatchObject({ decision: 'LOOP', next_step_id: 'linear', tier: 4, rule: 'envelope', confidence: 0.6 });
+    expect(d.skipped).toEqual([expect.objectContaining({ tier: 3, rule: 'navigator_unavailable' })]);
+  });
+
+  it('rejects an out-of-vocabulary or illegal envelope and escalates with an escalation id', async () => {
+    const k = kernel();
+    const odd = await k.route(req('linear', 'FAILED', { envelope: { recommendation: 'TRY_HARDER' } }));
+    expect(odd).toMatchObject({ decision: 'ESCALATE', tier: 5, needs_human: true, confidence: 0, escalation_id: 'esc-run-1-1' });
+    expect(odd.rejected).toEqual([expect.objectContaining({ tier: 4, decision: 'TRY_HARDER', why: expect.stringMatching(/vocabulary/) })]);
+    const illegal = await k.route(req('linear', 'FAILED', { envelope: { recommendation: 'LOOP' } }));
+    expect(illegal.tier).toBe(5);
+    expect(illegal.rejected[0]!.why).toMatch(/not a legal move/);
+  });
+});
+
+describe('bad input', () => {
+  it('names the JSON path of a malformed request and records nothing', async () => {
+    const store = new MemoryStore({ keepRecords: true });
+    const k = createKernel({ flows: testFlows(), store });
+    await expect(k.route({ run_id: 'r', flow: 'build', step_completed: 'write', status: 3 })).rejects.toThrow(/\$\.status: expected string/);
+    await expect(k.route({ run_id: 'r', flow: 'build', step_completed: 'write', status: 'x', forensics: { tests: { failed: -1 } } })).rejects.toThrow(/\$\.forensics\.tests\.failed/);
+    await expect(k.route({ run_id: 'r', flow: 'nope', step_completed: 'write', status: 'x' })).rejects.toBeInstanceOf(InvalidForensicsError);
+    await expect(k.route({ run_id: 'r', flow: 'build', step_completed: 'ghost', status: 'x' })).rejects.toThrow(/\$\.step_completed/);
+    expect(store.records).toHaveLength(0);
+  });
+
+  it('keeps unknown forensic fields but never lets them change the decision', async () => {
+    const plain = await kernel().route(req('check', 'UNVERIFIED'));
+    const extra = await kernel().route(req('check', 'UNVERIFIED', { forensics: { coverage: 0.1, verdict: 'TERMINATE' } as never }));
+    expect(extra).toEqual(plain);
+  });
+});

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FlowInput, RouteRequest } from '../../src/contracts/index.js';
+import { defineFlows } from '../../src/kernel/index.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHARTERS = path.join(ROOT, 'charters');
+
+/** A small flow with every kind of step, for rule tests. */
+export const TEST_FLOWS: FlowInput[] = [
+  {
+    flow: 'build',
+    charter: { goal: 'Implement the plan', non_goals: ['refactor unrelated code'], key_question: 'Does it work?' },
+    steps: [
+      { id: 'write', agent: 'implementer', next: 'check' },
+      { id: 'check', agent: 'critic', next: 'review', loop: { to: 'write', max_iterations: 3, exit_when: ['VERIFIED'] } },
+      { id: 'review', agent: 'reviewer', branches: { APPROVED: 'done', BOUNCE: 'write', TRIAGE: 'triage' }, next: 'done' },
+      { id: 'triage', agent: 'reviewer', branches: { SHIP: 'linear' } },
+      { id: 'linear', agent: 'implementer', next: 'done' },
+      { id: 'auto-linter', agent: 'auto-linter', returns: true },
+      { id: 'done', agent: 'reporter', terminal: true },
+    ],
+    detours: { lint_errors: 'auto-linter', upstream_diverged: { flow: 'rebase', max_attempts: 1 } },
+    inject_flows: ['rebase'],
+    inject_nodes: { allowed: true, max_nodes: 2 },
+  },
+  {
+    flow: 'rebase',
+    charter: { goal: 'Sync with upstream', key_question: 'Is the branch current?' },
+    steps: [
+      { id: 'rebase-apply', agent: 'operator', next: 'rebase-done' },
+      { id: 'rebase-done', agent: 'reporter', terminal: true },
+    ],
+  },
+];
+
+export const testFlows = () => defineFlows(TEST_FLOWS);
+
+/** A request for the test flows with sensible defaults. */
+export function req(step: string, status: string, extra: Partial<RouteRequest> = {}): RouteRequest {
+  return { run_id: 'run-1', flow: 'build', step_completed: step, status, ...extra };
+}
