@@ -9,3 +9,4 @@ export * from './candidate.js';
 export * from './llm-call.js';
 export type * from './ports.js';
 export { canonicalJson, sha256 } from './canonical-json.js';
+export * from './navigator-contracts.js';

@@ -4,6 +4,7 @@ import { Decision } from './decision.js';
 import { Flow } from './flow.js';
 import { CandidateMove } from './candidate.js';
 import { LlmCallRecord } from './llm-call.js';
+import { NAVIGATOR_SCHEMAS } from './navigator-schemas.js';
 
 /** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
 export interface RegisteredSchema {
@@ -20,4 +21,5 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   { name: 'flow', schema: Flow, io: 'input' },
   { name: 'candidate-move', schema: CandidateMove, io: 'output' },
   { name: 'llm-call-record', schema: LlmCallRecord, io: 'output' },
+  ...NAVIGATOR_SCHEMAS,
 ];

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/** How a navigation ended: `PASS`, or `NEED_INFO: <reason>` / `BLOCKED: <forbidden state or gate>`. */
+const StopReason = z.string().regex(/^(PASS|NEED_INFO: .+|BLOCKED: .+)$/);
+
+/** One visited node of the tier tree, with why it was visited (seed 002 navigation_map.json). */
+export const TierPathEntry = z
+  .object({
+    tier: z.string().min(1).describe('T0 trunk, T1 top-level folder, T2 module, T3 file'),
+    anchor: z.string().describe('The magic word that led here ("" for the trunk visit itself)'),
+    files_loaded: z.array(z.string()).describe('Repo-relative paths loaded because of this node, sorted'),
+    justification: z.string().min(1),
+  })
+  .strict();
+export type TierPathEntry = z.infer<typeof TierPathEntry>;
+
+/** `navigation_map.json` exactly in seed 002's shape. */
+export const NavigationMap = z
+  .object({
+    schema_version: z.literal('1.0.0'),
+    agent_type: z.literal('navigator'),
+    rung_target: z.int().positive(),
+    query: z.string().describe('Verbatim query from the CNF capsule'),
+    magic_words_extracted: z.array(z.string()),
+    tier_path_traversed: z.array(TierPathEntry),
+    trunk_first_compliance: z.boolean(),
+    total_files_loaded: z.int().min(0),
+    stop_reason: StopReason,
+    null_checks_performed: z.boolean(),
+  })
+  .strict();
+export type NavigationMap = z.infer<typeof NavigationMap>;
+
+/** One loaded file of `context_load_receipt.json`. `lines_read` counts lines read, not only lines kept. */
+export const LoadedFileReceipt = z
+  .object({
+    path: z.string().min(1),
+    lines_read: z.int().min(0),
+    magic_word_match: z.string(),
+    relevance_score: z.number().min(0),
+  })
+  .strict();
+export type LoadedFileReceipt = z.infer<typeof LoadedFileReceipt>;
+
+/** `context_load_receipt.json` exactly in seed 002's shape. */
+export const ContextLoadReceipt = z
+  .object({
+    schema_version: z.literal('1.0.0'),
+    agent_type: z.literal('navigator'),
+    files_loaded: z.array(LoadedFileReceipt),
+    total_lines_loaded: z.int().min(0),
+    budget_limit_lines: z.int().positive(),
+    budget_used_fraction: z.number().min(0),
+    null_checks_performed: z.boolean(),
+  })
+  .strict();
+export type ContextLoadReceipt = z.infer<typeof ContextLoadReceipt>;
+
+/**
+ * `compression_report.json` exactly in seed 002's shape. navkernel's definition:
+ * `compression_ratio = tokens of the candidate corpus / context_loaded_tokens` (0 when nothing was loaded),
+ * `context_minimum_tokens` = tokens of the loaded spans that matched a magic word.
+ */
+export const CompressionReport = z
+  .object({
+    schema_version: z.literal('1.0.0'),
+    agent_type: z.literal('navigator'),
+    query_token_count: z.int().min(0),
+    context_loaded_tokens: z.int().min(0),
+    context_minimum_tokens: z.int().min(0),
+    compression_ratio: z.number().min(0),
+    compression_ratio_target: z.number().positive(),
+    compression_gate_passed: z.boolean(),
+    notes: z.string(),
+  })
+  .strict();
+export type CompressionReport = z.infer<typeof CompressionReport>;

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** Limits of one navigation (seed 002 capsule BUDGET, plus a token budget). */
+export const NavigatorBudget = z
+  .object({
+    max_files: z.int().positive().default(8).describe('Files loaded into the context, at most'),
+    max_lines: z.int().positive().default(400).describe('Lines read while loading (sum of lines_read), at most'),
+    max_tool_calls: z.int().positive().default(30).describe('Registry reads plus file reads, at most'),
+    max_tokens: z.int().positive().default(8000).describe('Tokens of the loaded context (js-tiktoken o200k_base), at most'),
+  })
+  .strict();
+export type NavigatorBudget = z.infer<typeof NavigatorBudget>;
+
+/** CONSTRAINTS of the capsule: a scope restriction on what may be loaded. */
+export const NavigatorConstraints = z
+  .object({
+    scope: z.array(z.string().min(1)).default([]).describe('Globs; when non-empty, only matching files may be loaded'),
+    exclude: z.array(z.string().min(1)).default([]).describe('Globs never loaded'),
+    notes: z.string().optional(),
+  })
+  .strict();
+export type NavigatorConstraints = z.infer<typeof NavigatorConstraints>;
+
+/**
+ * The Context Normal Form capsule (seed 002 §4): everything the navigator may rely on.
+ * `task` and `repo_root` may be missing or null: the FSM's NULL_CHECK turns that into EXIT_NEED_INFO
+ * with the reason, rather than a validation error. `magic_words_hint` absent (no hint) and `[]`
+ * (an empty hint) are different things and stay different.
+ */
+export const CnfCapsule = z
+  .object({
+    task: z.string().nullable().optional().describe('TASK: the verbatim query'),
+    constraints: NavigatorConstraints.default({ scope: [], exclude: [] }),
+    repo_root: z.string().nullable().optional().describe('REPO_ROOT: the repository directory'),
+    magic_words_hint: z.array(z.string().min(1)).optional().describe('MAGIC_WORDS_HINT'),
+    prior_artifacts: z.array(z.string().min(1)).default([]).describe('PRIOR_ARTIFACTS: links only, never inline content'),
+    skill_pack: z.array(z.string().min(1)).default(['prime-safety', 'phuc-magic-words', 'phuc-gps']),
+    budget: NavigatorBudget.default({ max_files: 8, max_lines: 400, max_tool_calls: 30, max_tokens: 8000 }),
+  })
+  .strict();
+export type CnfCapsule = z.infer<typeof CnfCapsule>;
+export type CnfCapsuleInput = z.input<typeof CnfCapsule>;
+
+/**
+ * One tier-registry record (the stillwater magic-words shape, reference/magic-words-schema.md), plus
+ * `paths`: globs of the repository files the word anchors, and `aliases`: direct aliases that map to
+ * the word. `related_words` are NOT aliases (seed 002 "Magic Word Inflation"). Other stillwater fields
+ * are accepted and kept.
+ */
+export const MagicWordRecord = z.looseObject({
+  id: z.string().min(1),
+  word: z.string().min(1).regex(/^[^\sA-Z]+$/, 'lowercase, no spaces'),
+  tier: z.int().min(0).max(3),
+  definition: z.string().optional(),
+  parent: z.string().nullable(),
+  children: z.array(z.string()).default([]),
+  gravity: z.number().min(0).max(1).optional(),
+  domain: z.string().optional(),
+  related_words: z.array(z.string()).default([]),
+  aliases: z.array(z.string().min(1)).default([]),
+  paths: z.array(z.string().min(1)).default([]),
+});
+export type MagicWordRecord = z.infer<typeof MagicWordRecord>;

@@ -1,0 +1,84 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Language, Parser } from 'web-tree-sitter';
+
+/** Languages the repo map parses with tree-sitter. */
+export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
+/** Every file kind the repo map renders: code, Markdown (headings as sections) or plain text. */
+export type FileLanguage = CodeLanguage | 'markdown' | 'text';
+
+export const CODE_LANGUAGES: readonly CodeLanguage[] = ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java'];
+
+const EXTENSIONS: Record<string, FileLanguage> = {
+  '.ts': 'typescript',
+  '.mts': 'typescript',
+  '.cts': 'typescript',
+  '.tsx': 'tsx',
+  '.js': 'javascript',
+  '.mjs': 'javascript',
+  '.cjs': 'javascript',
+  '.jsx': 'javascript',
+  '.py': 'python',
+  '.pyi': 'python',
+  '.go': 'go',
+  '.rs': 'rust',
+  '.java': 'java',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.mdx': 'markdown',
+};
+
+/** The language of a repo-relative path (by extension; anything else is plain text). */
+export function languageOf(relPath: string): FileLanguage {
+  if (relPath.endsWith('.d.ts')) return 'typescript';
+  return EXTENSIONS[path.extname(relPath).toLowerCase()] ?? 'text';
+}
+
+export function isCodeLanguage(lang: FileLanguage): lang is CodeLanguage {
+  return (CODE_LANGUAGES as readonly string[]).includes(lang);
+}
+
+const require = createRequire(import.meta.url);
+
+/** Where each grammar comes from: `@repomix/tree-sitter-wasms` 0.1.17, Java from `@vscode/tree-sitter-wasm` 0.3.1. */
+export function grammarPath(lang: CodeLanguage): string {
+  if (lang === 'java') {
+    const dir = path.dirname(require.resolve('@vscode/tree-sitter-wasm/package.json'));
+    return path.join(dir, 'wasm', 'tree-sitter-java.wasm');
+  }
+  const dir = path.dirname(require.resolve('@repomix/tree-sitter-wasms/package.json'));
+  return path.join(dir, 'out', `tree-sitter-${lang}.wasm`);
+}
+
+let initialised: Promise<void> | undefined;
+const languages = new Map<CodeLanguage, Promise<Language>>();
+const parsers = new Map<CodeLanguage, Parser>();
+
+/** Initialise web-tree-sitter once per process. */
+export function initTreeSitter(): Promise<void> {
+  initialised ??= Parser.init();
+  return initialised;
+}
+
+/** The loaded grammar of `lang` (loaded once per process). */
+export async function loadLanguage(lang: CodeLanguage): Promise<Language> {
+  await initTreeSitter();
+  let p = languages.get(lang);
+  if (!p) {
+    p = Language.load(grammarPath(lang));
+    languages.set(lang, p);
+  }
+  return p;
+}
+
+/** A parser set to `lang`, reused across files. */
+export async function parserFor(lang: CodeLanguage): Promise<Parser> {
+  const language = await loadLanguage(lang);
+  let parser = parsers.get(lang);
+  if (!parser) {
+    parser = new Parser();
+    parser.setLanguage(language);
+    parsers.set(lang, parser);
+  }
+  return parser;
+}

@@ -1,0 +1,113 @@
+import type { CodeLanguage } from './languages.js';
+
+// Definition and reference queries, written for this project. Each definition pattern captures the
+// definition node as `@definition.<kind>` and its name as `@name`; references are `@reference`.
+
+const TS_COMMON_DEFS = `
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(class_declaration name: (_) @name) @definition.class
+(method_definition name: (property_identifier) @name) @definition.method
+(lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+(variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+(program (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable)
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
+`;
+
+const TS_ONLY_DEFS = `
+(function_signature name: (identifier) @name) @definition.function
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+(enum_declaration name: (identifier) @name) @definition.enum
+(internal_module name: (identifier) @name) @definition.module
+(method_signature name: (property_identifier) @name) @definition.method
+(abstract_method_signature name: (property_identifier) @name) @definition.method
+`;
+
+const JS_REFS = `
+(call_expression function: (identifier) @reference)
+(call_expression function: (member_expression property: (property_identifier) @reference))
+(new_expression constructor: (identifier) @reference)
+`;
+
+const DEFINITIONS: Record<CodeLanguage, string> = {
+  typescript: TS_COMMON_DEFS + TS_ONLY_DEFS,
+  tsx: TS_COMMON_DEFS + TS_ONLY_DEFS,
+  javascript: TS_COMMON_DEFS,
+  python: `
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+(module (expression_statement (assignment left: (identifier) @name)) @definition.variable)
+`,
+  go: `
+(function_declaration name: (identifier) @name) @definition.function
+(method_declaration name: (field_identifier) @name) @definition.method
+(type_declaration (type_spec name: (type_identifier) @name)) @definition.type
+(source_file (const_declaration (const_spec name: (identifier) @name)) @definition.constant)
+(source_file (var_declaration (var_spec name: (identifier) @name)) @definition.variable)
+`,
+  rust: `
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.struct
+(trait_item name: (type_identifier) @name) @definition.trait
+(type_item name: (type_identifier) @name) @definition.type
+(mod_item name: (identifier) @name) @definition.module
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(macro_definition name: (identifier) @name) @definition.macro
+(impl_item type: (_) @name) @definition.impl
+`,
+  java: `
+(class_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+`,
+};
+
+const REFERENCES: Record<CodeLanguage, string> = {
+  typescript: JS_REFS + '(type_identifier) @reference\n',
+  tsx: JS_REFS + '(type_identifier) @reference\n',
+  javascript: JS_REFS,
+  python: `
+(call function: (identifier) @reference)
+(call function: (attribute attribute: (identifier) @reference))
+`,
+  go: `
+(call_expression function: (identifier) @reference)
+(call_expression function: (selector_expression field: (field_identifier) @reference))
+(type_identifier) @reference
+`,
+  rust: `
+(call_expression function: (identifier) @reference)
+(call_expression function: (field_expression field: (field_identifier) @reference))
+(call_expression function: (scoped_identifier name: (identifier) @reference))
+(macro_invocation macro: (identifier) @reference)
+(type_identifier) @reference
+`,
+  java: `
+(method_invocation name: (identifier) @reference)
+(object_creation_expression type: (type_identifier) @reference)
+(type_identifier) @reference
+`,
+};
+
+/** The definitions query of a language. */
+export function definitionQuery(lang: CodeLanguage): string {
+  return DEFINITIONS[lang];
+}
+
+/** The references query of a language. */
+export function referenceQuery(lang: CodeLanguage): string {
+  return REFERENCES[lang];
+}
+
+/** Bump when the queries or the outline format change: cached outlines carry it. */
+export const OUTLINE_VERSION = 1;

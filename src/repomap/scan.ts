@@ -1,0 +1,146 @@
+import { lstatSync, openSync, readSync, closeSync, readdirSync, readFileSync, realpathSync, statSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+import { NavkernelError } from '../contracts/errors.js';
+import { isInside } from './safe-path.js';
+
+/** A file the repo map may read. */
+export interface ScannedFile {
+  /** Repo-relative POSIX path. */
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A file left out, with why (reported, never read). */
+export interface SkippedFile {
+  path: string;
+  reason: 'gitignored' | 'excluded' | 'binary' | 'oversized' | 'symlink_outside_root' | 'symlink_dir' | 'unreadable';
+}
+
+export interface ScanOptions {
+  /** Files larger than this are skipped (default 1 MiB). */
+  maxFileBytes?: number;
+  /** Extra globs to leave out (repo-relative). */
+  exclude?: string[];
+  /** Honour .gitignore files (default true). */
+  gitignore?: boolean;
+}
+
+export interface ScanResult {
+  root: string;
+  files: ScannedFile[];
+  skipped: SkippedFile[];
+}
+
+const ALWAYS_SKIPPED_DIRS = new Set(['.git', '.hg', '.svn', 'node_modules']);
+const BINARY_EXT = new Set(
+  '.png .jpg .jpeg .gif .bmp .ico .webp .avif .tiff .pdf .zip .gz .tgz .bz2 .xz .7z .rar .jar .war .class .so .dll .dylib .exe .bin .o .a .wasm .woff .woff2 .ttf .otf .eot .mp3 .mp4 .mov .avi .webm .wav .flac .ogg .sqlite .db .pyc .pyo .node .psd .sketch'.split(' '),
+);
+
+function looksBinary(abs: string, size: number): boolean {
+  if (BINARY_EXT.has(path.extname(abs).toLowerCase())) return true;
+  if (size === 0) return false;
+  const fd = openSync(abs, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(8192, size));
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).includes(0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Lists the text files of a repository: sorted, inside the root only (symlinks leaving it are skipped,
+ * symlinked directories are not followed), `.gitignore`d, binary and oversized files left out.
+ */
+export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult {
+  if (!existsSync(rootDir) || !statSync(rootDir).isDirectory()) {
+    throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${rootDir}`);
+  }
+  const root = realpathSync(rootDir);
+  const maxBytes = options.maxFileBytes ?? 1024 * 1024;
+  const excluded = options.exclude?.length ? picomatch(options.exclude, { dot: true }) : undefined;
+  const useGitignore = options.gitignore !== false;
+  const files: ScannedFile[] = [];
+  const skipped: SkippedFile[] = [];
+  // Each .gitignore applies to paths relative to its own directory.
+  const walk = (dirRel: string, rules: { base: string; ig: Ignore }[]): void => {
+    const dirAbs = path.join(root, dirRel);
+    let active = rules;
+    if (useGitignore) {
+      const gi = path.join(dirAbs, '.gitignore');
+      if (existsSync(gi)) {
+        try {
+          active = [...rules, { base: dirRel, ig: ignore().add(readFileSync(gi, 'utf8')) }];
+        } catch {
+          // an unreadable .gitignore is ignored rather than fatal
+        }
+      }
+    }
+    const isIgnored = (rel: string, isDir: boolean): boolean =>
+      active.some(({ base, ig }) => {
+        const sub = base ? rel.slice(base.length + 1) : rel;
+        return sub !== '' && ig.ignores(isDir ? `${sub}/` : sub);
+      });
+    const entries = readdirSync(dirAbs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
+      const abs = path.join(dirAbs, e.name);
+      let st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        let real: string;
+        try {
+          real = realpathSync(abs);
+        } catch {
+          skipped.push({ path: rel, reason: 'unreadable' });
+          continue;
+        }
+        if (!isInside(root, real)) {
+          skipped.push({ path: rel, reason: 'symlink_outside_root' });
+          continue;
+        }
+        st = statSync(real);
+        if (st.isDirectory()) {
+          skipped.push({ path: rel, reason: 'symlink_dir' });
+          continue;
+        }
+      }
+      if (st.isDirectory()) {
+        if (ALWAYS_SKIPPED_DIRS.has(e.name)) continue;
+        if (isIgnored(rel, true)) {
+          skipped.push({ path: `${rel}/`, reason: 'gitignored' });
+          continue;
+        }
+        if (excluded?.(rel)) {
+          skipped.push({ path: `${rel}/`, reason: 'excluded' });
+          continue;
+        }
+        walk(rel, active);
+        continue;
+      }
+      if (!st.isFile()) continue;
+      if (isIgnored(rel, false)) skipped.push({ path: rel, reason: 'gitignored' });
+      else if (excluded?.(rel)) skipped.push({ path: rel, reason: 'excluded' });
+      else if (st.size > maxBytes) skipped.push({ path: rel, reason: 'oversized' });
+      else {
+        let binary: boolean;
+        try {
+          binary = looksBinary(abs, st.size);
+        } catch {
+          skipped.push({ path: rel, reason: 'unreadable' });
+          continue;
+        }
+        if (binary) skipped.push({ path: rel, reason: 'binary' });
+        else files.push({ path: rel, size: st.size, mtimeMs: st.mtimeMs });
+      }
+    }
+  };
+  walk('', []);
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  files.sort(byPath);
+  skipped.sort(byPath);
+  return { root, files, skipped };
+}
