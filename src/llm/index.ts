@@ -1,0 +1,17 @@
+export type { JsonSchema, LanguageModel, LlmAnswerSpec, LlmFinishReason, LlmGenerateRequest, LlmGenerateResult, LlmMessage, LlmTool, LlmToolCall, LlmUsage } from './language-model.js';
+export { LlmCallError, type LlmCallErrorKind } from './llm-call-error.js';
+export { createAnthropicModel, type AnthropicModelOptions } from './anthropic-model.js';
+export { createGeminiModel, type GeminiModelOptions } from './gemini-model.js';
+export { createScriptedModel, loadScriptedModel, ScriptedAnswer, ScriptedScript, type ScriptedScriptInput } from './scripted-model.js';
+export { createRecordedModel } from './recorded-model.js';
+export { parseLlmSpec, createLanguageModel, type LlmSpec } from './llm-spec.js';
+export { ModelPricing, PricingTable, PRICING_PRESETS, DEFAULT_MODELS, findPricing, costUsd, estimateCallUsd } from './pricing.js';
+export { BudgetMeter, DEFAULT_BUDGET_USD } from './budget-meter.js';
+export { countTokens, loadTokenizer, splitLongRuns } from './token-estimate.js';
+export { extractJson, type ExtractJsonResult } from './extract-json.js';
+export { generateWithRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryEnv, type AttemptOutcome } from './retry.js';
+export { redactSecrets, environmentSecrets } from './redact.js';
+export { promptHash } from './prompt-hash.js';
+export { charterViolation, nonGoalMatching } from './charter-check.js';
+export { buildNavigatorMessages, navigatorAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './navigator-prompt.js';
+export { createLlmNavigator, prepareNavigatorCall, estimateNavigatorCallUsd, judgeNavigatorAnswer, estimateInputTokens, pricingForModel, type LlmNavigatorOptions } from './llm-navigator.js';
