@@ -10,3 +10,4 @@ export * from './llm-call.js';
 export type * from './ports.js';
 export { canonicalJson, sha256 } from './canonical-json.js';
 export * from './navigator-contracts.js';
+export * from './ledger.js';

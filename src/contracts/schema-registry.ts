@@ -5,6 +5,7 @@ import { Flow } from './flow.js';
 import { CandidateMove } from './candidate.js';
 import { LlmCallRecord } from './llm-call.js';
 import { NAVIGATOR_SCHEMAS } from './navigator-schemas.js';
+import { LEDGER_SCHEMAS } from './ledger.js';
 
 /** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
 export interface RegisteredSchema {
@@ -22,4 +23,5 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   { name: 'candidate-move', schema: CandidateMove, io: 'output' },
   { name: 'llm-call-record', schema: LlmCallRecord, io: 'output' },
   ...NAVIGATOR_SCHEMAS,
+  ...LEDGER_SCHEMAS,
 ];

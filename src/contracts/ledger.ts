@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { DecisionKind, ProposedNode, Tier } from './decision.js';
+import type { RegisteredSchema } from './schema-registry.js';
+
+/**
+ * One line of `runs/<run_id>/<flow>/routing/decisions.jsonl`: an off-road decision (anything but CONTINUE)
+ * in the shape of seed 003 (`step_id`, `decision`, targets, `reason`) plus `seq`, `tier`, `rule` and `ts`.
+ * Keys are written in this order; the line is derived from the ledger row, so a repair writes the same bytes.
+ */
+export const OffRoadRecord = z.object({
+  step_id: z.string().describe('The step that just completed'),
+  decision: DecisionKind,
+  next_step_id: z.string().nullable(),
+  next_flow: z.string().optional(),
+  detour_target: z.string().optional(),
+  inject_flow: z.string().optional(),
+  inject_nodes: z.array(ProposedNode).optional(),
+  return_to: z.string().optional(),
+  signature: z.string().optional(),
+  escalation_id: z.string().optional(),
+  reason: z.string(),
+  seq: z.int().min(1),
+  tier: Tier,
+  rule: z.string(),
+  ts: z.string().describe("ISO time from the kernel's clock"),
+});
+export type OffRoadRecord = z.infer<typeof OffRoadRecord>;
+
+/** How a person resolved an escalation (`navkernel resolve`). */
+export const EscalationResolution = z.object({
+  decision: DecisionKind.exclude(['ESCALATE', 'INJECT_NODES']),
+  next_step_id: z.string().nullable().describe('Step the run goes on with; null for TERMINATE and INJECT_FLOW'),
+  inject_flow: z.string().optional(),
+  by: z.string().min(1),
+  reason: z.string().min(1),
+  ts: z.string(),
+});
+export type EscalationResolution = z.infer<typeof EscalationResolution>;
+
+/** An ESCALATE decision as the ledger keeps it: opened with the route, resolved later by a person. */
+export const Escalation = z.object({
+  escalation_id: z.string(),
+  run_id: z.string(),
+  seq: z.int().min(1),
+  flow: z.string(),
+  step: z.string(),
+  reason: z.string(),
+  opened_ts: z.string(),
+  status: z.enum(['open', 'resolved']),
+  resolution: EscalationResolution.nullable(),
+});
+export type Escalation = z.infer<typeof Escalation>;
+
+/** One line of `navkernel runs`. */
+export const RunSummary = z.object({
+  run_id: z.string(),
+  flow: z.string().describe('Flow of the first route'),
+  flows: z.array(z.string()).describe('Every flow the run routed in, sorted'),
+  steps: z.int().min(0).describe('Routes recorded (the last seq)'),
+  offroad: z.int().min(0),
+  llm_calls: z.int().min(0),
+  cost_usd: z.number().min(0),
+  open_escalations: z.int().min(0),
+  status: z.enum(['active', 'escalated', 'terminated']),
+  last_decision: DecisionKind,
+  last_step: z.string(),
+  first_ts: z.string(),
+  last_ts: z.string(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+/** A recorded decision in a report: where, what and why. */
+export const DecisionEntry = z.object({
+  seq: z.int().min(1),
+  flow: z.string(),
+  step: z.string(),
+  decision: DecisionKind,
+  next_step_id: z.string().nullable(),
+  next_flow: z.string().optional(),
+  detour_target: z.string().optional(),
+  inject_flow: z.string().optional(),
+  return_to: z.string().optional(),
+  signature: z.string().optional(),
+  iteration: z.int().optional(),
+  tier: Tier,
+  rule: z.string(),
+  reason: z.string(),
+  ts: z.string(),
+});
+export type DecisionEntry = z.infer<typeof DecisionEntry>;
+
+/** `navkernel audit RUN`: how the run was routed, and what it cost. */
+export const AuditReport = z.object({
+  run: RunSummary,
+  by_tier_rule: z.array(z.object({ tier: Tier, rule: z.string(), decision: DecisionKind, count: z.int() })),
+  offroad: z.array(DecisionEntry).describe('Every off-road decision, in order'),
+  steps: z
+    .array(
+      z.object({
+        flow: z.string(),
+        step: z.string(),
+        routes: z.int().describe('Times this step completed'),
+        loops: z.int().describe('LOOP decisions taken from this step'),
+        max_iteration: z.int().nullable().describe('Highest iteration the kernel counted for it'),
+      }),
+    )
+    .describe('Per step, in order of first appearance'),
+  signatures: z.array(z.object({ key: z.string().describe('<flow>/<step>:<signature>'), seen: z.int(), detours: z.int() })),
+  cost: z.object({
+    usd: z.number(),
+    llm_calls: z.int(),
+    input_tokens: z.int(),
+    output_tokens: z.int(),
+    by_model: z.array(z.object({ provider: z.string(), model: z.string(), calls: z.int(), usd: z.number() })),
+  }),
+  latency_us: z.object({ p50: z.number(), p99: z.number(), max: z.number() }),
+  flows_hashes: z.array(z.string()).describe('Distinct flow definitions the run was routed with, in order of use'),
+  escalations: z.array(Escalation),
+});
+export type AuditReport = z.infer<typeof AuditReport>;
+
+/** `navkernel audit RUN --why STEP`: the decisions that touched a step, and why. */
+export const WhyReport = z.object({
+  run_id: z.string(),
+  step: z.string(),
+  entries: z.array(
+    DecisionEntry.extend({
+      touched_as: z.array(z.enum(['completed', 'next', 'detour_target', 'return_to'])),
+    }),
+  ),
+  escalations: z.array(Escalation),
+});
+export type WhyReport = z.infer<typeof WhyReport>;
+
+/** What `verify` found wrong; `seq` names the first bad row of the run where there is one. */
+export const VerifyIssue = z.object({
+  run_id: z.string(),
+  seq: z.int().nullable(),
+  kind: z.enum([
+    'hash_mismatch',
+    'prev_hash_mismatch',
+    'seq_gap',
+    'head_mismatch',
+    'llm_calls_mismatch',
+    'escalation_missing',
+    'resolution_mismatch',
+    'bad_record',
+    'jsonl_mismatch',
+    'jsonl_missing_line',
+    'jsonl_extra_line',
+  ]),
+  message: z.string(),
+  file: z.string().optional(),
+});
+export type VerifyIssue = z.infer<typeof VerifyIssue>;
+
+/** What a JSONL repair did to one file. */
+export const JsonlRepair = z.object({
+  run_id: z.string(),
+  flow: z.string(),
+  file: z.string(),
+  appended: z.int().min(0).describe('Lines the database had and the file lacked'),
+  torn_line_removed: z.boolean().describe('A torn (half-written) last line was cut before appending'),
+});
+export type JsonlRepair = z.infer<typeof JsonlRepair>;
+
+/** `navkernel verify`. `ok` is false when any issue was found. */
+export const VerifyReport = z.object({
+  ok: z.boolean(),
+  runs: z.int(),
+  routes: z.int(),
+  jsonl_files: z.int(),
+  issues: z.array(VerifyIssue),
+  repairs: z.array(JsonlRepair),
+});
+export type VerifyReport = z.infer<typeof VerifyReport>;
+
+/** The fields of a decision replay compares (reason, warnings and latency are shown, not compared). */
+export const ReplayedDecision = z.object({
+  decision: DecisionKind,
+  next_step_id: z.string().nullable(),
+  next_flow: z.string().optional(),
+  detour_target: z.string().optional(),
+  inject_flow: z.string().optional(),
+  inject_nodes: z.array(ProposedNode).optional(),
+  return_to: z.string().optional(),
+  signature: z.string().optional(),
+  needs_human: z.boolean(),
+  tier: Tier,
+  rule: z.string(),
+  reason: z.string(),
+});
+export type ReplayedDecision = z.infer<typeof ReplayedDecision>;
+
+/** One recorded route that a replay decided differently. */
+export const Divergence = z.object({
+  seq: z.int().min(1),
+  flow: z.string(),
+  step: z.string(),
+  fields: z.array(z.string()).describe('Compared fields that differ'),
+  recorded: ReplayedDecision,
+  now: ReplayedDecision.nullable().describe('null when the replayed route threw'),
+  error: z.string().optional(),
+});
+export type Divergence = z.infer<typeof Divergence>;
+
+/** `navkernel replay RUN`. */
+export const ReplayReport = z.object({
+  run_id: z.string(),
+  routes: z.int(),
+  identical: z.boolean(),
+  flows_hash_now: z.string(),
+  flows_hashes_recorded: z.array(z.string()),
+  divergences: z.array(Divergence).describe('First divergence first'),
+});
+export type ReplayReport = z.infer<typeof ReplayReport>;
+
+/** The ledger's published documents (registered in schema-registry.ts). */
+export const LEDGER_SCHEMAS: RegisteredSchema[] = [
+  { name: 'offroad-record', schema: OffRoadRecord, io: 'output' },
+  { name: 'escalation', schema: Escalation, io: 'output' },
+  { name: 'run-summary', schema: RunSummary, io: 'output' },
+  { name: 'audit-report', schema: AuditReport, io: 'output' },
+  { name: 'why-report', schema: WhyReport, io: 'output' },
+  { name: 'verify-report', schema: VerifyReport, io: 'output' },
+  { name: 'replay-report', schema: ReplayReport, io: 'output' },
+];

@@ -1,0 +1,167 @@
+import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
+import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
+import type { RunState } from '../contracts/ports.js';
+import type { EscalationRow, RouteRow, RunRow } from './sql.js';
+import type { SqliteLedger } from './sqlite-ledger.js';
+
+const PAGE = 2000;
+
+export function toEscalation(row: EscalationRow): Escalation {
+  return {
+    escalation_id: row.escalation_id,
+    run_id: row.run_id,
+    seq: row.seq,
+    flow: row.flow,
+    step: row.step,
+    reason: row.reason,
+    opened_ts: row.opened_ts,
+    status: row.status,
+    resolution: row.resolution === null ? null : (JSON.parse(row.resolution) as EscalationResolution),
+  };
+}
+
+function summary(ledger: SqliteLedger, run: RunRow): RunSummary {
+  const open = ledger.sql.openEscalationCount(run.run_id);
+  let status: RunSummary['status'] = 'active';
+  if (run.last_decision === 'TERMINATE') status = 'terminated';
+  else if (open > 0) status = 'escalated';
+  else if (run.last_decision === 'ESCALATE') {
+    // A resolved escalation that ended the run.
+    const last = ledger.sql.runEscalations(run.run_id).find((e) => e.seq === run.last_seq);
+    if (last?.resolution && (JSON.parse(last.resolution) as EscalationResolution).decision === 'TERMINATE') status = 'terminated';
+  }
+  return {
+    run_id: run.run_id,
+    flow: run.flow,
+    flows: ledger.sql.runFlows(run.run_id),
+    steps: run.last_seq,
+    offroad: run.offroad,
+    llm_calls: run.llm_calls,
+    cost_usd: run.cost_usd,
+    open_escalations: open,
+    status,
+    last_decision: run.last_decision as DecisionKind,
+    last_step: run.last_step,
+    first_ts: run.created_ts,
+    last_ts: run.updated_ts,
+  };
+}
+
+/** One summary per run, oldest first. */
+export function listRuns(ledger: SqliteLedger): RunSummary[] {
+  return ledger.sql.runs().map((r) => summary(ledger, r));
+}
+
+/** The summary of one run (UnknownRunError when absent). */
+export function runSummary(ledger: SqliteLedger, run_id: string): RunSummary {
+  return summary(ledger, ledger.requireRun(run_id));
+}
+
+function entry(row: RouteRow, d: Decision): DecisionEntry {
+  const e: DecisionEntry = {
+    seq: row.seq,
+    flow: row.flow,
+    step: row.step,
+    decision: d.decision,
+    next_step_id: d.next_step_id,
+    tier: d.tier,
+    rule: d.rule,
+    reason: d.reason,
+    ts: row.ts,
+  };
+  if (d.next_flow !== undefined) e.next_flow = d.next_flow;
+  if (d.detour_target !== undefined) e.detour_target = d.detour_target;
+  if (d.inject_flow !== undefined) e.inject_flow = d.inject_flow;
+  if (d.return_to !== undefined) e.return_to = d.return_to;
+  if (d.signature !== undefined) e.signature = d.signature;
+  if (d.iteration !== undefined) e.iteration = d.iteration;
+  return e;
+}
+
+/** Every route of a run in order, with its parsed decision, read in pages. */
+export function* runRoutes(ledger: SqliteLedger, run_id: string): Generator<{ row: RouteRow; decision: Decision }> {
+  for (let after = 0; ; ) {
+    const rows = ledger.sql.routesPage(run_id, after, PAGE);
+    if (rows.length === 0) return;
+    for (const row of rows) yield { row, decision: JSON.parse(row.decision_json) as Decision };
+    after = rows[rows.length - 1]!.seq;
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** "Why did this run take 12 iterations?": decisions by tier and rule, off-road decisions, loops, signatures, cost. */
+export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): AuditReport {
+  const run = ledger.requireRun(run_id);
+  const offroad: DecisionEntry[] = [];
+  const steps = new Map<string, AuditReport['steps'][number]>();
+  const latencies: number[] = [];
+  const flowsHashes: string[] = [];
+  let lastState: RunState | undefined;
+  let done = 0;
+  for (const { row, decision } of runRoutes(ledger, run_id)) {
+    const key = `${row.flow}/${row.step}`;
+    let s = steps.get(key);
+    if (!s) steps.set(key, (s = { flow: row.flow, step: row.step, routes: 0, loops: 0, max_iteration: null }));
+    s.routes++;
+    if (decision.decision === 'LOOP') s.loops++;
+    if (decision.iteration !== undefined) s.max_iteration = Math.max(s.max_iteration ?? 0, decision.iteration);
+    if (decision.decision !== 'CONTINUE') offroad.push(entry(row, decision));
+    latencies.push(row.latency_us);
+    if (flowsHashes[flowsHashes.length - 1] !== row.flows_hash && !flowsHashes.includes(row.flows_hash)) flowsHashes.push(row.flows_hash);
+    if (row.seq === run.last_seq) lastState = JSON.parse(row.state) as RunState;
+    if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
+  }
+  options.onProgress?.(done, run.last_seq);
+  latencies.sort((a, b) => a - b);
+  const calls = ledger.sql.runLlmCalls(run_id);
+  const byModel = new Map<string, { provider: string; model: string; calls: number; usd: number }>();
+  for (const c of calls) {
+    const k = `${c.provider}\u0000${c.model}`;
+    let m = byModel.get(k);
+    if (!m) byModel.set(k, (m = { provider: c.provider, model: c.model, calls: 0, usd: 0 }));
+    m.calls++;
+    m.usd += c.usd;
+  }
+  return {
+    run: summary(ledger, run),
+    by_tier_rule: ledger.sql.tierRuleCounts(run_id).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
+    offroad,
+    steps: [...steps.values()],
+    signatures: Object.entries(lastState?.signatures ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, v]) => ({ key, seen: v.seen, detours: v.detours })),
+    cost: {
+      usd: run.cost_usd,
+      llm_calls: calls.length,
+      input_tokens: calls.reduce((n, c) => n + c.input_tokens, 0),
+      output_tokens: calls.reduce((n, c) => n + c.output_tokens, 0),
+      by_model: [...byModel.values()].sort((a, b) => b.usd - a.usd || a.model.localeCompare(b.model)),
+    },
+    latency_us: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? 0 },
+    flows_hashes: flowsHashes,
+    escalations: ledger.sql.runEscalations(run_id).map(toEscalation),
+  };
+}
+
+/** The decisions that touched `step` in a run (completed it, went to it, detoured to it, returned to it), and why. */
+export function whyStep(ledger: SqliteLedger, run_id: string, step: string): WhyReport {
+  ledger.requireRun(run_id);
+  const entries: WhyReport['entries'] = [];
+  for (const { row, decision } of runRoutes(ledger, run_id)) {
+    const touched: WhyReport['entries'][number]['touched_as'] = [];
+    if (row.step === step) touched.push('completed');
+    if (decision.next_step_id === step) touched.push('next');
+    if (decision.detour_target === step) touched.push('detour_target');
+    if (decision.return_to === step) touched.push('return_to');
+    if (touched.length > 0) entries.push({ ...entry(row, decision), touched_as: touched });
+  }
+  const escalations = ledger.sql
+    .runEscalations(run_id)
+    .map(toEscalation)
+    .filter((e) => e.step === step || e.resolution?.next_step_id === step);
+  return { run_id, step, entries, escalations };
+}

@@ -1,0 +1,46 @@
+import { sha256 } from '../contracts/canonical-json.js';
+
+/** prev_hash of the first route of a run. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** The stored fields of a route that its hash covers (JSON fields as their stored canonical text). */
+export interface ChainedFields {
+  run_id: string;
+  seq: number;
+  flow: string;
+  step: string;
+  request_id: string | null;
+  request: string;
+  decision_json: string;
+  state: string;
+  latency_us: number;
+  cost_usd: number;
+  /** `[` + the canonical JSON of each LLM call record, in order, joined by `,` + `]`. */
+  llm_calls_json: string;
+  kernel_version: string;
+  flows_hash: string;
+  ts: string;
+}
+
+/**
+ * Hex sha256 of a route chained to the previous row of its run. The fields are framed as one JSON array,
+ * so no two different rows can serialise to the same text.
+ */
+export function routeHash(prevHashHex: string, f: ChainedFields): string {
+  return sha256(
+    JSON.stringify([
+      prevHashHex, f.run_id, f.seq, f.flow, f.step, f.request_id, f.request, f.decision_json, f.state,
+      f.latency_us, f.cost_usd, f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
+    ]),
+  );
+}
+
+/** The llm_calls_json a route's hash covers, from the calls' canonical JSON texts. */
+export function llmCallsJson(records: readonly string[]): string {
+  return `[${records.join(',')}]`;
+}
+
+/** Hex sha256 tying an escalation's resolution to the ESCALATE route it resolves. */
+export function resolutionHash(routeHashHex: string, escalationId: string, resolutionJson: string): string {
+  return sha256(JSON.stringify([routeHashHex, escalationId, resolutionJson]));
+}

@@ -1,0 +1,19 @@
+export { SqliteLedger, openLedger, DEFAULT_LEDGER_FILE, type LedgerOptions } from './sqlite-ledger.js';
+export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
+export { verifyLedger, type VerifyOptions } from './verify.js';
+export { listRuns, runSummary, auditRun, whyStep, runRoutes } from './audit.js';
+export { resolveEscalation, type ResolveInput } from './resolve.js';
+export { replayRun, recordedNavigator, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
+export { offRoadRecord, offRoadLine, readJsonl } from './decisions-jsonl.js';
+export { decisionsJsonlPath, pathSegment } from './paths.js';
+export { routeHash, GENESIS_HASH } from './chain.js';
+export {
+  UnknownRunError,
+  NotALedgerError,
+  LedgerTooNewError,
+  LedgerNotFoundError,
+  LedgerConflictError,
+  UnknownEscalationError,
+  EscalationAlreadyResolvedError,
+  InvalidResolutionError,
+} from './errors.js';

@@ -1,0 +1,158 @@
+import type { Decision } from '../contracts/decision.js';
+import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/ledger.js';
+import type { LlmCallRecord } from '../contracts/llm-call.js';
+import type { NavigatorAnswer, NavigatorPort } from '../contracts/ports.js';
+import type { RouteRequest } from '../contracts/route-request.js';
+import { createKernel, type FlowSet } from '../kernel/index.js';
+import type { SqliteLedger } from './sqlite-ledger.js';
+
+/** What a replay knows about one recorded route when tier 3 is asked about it. */
+export interface RecordedRoute {
+  seq: number;
+  decision: Decision;
+  llm_calls: LlmCallRecord[];
+}
+
+export interface ReplayOptions {
+  /** Stop after this many divergences (default: report all). */
+  maxDivergences?: number;
+  /** Called now and then with routes replayed so far and the total. */
+  onProgress?: (done: number, total: number) => void;
+  /**
+   * Tier 3 for the replay. Default: `recordedNavigator`, which answers with what tier 3 answered in the
+   * recording (from the recorded decision and LLM calls of the same seq) and never calls a model. A caller
+   * may instead pass an LLM navigator over a model that serves the recorded raw answers by prompt hash,
+   * which also notices when today's prompt differs from the recorded one.
+   */
+  navigator?: (current: () => RecordedRoute) => NavigatorPort;
+}
+
+const PAGE = 4096;
+
+/** The fields replay compares, taken from a decision. */
+export function replayedDecision(d: Decision): ReplayedDecision {
+  const r: ReplayedDecision = { decision: d.decision, next_step_id: d.next_step_id, needs_human: d.needs_human, tier: d.tier, rule: d.rule, reason: d.reason };
+  if (d.next_flow !== undefined) r.next_flow = d.next_flow;
+  if (d.detour_target !== undefined) r.detour_target = d.detour_target;
+  if (d.inject_flow !== undefined) r.inject_flow = d.inject_flow;
+  if (d.inject_nodes !== undefined) r.inject_nodes = d.inject_nodes;
+  if (d.return_to !== undefined) r.return_to = d.return_to;
+  if (d.signature !== undefined) r.signature = d.signature;
+  return r;
+}
+
+const COMPARED = ['decision', 'next_step_id', 'next_flow', 'detour_target', 'inject_flow', 'return_to', 'signature', 'needs_human', 'tier', 'rule'] as const;
+
+/** Compared fields that differ between a recorded and a replayed decision ([] when they agree). */
+export function diffDecisions(recorded: Decision, now: Decision): string[] {
+  const out: string[] = COMPARED.filter((k) => recorded[k] !== now[k]);
+  if (JSON.stringify(recorded.inject_nodes ?? null) !== JSON.stringify(now.inject_nodes ?? null)) out.push('inject_nodes');
+  return out;
+}
+
+/** The candidate id that leads to a decision (the inverse of the kernel's candidate list). */
+export function candidateIdFor(d: Decision): string {
+  switch (d.decision) {
+    case 'CONTINUE':
+      return `continue:${d.next_step_id}`;
+    case 'LOOP':
+      return `loop:${d.next_step_id}`;
+    case 'DETOUR':
+      return `detour:${d.detour_target ?? d.next_step_id}`;
+    case 'INJECT_FLOW':
+      return `inject_flow:${d.inject_flow}`;
+    case 'INJECT_NODES':
+      return 'inject_nodes';
+    case 'ESCALATE':
+      return 'escalate';
+    case 'TERMINATE':
+      return 'terminate';
+  }
+}
+
+/**
+ * Tier 3 from a recording: answers at each seq exactly what tier 3 answered then (its proposal, the answers it
+ * refused, why it skipped, its LLM calls and cost), without any model. Where tier 3 was not consulted in the
+ * recording it skips with rule `replay_no_recording`, so the replayed decision shows the divergence.
+ */
+export function recordedNavigator(current: () => RecordedRoute): NavigatorPort {
+  return async () => {
+    const { decision: d, llm_calls } = current();
+    const cost_usd = llm_calls.reduce((n, c) => n + c.usd, 0);
+    const rejected = d.rejected.filter((r) => r.tier === 3).map(({ tier: _tier, ...r }) => r);
+    const skipped = d.skipped?.find((s) => s.tier === 3);
+    if (skipped?.rule === 'navigator_error') throw new Error(skipped.reason);
+    const answer: NavigatorAnswer = { rejected, calls: llm_calls, cost_usd };
+    if (d.tier === 3) {
+      answer.proposal = { candidate_id: candidateIdFor(d), reason: d.reason, confidence: d.confidence };
+      if (d.inject_nodes) answer.proposal.inject_nodes = d.inject_nodes.map((n) => ({ ...n }));
+    } else if (skipped) {
+      answer.skipped = { rule: skipped.rule, reason: skipped.reason };
+    } else if (rejected.length === 0 && llm_calls.length === 0) {
+      answer.skipped = { rule: 'replay_no_recording', reason: `tier 3 was not consulted at seq ${current().seq} in the recording` };
+    }
+    return answer;
+  };
+}
+
+/**
+ * Re-routes the recorded requests of a run, in order, through a fresh in-memory kernel with `flows`, using
+ * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
+ */
+export async function replayRun(ledger: SqliteLedger, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
+  const run = ledger.requireRun(run_id);
+  let current: RecordedRoute = { seq: 0, decision: undefined as unknown as Decision, llm_calls: [] };
+  let ts = run.created_ts;
+  const kernel = createKernel({
+    flows,
+    validate: false,
+    navigator: (options.navigator ?? recordedNavigator)(() => current),
+    clock: () => new Date(ts),
+    maxLiveRuns: 4,
+  });
+  const divergences: Divergence[] = [];
+  const max = options.maxDivergences ?? Infinity;
+  let done = 0;
+  try {
+    for (let after = 0; divergences.length < max; ) {
+      const rows = ledger.sql.replayPage(run_id, after, PAGE);
+      if (rows.length === 0) break;
+      const first = rows[0]!.seq;
+      const last = rows[rows.length - 1]!.seq;
+      const calls = new Map<number, LlmCallRecord[]>();
+      if (rows.some((r) => r.llm_calls > 0)) {
+        for (const c of ledger.sql.llmCalls(run_id, first, last)) {
+          let list = calls.get(c.seq);
+          if (!list) calls.set(c.seq, (list = []));
+          list.push(JSON.parse(c.record) as LlmCallRecord);
+        }
+      }
+      for (const row of rows) {
+        const recorded = JSON.parse(row.decision_json) as Decision;
+        const request = JSON.parse(row.request) as RouteRequest;
+        current = { seq: row.seq, decision: recorded, llm_calls: calls.get(row.seq) ?? [] };
+        ts = row.ts;
+        let now: Decision | undefined;
+        let error: string | undefined;
+        try {
+          now = await kernel.route(request);
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err);
+        }
+        const fields = now ? diffDecisions(recorded, now) : ['error'];
+        if (fields.length > 0) {
+          const d: Divergence = { seq: row.seq, flow: request.flow, step: request.step_completed, fields, recorded: replayedDecision(recorded), now: now ? replayedDecision(now) : null };
+          if (error !== undefined) d.error = error;
+          divergences.push(d);
+          if (divergences.length >= max) break;
+        }
+        if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
+      }
+      after = last;
+    }
+  } finally {
+    kernel.close();
+  }
+  options.onProgress?.(done, run.last_seq);
+  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: ledger.sql.runFlowsHashes(run_id), divergences };
+}

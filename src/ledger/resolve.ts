@@ -1,0 +1,78 @@
+import { canonicalJson } from '../contracts/canonical-json.js';
+import type { DecisionKind } from '../contracts/decision.js';
+import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
+import type { FlowSet } from '../kernel/index.js';
+import { toEscalation } from './audit.js';
+import { resolutionHash } from './chain.js';
+import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError } from './errors.js';
+import type { SqliteLedger } from './sqlite-ledger.js';
+
+export interface ResolveInput {
+  escalation_id: string;
+  decision: string;
+  /** The step to go on with (CONTINUE, LOOP, DETOUR), or the flow to inject (INJECT_FLOW). */
+  next?: string;
+  by: string;
+  reason: string;
+}
+
+const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'TERMINATE'];
+
+/**
+ * Records how a person resolved an open escalation, after checking the move against the escalated flow's
+ * graph: the step exists (CONTINUE / DETOUR), is the step's loop target (LOOP), the flow is injectable
+ * (INJECT_FLOW). The resolution is bound to the ESCALATE row's hash, so verify notices if it is edited.
+ */
+export function resolveEscalation(ledger: SqliteLedger, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Escalation {
+  const row = ledger.sql.escalation(input.escalation_id);
+  if (!row) throw new UnknownEscalationError(input.escalation_id);
+  if (row.status === 'resolved') throw new EscalationAlreadyResolvedError(row.escalation_id, row.resolved_by ?? '?', row.resolved_ts ?? '?');
+  const by = input.by.trim();
+  const reason = input.reason.trim();
+  if (by === '') throw new InvalidResolutionError('--by must name who resolves the escalation');
+  if (reason === '') throw new InvalidResolutionError('--reason must say why');
+  const kind = input.decision.trim().toUpperCase() as DecisionKind;
+  if (!ALLOWED.includes(kind)) throw new InvalidResolutionError(`--decision must be one of ${ALLOWED.join(', ')} (got ${JSON.stringify(input.decision)})`);
+  const flow = flows.get(row.flow);
+  if (!flow) throw new InvalidResolutionError(`flow ${row.flow} of escalation ${row.escalation_id} is not among the loaded flows (--flows)`);
+  const step = flow.steps.get(row.step);
+  const steps = () => [...flow.steps.keys()].join(', ');
+  const resolution: Omit<EscalationResolution, 'ts'> & { ts?: string } = { decision: kind as EscalationResolution['decision'], next_step_id: null, by, reason };
+  const next = input.next?.trim() || undefined;
+  switch (kind) {
+    case 'TERMINATE':
+      if (next) throw new InvalidResolutionError('TERMINATE takes no --next');
+      break;
+    case 'CONTINUE':
+    case 'DETOUR': {
+      const target = next ?? (kind === 'CONTINUE' ? step?.def.next : undefined);
+      if (!target) throw new InvalidResolutionError(`${kind} needs --next STEP (a step of flow ${flow.id}: ${steps()})`);
+      if (!flow.steps.has(target)) throw new InvalidResolutionError(`step ${target} is not in flow ${flow.id} (steps: ${steps()})`);
+      resolution.next_step_id = target;
+      break;
+    }
+    case 'LOOP': {
+      const legal = step ? (step.loopTo ?? step.id) : undefined;
+      if (!legal) throw new InvalidResolutionError(`step ${row.step} is not a step of flow ${flow.id}; it cannot loop`);
+      if (next && next !== legal) throw new InvalidResolutionError(`LOOP from ${row.step} goes back to ${legal}, not ${next}`);
+      resolution.next_step_id = legal;
+      break;
+    }
+    case 'INJECT_FLOW': {
+      if (!next) throw new InvalidResolutionError(`INJECT_FLOW needs --next FLOW (one of: ${flow.injectFlows.join(', ') || 'none'})`);
+      if (!flow.injectFlows.includes(next)) throw new InvalidResolutionError(`flow ${next} is not injectable from ${flow.id} (inject_flows: ${flow.injectFlows.join(', ') || 'none'})`);
+      resolution.inject_flow = next;
+      resolution.next_step_id = flows.get(next)!.firstStep;
+      break;
+    }
+  }
+  resolution.ts = clock().toISOString();
+  const json = canonicalJson(resolution);
+  const routeHash = ledger.sql.routeHash(row.run_id, row.seq);
+  const hash = resolutionHash(routeHash ? routeHash.toString('hex') : '', row.escalation_id, json);
+  if (!ledger.sql.resolveEscalation(row.escalation_id, json, by, resolution.ts, Buffer.from(hash, 'hex'))) {
+    const again = ledger.sql.escalation(row.escalation_id)!;
+    throw new EscalationAlreadyResolvedError(row.escalation_id, again.resolved_by ?? '?', again.resolved_ts ?? '?');
+  }
+  return toEscalation(ledger.sql.escalation(row.escalation_id)!);
+}

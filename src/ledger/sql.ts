@@ -1,0 +1,491 @@
+// Every SQL statement of the ledger lives in this module, so that a server database can take SQLite's place
+// by reimplementing this one surface (see LedgerSql below).
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
+
+/** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
+export const LEDGER_APPLICATION_ID = 0x4e564b4c;
+/** Schema version this navkernel writes (`PRAGMA user_version`). */
+export const LEDGER_SCHEMA_VERSION = 1;
+
+/**
+ * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
+ *
+ * Index choice: `routes` is a rowid table (inserts append to its rightmost leaf) with the primary key
+ * (run_id, seq) as its one index; every per-route lookup (last snapshot of a run, a run's rows in order) is a
+ * range on that key, so route latency stays flat as the ledger grows. request_id gets a partial unique index
+ * that costs nothing for requests without one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE flow_sets (
+    id         INTEGER PRIMARY KEY,
+    flows_hash TEXT NOT NULL UNIQUE
+  );
+  CREATE TABLE runs (
+    run_id        TEXT PRIMARY KEY,
+    flow          TEXT NOT NULL,
+    created_ts    TEXT NOT NULL,
+    updated_ts    TEXT NOT NULL,
+    last_seq      INTEGER NOT NULL,
+    head_hash     BLOB NOT NULL,
+    offroad       INTEGER NOT NULL,
+    llm_calls     INTEGER NOT NULL,
+    cost_usd      REAL NOT NULL,
+    last_decision TEXT NOT NULL,
+    last_step     TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE routes (
+    run_id         TEXT NOT NULL,
+    seq            INTEGER NOT NULL,
+    flow           TEXT NOT NULL,
+    step           TEXT NOT NULL,
+    request_id     TEXT,
+    decision       TEXT NOT NULL,
+    next_step      TEXT,
+    tier           INTEGER NOT NULL,
+    rule           TEXT NOT NULL,
+    request        TEXT NOT NULL,
+    decision_json  TEXT NOT NULL,
+    state          TEXT NOT NULL,
+    latency_us     REAL NOT NULL,
+    cost_usd       REAL NOT NULL,
+    llm_calls      INTEGER NOT NULL,
+    kernel_version TEXT NOT NULL,
+    flow_set       INTEGER NOT NULL REFERENCES flow_sets(id),
+    ts             TEXT NOT NULL,
+    prev_hash      BLOB NOT NULL,
+    hash           BLOB NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE UNIQUE INDEX routes_request_id ON routes (run_id, request_id) WHERE request_id IS NOT NULL;
+  CREATE TABLE llm_calls (
+    run_id        TEXT NOT NULL,
+    seq           INTEGER NOT NULL,
+    idx           INTEGER NOT NULL,
+    provider      TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    purpose       TEXT NOT NULL,
+    attempt       INTEGER NOT NULL,
+    prompt_hash   TEXT NOT NULL,
+    raw_answer    TEXT,
+    outcome       TEXT NOT NULL,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    usd           REAL NOT NULL,
+    latency_ms    REAL NOT NULL,
+    record        TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq, idx)
+  ) WITHOUT ROWID;
+  CREATE TABLE escalations (
+    escalation_id TEXT PRIMARY KEY,
+    run_id        TEXT NOT NULL,
+    seq           INTEGER NOT NULL,
+    flow          TEXT NOT NULL,
+    step          TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    opened_ts     TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+    resolution    TEXT,
+    resolved_by   TEXT,
+    resolved_ts   TEXT,
+    -- sha256 over the ESCALATE row's hash and the resolution: ties the resolution into the run's chain.
+    resolution_hash BLOB
+  );
+  CREATE INDEX escalations_run ON escalations (run_id, status);
+  -- The run actors' persisted snapshots are routes.state (the snapshot after each route, in the same row and
+  -- the same hash chain); this view shows the latest one per run, which is what a restart restores.
+  CREATE VIEW run_snapshots AS
+    SELECT r.run_id, r.seq, r.state FROM runs u JOIN routes r ON r.run_id = u.run_id AND r.seq = u.last_seq;
+  `,
+];
+
+/** The synchronous setting a ledger runs with. */
+export type Durability = 'full' | 'normal';
+
+export interface OpenDatabaseOptions {
+  /** Create the file (and its folder) when missing. Read-only commands pass false. */
+  create: boolean;
+  durability: Durability;
+  /** ms to wait for another process's write lock before SQLITE_BUSY. */
+  busyTimeoutMs: number;
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+function readMagic(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    return buf.subarray(0, n).toString('latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens (or creates) a ledger database: checks it is ours and not newer than this version before writing
+ * anything to it, then sets WAL, the durability and the busy timeout, and applies pending migrations.
+ */
+export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.Database {
+  const exists = existsSync(file);
+  if (!exists) {
+    if (!opts.create) throw new LedgerNotFoundError(file);
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  } else if (statSync(file).size > 0 && readMagic(file) !== SQLITE_MAGIC) {
+    throw new NotALedgerError(file, 'not a SQLite file');
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: !opts.create });
+  } catch (err) {
+    throw new NotALedgerError(file, (err as Error).message, { cause: err });
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
+    checkOwnership(db, file);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Fewer, larger checkpoints: each checkpoint fsyncs, and at 1000 pages (the default) they dominate
+    // the cost of a NORMAL commit.
+    db.pragma('wal_autocheckpoint = 8000');
+    db.pragma('journal_size_limit = 67108864');
+    db.pragma('cache_size = -32000');
+    migrate(db, file);
+    return db;
+  } catch (err) {
+    db.close();
+    if (err instanceof Error && 'code' in err && (err as { code: unknown }).code === 'SQLITE_NOTADB') {
+      throw new NotALedgerError(file, 'not a SQLite database', { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Refuses foreign databases and newer schemas with reads only, so such a file is never modified. */
+function checkOwnership(db: Database.Database, file: string): void {
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (appId === 0 && version === 0) {
+    const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+    if (tables.n > 0) throw new NotALedgerError(file, 'a SQLite database of another application');
+    return;
+  }
+  if (appId !== LEDGER_APPLICATION_ID) throw new NotALedgerError(file, `application_id is ${appId}`);
+  if (version > LEDGER_SCHEMA_VERSION) throw new LedgerTooNewError(file, version, LEDGER_SCHEMA_VERSION);
+}
+
+function migrate(db: Database.Database, file: string): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current === LEDGER_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const v = db.pragma('user_version', { simple: true }) as number;
+    if (v > LEDGER_SCHEMA_VERSION) throw new LedgerTooNewError(file, v, LEDGER_SCHEMA_VERSION);
+    for (let i = v; i < LEDGER_SCHEMA_VERSION; i++) db.exec(MIGRATIONS[i]!);
+    db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
+    db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/** A route row as stored. JSON columns hold canonical JSON; hashes are raw sha256 bytes. */
+export interface RouteRow {
+  run_id: string;
+  seq: number;
+  flow: string;
+  step: string;
+  request_id: string | null;
+  decision: string;
+  next_step: string | null;
+  tier: number;
+  rule: string;
+  request: string;
+  decision_json: string;
+  state: string;
+  latency_us: number;
+  cost_usd: number;
+  llm_calls: number;
+  kernel_version: string;
+  flows_hash: string;
+  ts: string;
+  prev_hash: Buffer;
+  hash: Buffer;
+}
+
+/** An LLM call row as stored; `record` is the canonical JSON of the LlmCallRecord (what the chain hashes). */
+export interface LlmCallRow {
+  run_id: string;
+  seq: number;
+  idx: number;
+  provider: string;
+  model: string;
+  purpose: string;
+  attempt: number;
+  prompt_hash: string;
+  raw_answer: string | null;
+  outcome: string;
+  input_tokens: number;
+  output_tokens: number;
+  usd: number;
+  latency_ms: number;
+  record: string;
+}
+
+export interface RunRow {
+  run_id: string;
+  flow: string;
+  created_ts: string;
+  updated_ts: string;
+  last_seq: number;
+  head_hash: Buffer;
+  offroad: number;
+  llm_calls: number;
+  cost_usd: number;
+  last_decision: string;
+  last_step: string;
+}
+
+export interface EscalationRow {
+  escalation_id: string;
+  run_id: string;
+  seq: number;
+  flow: string;
+  step: string;
+  reason: string;
+  opened_ts: string;
+  status: 'open' | 'resolved';
+  resolution: string | null;
+  resolved_by: string | null;
+  resolved_ts: string | null;
+  resolution_hash: Buffer | null;
+}
+
+/** What one append writes, beyond the route row. */
+export interface AppendWrite {
+  route: RouteRow;
+  llmCalls: LlmCallRow[];
+  escalation: Omit<EscalationRow, 'status' | 'resolution' | 'resolved_by' | 'resolved_ts' | 'resolution_hash'> | null;
+  offroad: boolean;
+}
+
+const ROUTE_COLUMNS =
+  'r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, ' +
+  'r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, f.flows_hash, r.ts, r.prev_hash, r.hash';
+
+/** The ledger's SQL surface: prepared once per connection, each method one statement or one transaction. */
+export class LedgerSql {
+  readonly db: Database.Database;
+  private readonly flowSetIds = new Map<string, number>();
+  private readonly s;
+  private readonly appendTx: (w: AppendWrite) => void;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+    this.s = {
+      insertRoute: db.prepare(
+        'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, ' +
+          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+      ),
+      upsertRun: db.prepare(
+        'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) ' +
+          'VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id) DO UPDATE SET updated_ts = excluded.updated_ts, last_seq = excluded.last_seq, ' +
+          'head_hash = excluded.head_hash, offroad = offroad + excluded.offroad, llm_calls = llm_calls + excluded.llm_calls, ' +
+          'cost_usd = cost_usd + excluded.cost_usd, last_decision = excluded.last_decision, last_step = excluded.last_step ' +
+          'WHERE runs.last_seq = excluded.last_seq - 1',
+      ),
+      insertLlmCall: db.prepare(
+        'INSERT INTO llm_calls (run_id, seq, idx, provider, model, purpose, attempt, prompt_hash, raw_answer, outcome, input_tokens, ' +
+          'output_tokens, usd, latency_ms, record) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+      ),
+      insertEscalation: db.prepare(
+        "INSERT INTO escalations (escalation_id, run_id, seq, flow, step, reason, opened_ts, status) VALUES (?,?,?,?,?,?,?,'open')",
+      ),
+      selectFlowSet: db.prepare('SELECT id FROM flow_sets WHERE flows_hash = ?').pluck(),
+      insertFlowSet: db.prepare('INSERT OR IGNORE INTO flow_sets (flows_hash) VALUES (?)'),
+      lastState: db.prepare('SELECT state FROM routes WHERE run_id = ? ORDER BY seq DESC LIMIT 1').pluck(),
+      byRequestId: db.prepare('SELECT decision_json FROM routes WHERE run_id = ? AND request_id = ?').pluck(),
+      routesPage: db.prepare(
+        `SELECT ${ROUTE_COLUMNS} FROM routes r JOIN flow_sets f ON f.id = r.flow_set WHERE r.run_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`,
+      ),
+      replayPage: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      llmCallsRange: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, idx'),
+      offroadRows: db.prepare(
+        "SELECT seq, flow, step, decision_json, ts FROM routes WHERE run_id = ? AND decision <> 'CONTINUE' ORDER BY seq",
+      ),
+      runFlowsHashes: db.prepare(
+        'SELECT flows_hash FROM flow_sets WHERE id IN (SELECT DISTINCT flow_set FROM routes WHERE run_id = ?) ORDER BY id',
+      ).pluck(),
+      runFlows: db.prepare('SELECT DISTINCT flow FROM routes WHERE run_id = ? ORDER BY flow').pluck(),
+      run: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+      runs: db.prepare('SELECT * FROM runs ORDER BY created_ts, run_id'),
+      runIds: db.prepare('SELECT run_id FROM runs ORDER BY run_id').pluck(),
+      routeRunIds: db.prepare('SELECT DISTINCT run_id FROM routes ORDER BY run_id').pluck(),
+      openEscalationCount: db.prepare("SELECT count(*) FROM escalations WHERE run_id = ? AND status = 'open'").pluck(),
+      escalation: db.prepare('SELECT * FROM escalations WHERE escalation_id = ?'),
+      runEscalations: db.prepare('SELECT * FROM escalations WHERE run_id = ? ORDER BY seq'),
+      resolveEscalation: db.prepare(
+        "UPDATE escalations SET status = 'resolved', resolution = ?, resolved_by = ?, resolved_ts = ?, resolution_hash = ? WHERE escalation_id = ? AND status = 'open'",
+      ),
+      tierRuleCounts: db.prepare(
+        'SELECT tier, rule, decision, count(*) AS count FROM routes WHERE run_id = ? GROUP BY tier, rule, decision ORDER BY tier, rule, decision',
+      ),
+      routeHash: db.prepare('SELECT hash FROM routes WHERE run_id = ? AND seq = ?').pluck(),
+      runLlmCalls: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? ORDER BY seq, idx'),
+      countRoutes: db.prepare('SELECT count(*) FROM routes').pluck(),
+      pageCount: db.prepare('SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()').pluck(),
+    };
+    this.appendTx = db.transaction((w: AppendWrite) => {
+      const r = w.route;
+      const flowSet = this.flowSetId(r.flows_hash);
+      this.s.insertRoute.run(
+        r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state,
+        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash,
+      );
+      const up = this.s.upsertRun.run(
+        r.run_id, r.flow, r.ts, r.ts, r.seq, r.hash, w.offroad ? 1 : 0, r.llm_calls, r.cost_usd, r.decision, r.step,
+      );
+      if (up.changes !== 1) throw new SeqConflict();
+      for (const c of w.llmCalls) {
+        this.s.insertLlmCall.run(
+          c.run_id, c.seq, c.idx, c.provider, c.model, c.purpose, c.attempt, c.prompt_hash, c.raw_answer, c.outcome,
+          c.input_tokens, c.output_tokens, c.usd, c.latency_ms, c.record,
+        );
+      }
+      const e = w.escalation;
+      if (e) this.s.insertEscalation.run(e.escalation_id, e.run_id, e.seq, e.flow, e.step, e.reason, e.opened_ts);
+    });
+  }
+
+  private flowSetId(hash: string): number {
+    let id = this.flowSetIds.get(hash);
+    if (id === undefined) {
+      this.s.insertFlowSet.run(hash);
+      id = this.s.selectFlowSet.get(hash) as number;
+      this.flowSetIds.set(hash, id);
+    }
+    return id;
+  }
+
+  /**
+   * Writes a route, its LLM calls, its escalation and the run head in one IMMEDIATE transaction
+   * (taking the write lock up front, so a busy ledger waits for busy_timeout instead of failing mid-way).
+   * Throws SeqConflict when the seq is already taken or does not follow the run's head.
+   */
+  append(w: AppendWrite): void {
+    try {
+      (this.appendTx as unknown as { immediate: (w: AppendWrite) => void }).immediate(w);
+    } catch (err) {
+      // A rolled-back transaction may have cached a flow set id that was never committed.
+      this.flowSetIds.clear();
+      if (err instanceof SeqConflict) throw err;
+      if (err instanceof Error && 'code' in err && /^SQLITE_CONSTRAINT_(PRIMARYKEY|UNIQUE)$/.test(String((err as { code: unknown }).code))) {
+        throw new SeqConflict(err);
+      }
+      throw err;
+    }
+  }
+
+  lastState(runId: string): string | undefined {
+    return this.s.lastState.get(runId) as string | undefined;
+  }
+
+  decisionByRequestId(runId: string, requestId: string): string | undefined {
+    return this.s.byRequestId.get(runId, requestId) as string | undefined;
+  }
+
+  routesPage(runId: string, afterSeq: number, limit: number): RouteRow[] {
+    return this.s.routesPage.all(runId, afterSeq, limit) as RouteRow[];
+  }
+
+  replayPage(runId: string, afterSeq: number, limit: number): { seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[] {
+    return this.s.replayPage.all(runId, afterSeq, limit) as { seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[];
+  }
+
+  llmCalls(runId: string, fromSeq: number, toSeq: number): LlmCallRow[] {
+    return this.s.llmCallsRange.all(runId, fromSeq, toSeq) as LlmCallRow[];
+  }
+
+  runLlmCalls(runId: string): LlmCallRow[] {
+    return this.s.runLlmCalls.all(runId) as LlmCallRow[];
+  }
+
+  offroadRows(runId: string): { seq: number; flow: string; step: string; decision_json: string; ts: string }[] {
+    return this.s.offroadRows.all(runId) as { seq: number; flow: string; step: string; decision_json: string; ts: string }[];
+  }
+
+  runFlows(runId: string): string[] {
+    return this.s.runFlows.all(runId) as string[];
+  }
+
+  /** Distinct flow definitions (their hashes) a run was routed with, in order of first use in this ledger. */
+  runFlowsHashes(runId: string): string[] {
+    return this.s.runFlowsHashes.all(runId) as string[];
+  }
+
+  run(runId: string): RunRow | undefined {
+    return this.s.run.get(runId) as RunRow | undefined;
+  }
+
+  runs(): RunRow[] {
+    return this.s.runs.all() as RunRow[];
+  }
+
+  /** Run ids known to the runs table and to the routes table (they differ only in a tampered ledger). */
+  allRunIds(): string[] {
+    const ids = new Set([...(this.s.runIds.all() as string[]), ...(this.s.routeRunIds.all() as string[])]);
+    return [...ids].sort();
+  }
+
+  openEscalationCount(runId: string): number {
+    return this.s.openEscalationCount.get(runId) as number;
+  }
+
+  escalation(id: string): EscalationRow | undefined {
+    return this.s.escalation.get(id) as EscalationRow | undefined;
+  }
+
+  runEscalations(runId: string): EscalationRow[] {
+    return this.s.runEscalations.all(runId) as EscalationRow[];
+  }
+
+  /** Marks an open escalation resolved; false when it was not open (resolved meanwhile by someone else). */
+  resolveEscalation(id: string, resolutionJson: string, by: string, ts: string, hash: Buffer): boolean {
+    return this.s.resolveEscalation.run(resolutionJson, by, ts, hash, id).changes === 1;
+  }
+
+  routeHash(runId: string, seq: number): Buffer | undefined {
+    return this.s.routeHash.get(runId, seq) as Buffer | undefined;
+  }
+
+  tierRuleCounts(runId: string): { tier: number; rule: string; decision: string; count: number }[] {
+    return this.s.tierRuleCounts.all(runId) as { tier: number; rule: string; decision: string; count: number }[];
+  }
+
+  routeCount(): number {
+    return this.s.countRoutes.get() as number;
+  }
+
+  /** Bytes of the main database file's pages (WAL excluded; checkpoint first for a full figure). */
+  databaseBytes(): number {
+    return this.s.pageCount.get() as number;
+  }
+
+  checkpoint(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** The seq was already recorded for this run (or does not follow its head): a second writer on the run. */
+export class SeqConflict extends Error {
+  constructor(cause?: unknown) {
+    super('seq conflict', { cause });
+    this.name = 'SeqConflict';
+  }
+}
