@@ -6,6 +6,7 @@ import { CandidateMove } from './candidate.js';
 import { LlmCallRecord } from './llm-call.js';
 import { NAVIGATOR_SCHEMAS } from './navigator-schemas.js';
 import { LEDGER_SCHEMAS } from './ledger.js';
+import { LLM_SCHEMAS } from '../llm/llm-schemas.js';
 
 /** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
 export interface RegisteredSchema {
@@ -24,4 +25,5 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   { name: 'llm-call-record', schema: LlmCallRecord, io: 'output' },
   ...NAVIGATOR_SCHEMAS,
   ...LEDGER_SCHEMAS,
+  ...LLM_SCHEMAS,
 ];
