@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { NavkernelError, ValidationError, compileValidator, type NavigatorPort } from '../contracts/index.js';
+import { createLanguageModel, createLlmNavigator, type PricingTable } from '../llm/index.js';
+
+/** The tier-3 flags of `route` and `demo`, as commander gives them. */
+export interface LlmFlags {
+  llm?: string;
+  budgetUsd?: string | number;
+  llmTimeoutMs?: string | number;
+  pricing?: string;
+}
+
+/** Adds `--llm`, `--budget-usd`, `--llm-timeout-ms` and `--pricing` to a command. */
+export function addLlmOptions(cmd: Command): Command {
+  return cmd
+    .option('--llm <spec>', 'tier-3 model: anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (keys from ANTHROPIC_API_KEY / GEMINI_API_KEY)')
+    .option('--budget-usd <usd>', 'USD a run may spend on tier 3 (default 2.00)')
+    .option('--llm-timeout-ms <ms>', 'per-attempt model timeout in ms (default 5000)')
+    .option('--pricing <file>', 'pricing table (JSON or YAML, schemas/llm-pricing-table.schema.json) overriding the presets');
+}
+
+function positiveNumber(flag: string, v: string | number): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new NavkernelError('INVALID_OPTION', `${flag} must be a number > 0, got ${JSON.stringify(String(v))}`);
+  return n;
+}
+
+/** Reads and validates a pricing table file. */
+export function loadPricingTable(file: string): PricingTable {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new NavkernelError('INVALID_PRICING', `cannot read pricing table ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const r = compileValidator<PricingTable>('llm-pricing-table')(doc);
+  if (!r.success) throw new ValidationError('INVALID_PRICING', file, r.issues);
+  return r.data;
+}
+
+/** The tier-3 navigator the flags ask for, or undefined without `--llm`. Bad flags are typed errors naming the flag. */
+export function navigatorFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): NavigatorPort | undefined {
+  if (!flags.llm) {
+    if (flags.budgetUsd !== undefined) positiveNumber('--budget-usd', flags.budgetUsd);
+    return undefined;
+  }
+  const model = createLanguageModel(flags.llm, { env });
+  return createLlmNavigator(model, {
+    ...(flags.budgetUsd !== undefined ? { budgetUsd: positiveNumber('--budget-usd', flags.budgetUsd) } : {}),
+    ...(flags.llmTimeoutMs !== undefined ? { retry: { timeoutMs: positiveNumber('--llm-timeout-ms', flags.llmTimeoutMs) } } : {}),
+    ...(flags.pricing ? { pricing: loadPricingTable(flags.pricing).models } : {}),
+  });
+}
