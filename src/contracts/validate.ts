@@ -44,6 +44,19 @@ function describe(err: ErrorObject): ValidationIssue {
       return { path: toJsonPath(err.instancePath), code: 'enum', message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'type':
       return { path: toJsonPath(err.instancePath), code: 'type', message: `expected ${String(p.type)}` };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a number ${String(p.comparison)} ${String(p.limit)}` };
+    case 'minLength':
+      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string of at least ${String(p.limit)} character(s)` };
+    case 'maxLength':
+      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string of at most ${String(p.limit)} character(s)` };
+    case 'minItems':
+      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected at least ${String(p.limit)} item(s)` };
+    case 'pattern':
+      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string matching ${String(p.pattern)}` };
     default:
       return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected value that ${err.message ?? 'matches the schema'}` };
   }

@@ -165,6 +165,12 @@ export function createKernel(options: KernelOptions): Kernel {
     return outcome.decision;
   }
 
+  function recordedFor(req: RouteRequest): Decision | undefined {
+    if (req.request_id === undefined) return undefined;
+    const recorded = store.findByRequestId(req.run_id, req.request_id);
+    return recorded ? structuredClone(recorded) : undefined;
+  }
+
   function route(request: unknown): Promise<Decision> {
     let req: RouteRequest;
     try {
@@ -172,10 +178,8 @@ export function createKernel(options: KernelOptions): Kernel {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (req.request_id !== undefined) {
-      const recorded = store.findByRequestId(req.run_id, req.request_id);
-      if (recorded) return Promise.resolve(structuredClone(recorded));
-    }
+    const recorded = recordedFor(req);
+    if (recorded) return Promise.resolve(recorded);
     const pending = busy.get(req.run_id);
     if (!pending) {
       const p = routeNow(req);
@@ -183,10 +187,8 @@ export function createKernel(options: KernelOptions): Kernel {
       if (actors.get(req.run_id)?.getSnapshot().value !== 'idle') track(req.run_id, p);
       return p;
     }
-    const p = pending.then(
-      () => route(request),
-      () => route(request),
-    );
+    const next = () => recordedFor(req) ?? routeNow(req);
+    const p = pending.then(next, next);
     track(req.run_id, p);
     return p;
   }

@@ -1,0 +1,96 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { coProcess, runCli } from '../support/cli.js';
+
+const line = (o: object) => JSON.stringify(o);
+const step = (step_completed: string, status: string, extra: object = {}) => line({ run_id: 'cli-1', flow: 'build', step_completed, status, ...extra });
+
+describe('navkernel route', () => {
+  it('prints one decision per JSONL line, and accepts pretty-printed documents', () => {
+    const pretty = JSON.stringify({ run_id: 'cli-1', flow: 'build', step_completed: 'build-step-2', status: 'UNVERIFIED' }, null, 2);
+    const r = runCli(['route', '--flows', 'charters'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const decisions = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(decisions.map((d) => `${d.decision}:${d.next_step_id}`)).toEqual(['CONTINUE:build-step-2', 'LOOP:build-step-1']);
+  });
+
+  it('answers each line before the next is written (co-process)', async () => {
+    const co = coProcess(['route', '--flows', 'charters']);
+    const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
+    expect(first).toMatchObject({ decision: 'LOOP', iteration: 1 });
+    const second = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
+    expect(second).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
+    expect(await co.close()).toBe(0);
+  });
+
+  it('stops at a bad line with one error naming the line and JSON path; earlier lines stay routed', () => {
+    const r = runCli(['route'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
+  });
+
+  it('routes nothing from a half-read or malformed document', () => {
+    const half = runCli(['route'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"`);
+    expect(half.code).toBe(1);
+    expect(half.stdout.trim().split('\n')).toHaveLength(1);
+    expect(half.stderr).toMatch(/line 2: the input ended in the middle of a JSON document/);
+    const junk = runCli(['route'], '{"run_id": oops}\n');
+    expect(junk.code).toBe(1);
+    expect(junk.stdout).toBe('');
+    expect(junk.stderr).toMatch(/line 1: not valid JSON/);
+  });
+
+  it('reports an unknown flow directory clearly', () => {
+    const r = runCli(['route', '--flows', 'no-such-dir'], step('build-step-1', 'VERIFIED'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no-such-dir.*no such file or folder/);
+  });
+});
+
+describe('navkernel validate', () => {
+  it('accepts the sample charters and valid requests', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    writeFileSync(path.join(dir, 'req.json'), step('build-step-1', 'VERIFIED'));
+    writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('a', 'b')}\n${step('c', 'd')}\n`);
+    const r = runCli(['validate', 'charters', path.join(dir, 'req.json'), path.join(dir, 'reqs.jsonl')]);
+    expect(r.stdout).toBe('ok: 7 flow(s), 3 request(s) valid\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('lists every problem of bad flow and request files', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    writeFileSync(path.join(dir, 'flow.yaml'), 'flow: f\ncharter: { goal: g, key_question: q }\nsteps:\n  - { id: a, agent: x, next: b }\n');
+    writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('a', 'b')}\n{"run_id": 1}\n`);
+    const r = runCli(['validate', path.join(dir, 'flow.yaml'), path.join(dir, 'reqs.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/flow\.yaml: \$\.steps\[0\]\.next: next step "b" does not exist/);
+    expect(r.stderr).toMatch(/flow\.yaml: \$\.steps: flow f has no terminal step/);
+    expect(r.stderr).toMatch(/reqs\.jsonl: line 2: \$\.run_id: expected string/);
+    expect(r.stderr).toMatch(/reqs\.jsonl: line 2: \$\.flow: is required/);
+  });
+});
+
+describe('navkernel demo and help', () => {
+  it('routes a few hundred simulated steps and summarises by tier', () => {
+    const r = runCli(['demo', '--json']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.routes).toBeGreaterThan(150);
+    expect(s.byTier[1] + s.byTier[2] + s.byTier[3] + s.byTier[4] + s.byTier[5]).toBe(s.routes);
+    expect(s.byDecision.DETOUR).toBeGreaterThan(0);
+    expect(s.byDecision.INJECT_FLOW).toBe(1);
+    expect(s.byDecision.LOOP).toBeGreaterThan(0);
+  });
+
+  it('has --help on every command', () => {
+    for (const cmd of ['route', 'validate', 'demo']) {
+      const r = runCli([cmd, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`Usage: navkernel ${cmd}`));
+    }
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { createKernel, MemoryStore } from '../../src/kernel/index.js';
+import { req, testFlows } from '../support/kernel-fixtures.js';
+
+describe('run actors', () => {
+  it('restores an evicted run from its stored state, with the same counters', async () => {
+    const store = new MemoryStore();
+    const k = createKernel({ flows: testFlows(), store, maxLiveRuns: 1 });
+    expect(await k.route(req('check', 'UNVERIFIED'))).toMatchObject({ decision: 'LOOP', iteration: 1 });
+    await k.route({ ...req('write', 'VERIFIED'), run_id: 'other' }); // evicts run-1
+    expect(k.liveRuns).toBe(1);
+    expect(await k.route(req('check', 'UNVERIFIED'))).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
+  });
+
+  it('gives a restarted kernel on the same store the answer the first would have given', async () => {
+    const store = new MemoryStore();
+    const before = createKernel({ flows: testFlows(), store });
+    await before.route(req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } }));
+    const restarted = createKernel({ flows: testFlows(), store });
+    const uninterrupted = createKernel({ flows: testFlows() });
+    await uninterrupted.route(req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } }));
+    const next = req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } });
+    expect(await restarted.route(next)).toEqual(await uninterrupted.route(next));
+  });
+
+  it('returns the recorded decision for a repeated request_id and records nothing new', async () => {
+    const store = new MemoryStore({ keepRecords: true });
+    const k = createKernel({ flows: testFlows(), store });
+    const first = await k.route(req('check', 'UNVERIFIED', { request_id: 'step-42' }));
+    const again = await k.route(req('check', 'UNVERIFIED', { request_id: 'step-42' }));
+    expect(again).toEqual(first);
+    expect(store.records).toHaveLength(1);
+    expect(k.runState('run-1')!.loops).toEqual({ 'build/check': 1 });
+  });
+
+  it('leaves the run as recorded when the store fails to append', async () => {
+    const store = new MemoryStore();
+    const k = createKernel({ flows: testFlows(), store });
+    await k.route(req('check', 'UNVERIFIED'));
+    const append = store.append.bind(store);
+    store.append = () => {
+      throw new Error('disk full');
+    };
+    await expect(k.route(req('check', 'UNVERIFIED'))).rejects.toThrow('disk full');
+    store.append = append;
+    expect(await k.route(req('check', 'UNVERIFIED'))).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
+  });
+});

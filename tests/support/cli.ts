@@ -1,0 +1,39 @@
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from './kernel-fixtures.js';
+
+export const BIN = path.join(ROOT, 'bin', 'navkernel.js');
+
+/** Runs the built CLI (dist/, made by `npm test`'s tsc step) to completion. */
+export function runCli(args: string[], input = '', env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts the CLI as a long-lived co-process; `ask` writes one line and resolves with the next stdout line. */
+export function coProcess(args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let buffered = '';
+  const waiting: ((line: string) => void)[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      waiting.shift()?.(line);
+    }
+  });
+  return {
+    ask(line: string): Promise<string> {
+      return new Promise((resolve) => {
+        waiting.push(resolve);
+        child.stdin.write(line + '\n');
+      });
+    },
+    close(): Promise<number | null> {
+      child.stdin.end();
+      return new Promise((resolve) => child.on('close', resolve));
+    },
+  };
+}
