@@ -140,7 +140,13 @@ export class SqliteLedger implements KernelStore {
     for (const row of this.sql.offroadRows(run_id)) {
       let lines = byFlow.get(row.flow);
       if (!lines) byFlow.set(row.flow, (lines = []));
-      lines.push(offRoadLine(row.step, JSON.parse(row.decision_json) as Decision, row.seq, row.ts));
+      let decision: Decision;
+      try {
+        decision = JSON.parse(row.decision_json) as Decision;
+      } catch {
+        continue; // a damaged row: verify reports it; it gives no line
+      }
+      lines.push(offRoadLine(row.step, decision, row.seq, row.ts));
     }
     return byFlow;
   }

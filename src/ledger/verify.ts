@@ -5,6 +5,8 @@ import type { JsonlRepair, VerifyIssue, VerifyReport } from '../contracts/ledger
 import { GENESIS_HASH, llmCallsJson, resolutionHash, routeHash } from './chain.js';
 import { readJsonl } from './decisions-jsonl.js';
 import { pathSegment } from './paths.js';
+import type { LlmCallRecord } from '../contracts/llm-call.js';
+import type { LlmCallRow } from './sql.js';
 import type { SqliteLedger } from './sqlite-ledger.js';
 
 export interface VerifyOptions {
@@ -63,18 +65,20 @@ function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
     const first = rows[0]!.seq;
     const last = rows[rows.length - 1]!.seq;
     const calls = new Map<number, string[]>();
+    const badCalls = new Set<number>();
     for (const c of sql.llmCalls(run_id, first, last)) {
       let list = calls.get(c.seq);
       if (!list) calls.set(c.seq, (list = []));
       list.push(c.record);
+      if (!llmColumnsMatch(c)) badCalls.add(c.seq);
     }
     for (const row of rows) {
-      const bad = (kind: VerifyIssue['kind'], message: string) => issues.push({ run_id, seq: row.seq, kind, message });
+      const bad = (kind: VerifyIssue['kind'], message: string, seq = row.seq) => issues.push({ run_id, seq, kind, message });
       const rowCalls = calls.get(row.seq) ?? [];
       const hash = row.hash.toString('hex');
       const prevHash = row.prev_hash.toString('hex');
       if (row.seq !== expectedSeq) {
-        bad('seq_gap', `expected seq ${expectedSeq}, found ${row.seq}: rows deleted or renumbered`);
+        bad('seq_gap', `expected seq ${expectedSeq}, found ${row.seq}: rows deleted or renumbered`, Math.min(expectedSeq, row.seq));
       } else if (prevHash !== prev) {
         bad('prev_hash_mismatch', `prev_hash does not match the hash of seq ${row.seq - 1}: a row before it was changed, deleted or moved`);
       } else if (
@@ -84,6 +88,8 @@ function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
         bad('hash_mismatch', `row content does not match its hash: edited after it was written`);
       } else if (rowCalls.length !== row.llm_calls) {
         bad('llm_calls_mismatch', `row records ${row.llm_calls} LLM calls, the llm_calls table has ${rowCalls.length}`);
+      } else if (badCalls.has(row.seq)) {
+        bad('llm_calls_mismatch', 'an llm_calls row disagrees with its hashed record');
       } else {
         let decision: Decision | undefined;
         try {
@@ -126,6 +132,20 @@ function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
     });
   }
   return count;
+}
+
+/** The queryable columns of an LLM call row repeat its hashed record; an edit to one of them shows here. */
+function llmColumnsMatch(c: LlmCallRow): boolean {
+  try {
+    const r = JSON.parse(c.record) as LlmCallRecord;
+    return (
+      r.provider === c.provider && r.model === c.model && r.purpose === c.purpose && r.attempt === c.attempt && r.prompt_hash === c.prompt_hash &&
+      r.raw_answer === c.raw_answer && r.outcome === c.outcome && r.input_tokens === c.input_tokens && r.output_tokens === c.output_tokens &&
+      r.usd === c.usd && r.latency_ms === c.latency_ms
+    );
+  } catch {
+    return false;
+  }
 }
 
 function verifyJsonl(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]): number {
