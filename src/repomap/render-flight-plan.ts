@@ -58,6 +58,8 @@ export interface RenderFlightPlanOptions extends IndexOptions {
   matchWords?: string[];
   /** First line of the text (default none). */
   title?: string;
+  /** Paths to consider first, in this order, before the ranking (the navigator's load plan). */
+  priority?: string[];
 }
 
 export interface RenderResult {
@@ -124,7 +126,11 @@ export async function renderFlightPlan(repoRoot: string, planInput: FlightPlanIn
   const matchWords = options.matchWords ? new Set(options.matchWords.map((w) => w.toLowerCase())) : undefined;
   const warnings: string[] = [];
   const byPath = new Map(index.files.map((f) => [f.path, f]));
-  const ranking = rankFiles(index.files, plan.focus);
+  let ranking = rankFiles(index.files, plan.focus);
+  if (options.priority?.length) {
+    const pos = new Map(options.priority.map((p, i) => [p, i]));
+    ranking = [...ranking.filter((r) => pos.has(r.path)).sort((a, b) => pos.get(a.path)! - pos.get(b.path)!), ...ranking.filter((r) => !pos.has(r.path))];
+  }
   const header = options.title ? `${options.title}\n\n` : '';
   const budget = plan.budget;
   let used = countTokens(header);

@@ -1,0 +1,262 @@
+import { createActor, fromPromise, waitFor } from 'xstate';
+import { navigatorMachine, type NavigatorMachineContext, type StepOutput } from '../../machines/navigator.machine.js';
+import type { FlightPlan } from '../contracts/index.js';
+import { NavkernelError } from '../contracts/errors.js';
+import { indexRepo, type IndexStats, type MapFile, type RepoIndex } from '../repomap/index.js';
+import { buildArtifacts, type ArtifactInput } from './artifacts.js';
+import { measureCompression } from './compression.js';
+import { intakeCapsule } from './intake.js';
+import { checkBranch, checkCompression, checkExtraction, checkLoad, checkTrunk } from './invariants.js';
+import { loadContext, type LoadInput } from './load.js';
+import { extractMagicWords } from './magic-words.js';
+import { loadRegistry } from './registry.js';
+import { socraticReview, type ReviewInput } from './review.js';
+import { branchIfNeeded, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
+import type {
+  Artifacts,
+  BranchResult,
+  CompressionResult,
+  IntakeResult,
+  LoadResult,
+  MagicWord,
+  MagicWordsResult,
+  ReviewResult,
+  TierMap,
+  TierRegistry,
+  TrunkResult,
+  Violation,
+} from './types.js';
+
+/** The work of each FSM state. Replaceable (tests provoke forbidden states this way); the invariant checks are not. */
+export interface NavigatorSteps {
+  intakeQuery(capsule: unknown): Promise<IntakeResult>;
+  extractMagicWords(intake: IntakeResult): Promise<MagicWordsResult>;
+  mapToTiers(words: MagicWord[], registry: TierRegistry): TierMap;
+  traverseTrunk(input: TraversalInput): TrunkResult;
+  branchIfNeeded(input: TraversalInput, trunk: TrunkResult): BranchResult;
+  loadContext(input: LoadInput): Promise<LoadResult>;
+  validateCompression(task: string, load: LoadResult): CompressionResult;
+  buildArtifacts(input: ArtifactInput): Artifacts;
+  socraticReview(input: ReviewInput): ReviewResult;
+}
+
+export interface NavigatorOptions {
+  /** Cache directory for the repo index and built registries (default `runs/.cache`); false disables. */
+  cacheDir?: string | false;
+  /** A magic-words.jsonl to use instead of the repo's own or a built one. */
+  registryFile?: string;
+  /** Progress of indexing (files done / total). */
+  onProgress?: (done: number, total: number) => void;
+  /** Working directory a relative REPO_ROOT resolves against. */
+  cwd?: string;
+  /** Replace steps (for tests and experiments). */
+  steps?: Partial<NavigatorSteps>;
+}
+
+export type NavigatorExit = 'EXIT_PASS' | 'EXIT_NEED_INFO' | 'EXIT_BLOCKED';
+
+/** Everything a navigation produced. */
+export interface NavigationOutcome {
+  exit: NavigatorExit;
+  /** As written in navigation_map.json: `PASS`, `NEED_INFO: …`, `BLOCKED: …`. */
+  stop_reason: string;
+  violations: Violation[];
+  /** FSM states entered, in order. */
+  states: string[];
+  artifacts: Pick<Artifacts, 'navigation_map' | 'context_load_receipt' | 'compression_report' | 'context_md'>;
+  magic_words: MagicWord[];
+  /** Files loaded (level > 0). */
+  loaded: MapFile[];
+  /** The FlightPlan that rendered the context (a starting point for the explorer). */
+  flight_plan?: FlightPlan;
+  review?: ReviewResult;
+  passes: number;
+  index_stats?: IndexStats;
+  registry?: { source: TierRegistry['source']; origin: string; words: number };
+}
+
+/** The default steps: the real implementations. */
+export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
+  return {
+    intakeQuery: async (capsule) => intakeCapsule(capsule, options.cwd),
+    extractMagicWords: async (intake) => {
+      const index: RepoIndex = await indexRepo(intake.repo_root!, {
+        ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+      const registry = loadRegistry(index, {
+        ...(options.registryFile ? { registryFile: options.registryFile } : {}),
+        cacheDir: options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir,
+      });
+      const hint = intake.capsule.magic_words_hint;
+      const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
+      if (words.length) return { kind: 'found', words, unknown_hint, registry, index };
+      const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
+      const reason =
+        hintState === 'absent'
+          ? 'no magic words found: no word of the task is a registry word or alias, and no hint was given'
+          : hintState === 'empty'
+            ? 'no magic words found: no word of the task is a registry word or alias, and the hint is empty'
+            : `no magic words found: neither the task nor the hint (${hint!.join(', ')}) contains a registry word or alias`;
+      return { kind: 'none_found', reason, hint: hintState, unknown_hint, registry, index };
+    },
+    mapToTiers,
+    traverseTrunk,
+    branchIfNeeded,
+    loadContext,
+    validateCompression: measureCompression,
+    buildArtifacts,
+    socraticReview,
+  };
+}
+
+function found(ctx: NavigatorMachineContext): Extract<MagicWordsResult, { kind: 'found' }> {
+  if (ctx.magic?.kind !== 'found') throw new NavkernelError('NAVIGATOR_FAULT', 'navigator: a traversal step ran without magic words');
+  return ctx.magic;
+}
+
+function traversalInput(ctx: NavigatorMachineContext): TraversalInput {
+  const m = found(ctx);
+  const skip = ctx.violations.length > 0;
+  return {
+    words: skip ? [] : m.words,
+    registry: m.registry,
+    index: m.index,
+    constraints: ctx.intake!.capsule.constraints,
+    max_files: ctx.intake!.capsule.budget.max_files,
+    pass: ctx.pass,
+    ...(ctx.review ? { review: ctx.review } : {}),
+  };
+}
+
+
+function stopReason(ctx: NavigatorMachineContext, exit: NavigatorExit): string {
+  if (exit === 'EXIT_PASS') return 'PASS';
+  if (exit === 'EXIT_NEED_INFO') {
+    if (ctx.intake && ctx.intake.missing.length) return `NEED_INFO: ${ctx.intake.missing.join('; ')}`;
+    if (ctx.magic?.kind === 'none_found') return `NEED_INFO: ${ctx.magic.reason}`;
+    return 'NEED_INFO: inputs incomplete';
+  }
+  const v = ctx.violations[0];
+  if (v) return `BLOCKED: ${v.state} (${v.detail})`;
+  if (ctx.review?.limits_exceeded.length) return `BLOCKED: BUDGET_EXCEEDED (${ctx.review.limits_exceeded.join('; ')})`;
+  if (ctx.compression && !ctx.review) return `BLOCKED: COMPRESSION_GATE (${ctx.compression.report.notes})`;
+  if (ctx.review && !ctx.review.compression_valid) return `BLOCKED: COMPRESSION_GATE (${ctx.review.compression_problem ?? 'invalid'})`;
+  if (ctx.artifacts && !ctx.artifacts.complete) return `BLOCKED: ARTIFACTS_INCOMPLETE (${ctx.artifacts.problems.join('; ')})`;
+  return 'BLOCKED: unknown';
+}
+
+/**
+ * A navigator: the seed-002 machine with its actors provided. `navigate(capsule)` runs one
+ * navigation to its exit; each call starts a fresh actor, so nothing carries over between queries.
+ */
+export function createNavigator(options: NavigatorOptions = {}) {
+  const steps: NavigatorSteps = { ...defaultSteps(options), ...options.steps };
+  const step = <T>(fn: (ctx: NavigatorMachineContext) => Promise<StepOutput<T>>) =>
+    fromPromise<StepOutput<T>, { context: NavigatorMachineContext }>(async ({ input }) => fn(input.context));
+  const machine = navigatorMachine.provide({
+    actors: {
+      intakeQuery: step(async (ctx) => ({ result: await steps.intakeQuery(ctx.capsule), violations: [] })),
+      extractMagicWords: step(async (ctx) => {
+        const result = await steps.extractMagicWords(ctx.intake!);
+        return { result, violations: checkExtraction(ctx.intake!, result) };
+      }),
+      mapToTiers: step(async (ctx) => ({ result: steps.mapToTiers(found(ctx).words, found(ctx).registry), violations: [] })),
+      traverseTrunk: step(async (ctx) => {
+        const result = steps.traverseTrunk(traversalInput(ctx));
+        return { result, violations: checkTrunk(result) };
+      }),
+      branchIfNeeded: step(async (ctx) => {
+        const result = steps.branchIfNeeded(traversalInput(ctx), ctx.trunk ?? { entries: [], planned: [], covered: [], uncovered: [], resolves: false });
+        return { result, violations: checkBranch(ctx.trunk !== undefined, result) };
+      }),
+      loadContext: step(async (ctx) => {
+        const m = found(ctx);
+        const skip = ctx.violations.length > 0;
+        const planned = skip ? [] : [...(ctx.trunk?.planned ?? []), ...(ctx.branch?.planned ?? [])];
+        const result = await steps.loadContext({
+          task: ctx.intake!.task!,
+          words: m.words,
+          planned,
+          index: m.index,
+          budget: ctx.intake!.capsule.budget,
+          constraints: ctx.intake!.capsule.constraints,
+          pass: ctx.pass,
+          tool_calls_before: ctx.load?.tool_calls ?? 0,
+        });
+        return { result, violations: skip ? [] : checkLoad(planned, ctx.pass, ctx.intake!, result) };
+      }),
+      validateCompression: step(async (ctx) => ({ result: steps.validateCompression(ctx.intake!.task!, ctx.load!), violations: [] })),
+      buildArtifacts: step(async (ctx) => ({
+        result: steps.buildArtifacts({ query: ctx.intake!.task!, words: found(ctx).words, tier_path: ctx.tier_path, ...(ctx.load ? { load: ctx.load } : {}), ...(ctx.compression ? { compression: ctx.compression } : {}), stop_reason: 'PASS', max_lines: ctx.intake!.capsule.budget.max_lines }),
+        violations: [],
+      })),
+      socraticReview: step(async (ctx) => {
+        const result = steps.socraticReview({
+          words: found(ctx).words,
+          ...(ctx.load ? { load: ctx.load } : {}),
+          ...(ctx.compression ? { compression: ctx.compression } : {}),
+          ...(ctx.artifacts ? { artifacts: ctx.artifacts } : {}),
+          budget: ctx.intake!.capsule.budget,
+          pass: ctx.pass,
+          tool_calls: ctx.load?.tool_calls ?? 0,
+        });
+        return { result, violations: ctx.violations.length ? [] : checkCompression(ctx.load, ctx.compression) };
+      }),
+    },
+  });
+
+  async function navigate(capsule: unknown): Promise<NavigationOutcome> {
+    const actor = createActor(machine);
+    const states: string[] = [];
+    actor.subscribe({ next: (s) => (states[states.length - 1] !== s.value ? states.push(String(s.value)) : undefined), error: () => undefined });
+    actor.start();
+    actor.send({ type: 'CAPSULE', capsule });
+    let snap;
+    try {
+      snap = await waitFor(actor, (s) => s.status !== 'active');
+    } finally {
+      actor.stop();
+    }
+    if (snap.status === 'error') {
+      const err = snap.error;
+      if (err instanceof NavkernelError) throw err;
+      throw new NavkernelError('NAVIGATOR_FAULT', `navigator failed in ${states[states.length - 1]}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    }
+    const ctx = snap.context;
+    const exit = String(snap.value) as NavigatorExit;
+    const stop_reason = stopReason(ctx, exit);
+    const words = ctx.magic?.kind === 'found' ? ctx.magic.words : [];
+    const art = steps.buildArtifacts({
+      query: ctx.intake?.task ?? '',
+      words,
+      tier_path: ctx.tier_path,
+      ...(ctx.load ? { load: ctx.load } : {}),
+      ...(ctx.compression ? { compression: ctx.compression } : {}),
+      stop_reason,
+      max_lines: ctx.intake?.capsule.budget.max_lines ?? 400,
+    });
+    const reg = ctx.magic?.registry;
+    return {
+      exit,
+      stop_reason,
+      violations: ctx.violations,
+      states,
+      artifacts: { navigation_map: art.navigation_map, context_load_receipt: art.context_load_receipt, compression_report: art.compression_report, context_md: art.context_md },
+      magic_words: words,
+      loaded: ctx.load?.files ?? [],
+      ...(ctx.load ? { flight_plan: ctx.load.flight_plan } : {}),
+      ...(ctx.review ? { review: ctx.review } : {}),
+      passes: ctx.pass,
+      ...(ctx.magic ? { index_stats: ctx.magic.index.stats } : {}),
+      ...(reg ? { registry: { source: reg.source, origin: reg.origin, words: reg.records.length } } : {}),
+    };
+  }
+
+  return { machine, steps, navigate };
+}
+
+/** Runs one navigation with the default steps. */
+export function navigate(capsule: unknown, options: NavigatorOptions = {}): Promise<NavigationOutcome> {
+  return createNavigator(options).navigate(capsule);
+}

@@ -1,0 +1,84 @@
+import { splitWords } from '../repomap/index.js';
+import { isCandidateWord } from './stop-words.js';
+import type { MagicWord, TierRegistry } from './types.js';
+
+function tokensOf(text: string): string[] {
+  return text.split(/[^A-Za-z0-9_-]+/).filter(Boolean);
+}
+
+/** Compound lookup keys of some parts: `forbidden_state`, `forbidden-state`, `forbiddenstate`. */
+function compoundKeys(parts: string[]): string[] {
+  return [parts.join('_'), parts.join('-'), parts.join('')];
+}
+
+/**
+ * Walks the tokens of a text: a pair of adjacent tokens that is a registry compound wins, then a token
+ * as a whole (a compound like `countTokens` or a plain word), then its camel/snake parts. Stop words
+ * are dropped as parts, never inside a compound. Calls `hit` for every registry word found.
+ */
+function walk(text: string, registry: TierRegistry, hit: (word: string, via: string) => void): boolean {
+  const tokens = tokensOf(text);
+  const look = (keys: string[]) => keys.map((k) => registry.lookup.get(k)).find((w) => w !== undefined);
+  let any = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!;
+    const parts = splitWords(tok);
+    const next = tokens[i + 1];
+    if (next) {
+      const w = look(compoundKeys([...parts, ...splitWords(next)]));
+      if (w) {
+        hit(w, `${tok} ${next}`);
+        any = true;
+        i++;
+        continue;
+      }
+    }
+    const whole = parts.length > 1 ? look(compoundKeys(parts)) : parts.length === 1 && isCandidateWord(parts[0]!) ? look([parts[0]!]) : undefined;
+    if (whole) {
+      hit(whole, tok);
+      any = true;
+      continue;
+    }
+    if (parts.length > 1)
+      for (const p of parts) {
+        if (!isCandidateWord(p)) continue;
+        const w = look([p]);
+        if (w) {
+          hit(w, tok);
+          any = true;
+        }
+      }
+  }
+  return any;
+}
+
+/** The canonical registry words a text can legitimately yield (what MAGIC_WORD_INVENTION checks against). */
+export function reachableWords(text: string, registry: TierRegistry): Set<string> {
+  const out = new Set<string>();
+  walk(text, registry, (w) => out.add(w));
+  return out;
+}
+
+export interface ExtractedWords {
+  words: MagicWord[];
+  /** Hint words that are not registry words or aliases (ignored, never invented). */
+  unknown_hint: string[];
+}
+
+/**
+ * Magic words of a task and hint: only tokens that are registry words or direct aliases (tokenised,
+ * case-folded, camel/snake split, stop words dropped). Never invents a word; related words are not
+ * followed. Order: task order, then hint order.
+ */
+export function extractMagicWords(task: string, hint: string[] | undefined, registry: TierRegistry): ExtractedWords {
+  const tiers = new Map(registry.records.map((r) => [r.word, r.tier]));
+  const tierOf = (w: string) => tiers.get(w) ?? 3;
+  const found = new Map<string, MagicWord>();
+  const add = (source: MagicWord['source']) => (word: string, via: string) => {
+    if (!found.has(word)) found.set(word, { word, tier: tierOf(word), source, via });
+  };
+  walk(task, registry, add('task'));
+  const unknown: string[] = [];
+  for (const h of hint ?? []) if (!walk(h, registry, add('hint'))) unknown.push(h);
+  return { words: [...found.values()], unknown_hint: unknown };
+}
