@@ -1,7 +1,6 @@
 import { InvalidForensicsError, type ReturnPoint, type RouteRequest, type RunState } from '../contracts/index.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
-import { kernelIteration } from './run-state.js';
 
 /** The injected node `step` is, if the run is inside injected nodes of this flow. */
 function findInjectedNode(state: RunState, flow: string, step: string): { point: ReturnPoint; index: number } | undefined {
@@ -19,13 +18,15 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
   const node = step ? undefined : findInjectedNode(state, flow.id, request.step_completed);
   if (!step && !node)
     throw new InvalidForensicsError('route()', [{ path: '$.step_completed', code: 'unknown_step', message: `expected a step of flow ${flow.id}, got "${request.step_completed}"` }]);
-  const iteration = Math.max(request.iteration?.current ?? 1, kernelIteration(state, flow.id, request.step_completed));
+  const loopKey = `${flow.id}/${request.step_completed}`;
+  const iteration = Math.max(request.iteration?.current ?? 1, 1 + (state.loops[loopKey] ?? 0));
   const max = step?.def.loop?.max_iterations ?? request.iteration?.max ?? null;
   const w: RouteWork = {
     request,
     flows,
     flow,
     step,
+    loopKey,
     status: request.status.trim().toLowerCase(),
     seq: state.seq + 1,
     iteration,

@@ -27,8 +27,8 @@ export interface KernelOptions {
   store?: KernelStore;
   /** Tier 3. When absent, tier 3 is skipped with rule `navigator_unavailable`. */
   navigator?: NavigatorPort;
-  /** Time source for recorded timestamps. Decisions never depend on it. */
-  clock?: () => Date;
+  /** Time source (epoch milliseconds or a Date) for recorded timestamps. Decisions never depend on it. */
+  clock?: () => number | Date;
   /** Validate each request against `schemas/route-request.schema.json` (default true). */
   validate?: boolean;
   /** Live run actors kept in memory; the least recently used idle ones are stopped beyond this (default 10,000). */
@@ -59,7 +59,16 @@ const validateRequest = compileValidator<RouteRequest>('route-request');
 export function createKernel(options: KernelOptions): Kernel {
   const { flows, navigator } = options;
   const store = options.store ?? new MemoryStore();
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? Date.now;
+  // Formatting a Date costs more than routing a tier-1 decision: reuse the string within a millisecond.
+  let lastMs = NaN;
+  let lastIso = '';
+  const isoNow = () => {
+    const now = clock();
+    const ms = typeof now === 'number' ? now : now.getTime();
+    if (ms !== lastMs) (lastMs = ms), (lastIso = new Date(ms).toISOString());
+    return lastIso;
+  };
   const validate = options.validate ?? true;
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
   const timeoutMs = options.navigatorTimeoutMs ?? 30_000;
@@ -94,30 +103,34 @@ export function createKernel(options: KernelOptions): Kernel {
     },
   });
 
-  const actors = new Map<string, RunActor>();
+  // Live run actors with a use counter; beyond maxLiveRuns the least recently used idle ones are stopped.
+  const actors = new Map<string, { actor: RunActor; used: number }>();
+  let tick = 0;
   const busy = new Map<string, Promise<unknown>>();
+  // Runs whose route is waiting on tier 3 right now.
+  const inFlight = new Set<string>();
 
   function actorFor(run_id: string): RunActor {
-    let actor = actors.get(run_id);
-    if (actor) {
-      // Map order is recency order: re-insert on use.
-      actors.delete(run_id);
-      actors.set(run_id, actor);
-      return actor;
+    const live = actors.get(run_id);
+    if (live) {
+      live.used = ++tick;
+      return live.actor;
     }
     const run = store.loadRun(run_id) ?? emptyRunState(run_id);
-    actor = createActor(machine, { input: { run, hasNavigator: navigator !== undefined } });
+    if (actors.size >= maxLiveRuns) evictIdle();
+    const actor = createActor(machine, { input: { run, hasNavigator: navigator !== undefined } });
     actor.start();
-    actors.set(run_id, actor);
-    if (actors.size > maxLiveRuns) evictIdle();
+    actors.set(run_id, { actor, used: ++tick });
     return actor;
   }
 
+  /** Stops the least recently used idle actors: a tenth of the limit at once, so eviction stays rare. */
   function evictIdle(): void {
-    for (const [id, a] of actors) {
-      if (actors.size <= maxLiveRuns) break;
-      if (busy.has(id)) continue;
-      a.stop();
+    const target = Math.max(0, maxLiveRuns - Math.ceil(maxLiveRuns / 10));
+    const idle = [...actors].filter(([id]) => !busy.has(id)).sort((a, b) => a[1].used - b[1].used);
+    for (const [id, { actor }] of idle) {
+      if (actors.size <= target) break;
+      actor.stop();
       actors.delete(id);
     }
   }
@@ -130,13 +143,20 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   async function routeNow(req: RouteRequest): Promise<Decision> {
-    const t0 = process.hrtime.bigint();
+    const t0 = performance.now();
     const actor = actorFor(req.run_id);
-    const ts = clock().toISOString();
+    const ts = isoNow();
     const work = buildRouteWork(req, flows, actor.getSnapshot().context.run, ts, navigator !== undefined);
     actor.send({ type: 'ROUTE', work });
     let snap = actor.getSnapshot();
-    if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
+    if (snap.value !== 'idle') {
+      inFlight.add(req.run_id);
+      try {
+        snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
+      } finally {
+        inFlight.delete(req.run_id);
+      }
+    }
     const outcome = snap.context.outcome!;
     assertDecisionTargets(outcome.decision, work);
     const record: RouteRecord = {
@@ -147,7 +167,7 @@ export function createKernel(options: KernelOptions): Kernel {
       request_id: req.request_id ?? null,
       request: req,
       decision: outcome.decision,
-      latency_us: Number(process.hrtime.bigint() - t0) / 1000,
+      latency_us: Math.round((performance.now() - t0) * 1000) / 1000,
       cost_usd: outcome.cost_usd,
       kernel_version: VERSION,
       flows_hash: flows.hash,
@@ -184,7 +204,7 @@ export function createKernel(options: KernelOptions): Kernel {
     if (!pending) {
       const p = routeNow(req);
       // Only a route waiting on tier 3 is still running here; later routes of the run queue behind it.
-      if (actors.get(req.run_id)?.getSnapshot().value !== 'idle') track(req.run_id, p);
+      if (inFlight.has(req.run_id)) track(req.run_id, p);
       return p;
     }
     const next = () => recordedFor(req) ?? routeNow(req);
@@ -205,18 +225,18 @@ export function createKernel(options: KernelOptions): Kernel {
     route,
     candidates(request) {
       const req = parse(request);
-      const state = actors.get(req.run_id)?.getSnapshot().context.run ?? store.loadRun(req.run_id) ?? emptyRunState(req.run_id);
-      return buildCandidates(buildRouteWork(req, flows, state, clock().toISOString(), navigator !== undefined));
+      const state = actors.get(req.run_id)?.actor.getSnapshot().context.run ?? store.loadRun(req.run_id) ?? emptyRunState(req.run_id);
+      return buildCandidates(buildRouteWork(req, flows, state, isoNow(), navigator !== undefined));
     },
     runState(run_id) {
-      return actors.get(run_id)?.getSnapshot().context.run ?? store.loadRun(run_id);
+      return actors.get(run_id)?.actor.getSnapshot().context.run ?? store.loadRun(run_id);
     },
     flows,
     get liveRuns() {
       return actors.size;
     },
     close() {
-      for (const a of actors.values()) a.stop();
+      for (const { actor } of actors.values()) actor.stop();
       actors.clear();
       store.close();
     },

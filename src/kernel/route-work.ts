@@ -34,6 +34,8 @@ export interface RouteWork {
   step: CompiledStep | undefined;
   /** When the completed step is an injected node: the return point that holds it, and its index. */
   node?: { point: ReturnPoint; index: number };
+  /** `<flow>/<step>`: the key of the completed step's loop counter. */
+  loopKey: string;
   /** `status`, trimmed and lower-cased. */
   status: string;
   seq: number;

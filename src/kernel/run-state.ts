@@ -6,11 +6,6 @@ export function emptyRunState(run_id: string): RunState {
   return { v: 1, run_id, seq: 0, loops: {}, signatures: {}, returns: [], spent_usd: 0 };
 }
 
-/** Which run of the completed step this is, as the kernel counts it: 1 + the LOOPs decided from it. */
-export function kernelIteration(state: RunState, flow: string, step: string): number {
-  return 1 + (state.loops[`${flow}/${step}`] ?? 0);
-}
-
 /**
  * The run's state after a decision: a new object (the old one may be a persisted snapshot).
  * Loop counters reset when the step is left by CONTINUE, so a later pass through the same loop gets its full
@@ -19,7 +14,7 @@ export function kernelIteration(state: RunState, flow: string, step: string): nu
 export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number): RunState {
   const prev = w.state;
   const d: Decision = result.decision;
-  const loopKey = `${w.flow.id}/${w.request.step_completed}`;
+  const loopKey = w.loopKey;
   let loops = prev.loops;
   if (d.decision === 'LOOP') loops = { ...loops, [loopKey]: (loops[loopKey] ?? 0) + 1 };
   else if (d.decision === 'CONTINUE' && loops[loopKey] !== undefined) {

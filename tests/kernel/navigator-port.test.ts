@@ -14,7 +14,7 @@ describe('tier 3: the navigator port', () => {
     expect(d).toMatchObject({ decision: 'LOOP', next_step_id: 'linear', tier: 3, rule: 'navigator', reason: 'two tests fail; retry' });
     expect(seen!.charter.goal).toBe('Implement the plan');
     expect(seen!.iteration).toEqual({ current: 1, max: 3 });
-    expect(seen!.candidates.map((c) => c.id)).toEqual(['continue:done', 'loop:linear', 'detour:auto-linter', 'inject_flow:rebase', 'inject_nodes', 'escalate', 'terminate']);
+    expect(seen!.candidates.map((c) => c.id)).toEqual(['continue:done', 'loop:linear', 'detour:auto-linter', 'inject_flow:rebase', 'inject_nodes', 'escalate']);
     expect(seen!.inject_nodes).toEqual({ allowed: true, max_nodes: 2, roster: ['auto-linter', 'critic', 'implementer', 'reporter', 'reviewer'] });
   });
 

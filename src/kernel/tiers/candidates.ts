@@ -36,7 +36,8 @@ export function buildCandidates(w: RouteWork): CandidateMove[] {
     }
   }
   add({ id: 'escalate', decision: 'ESCALATE', target: null, description: 'stop and ask a person to decide' });
-  add({ id: 'terminate', decision: 'TERMINATE', target: null, description: 'end the flow now' });
+  // Ending the flow is a legal move only where the graph lets it end: a step with nowhere else to go.
+  if (!step || (!step.def.next && step.branches.size === 0)) add({ id: 'terminate', decision: 'TERMINATE', target: null, description: 'end the flow now' });
   return out;
 }
 

@@ -8,7 +8,7 @@ export function signatureFacts(w: RouteWork): SignatureFacts | null {
   if (w.signature !== undefined) return w.signature;
   const id = deriveSignature(w.request.forensics, w.flow.signatures);
   if (!id) return (w.signature = null);
-  const key = `${w.flow.id}/${w.request.step_completed}:${id}`;
+  const key = `${w.loopKey}:${id}`;
   const prev = w.state.signatures[key];
   return (w.signature = { id, key, seen: (prev?.seen ?? 0) + 1, detours: prev?.detours ?? 0 });
 }
