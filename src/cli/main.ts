@@ -4,6 +4,8 @@ import { VERSION } from '../version.js';
 import { registerRouteCommand } from './commands/route.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerLedgerCommands } from './commands/ledger-commands.js';
+import { registerNavigateCommand } from './commands/navigate.js';
 
 /** Builds the `navkernel` program with every command registered. */
 export function buildProgram(): Command {
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
   registerRouteCommand(program);
   registerValidateCommand(program);
   registerDemoCommand(program);
+  registerLedgerCommands(program);
+  registerNavigateCommand(program);
   return program;
 }
 

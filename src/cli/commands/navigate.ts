@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import YAML from 'yaml';
+import { NavkernelError } from '../../contracts/errors.js';
+import type { CnfCapsuleInput } from '../../contracts/index.js';
+import { checkRung641, compareRuns, createNavigator, writeArtifacts, type NavigationOutcome, type NavigatorOptions } from '../../navigator/index.js';
+
+interface NavigateOptions {
+  repo?: string;
+  task?: string;
+  hint?: string;
+  capsule?: string;
+  maxFiles?: number;
+  maxLines?: number;
+  maxToolCalls?: number;
+  budgetTokens?: number;
+  scope?: string[];
+  registry?: string;
+  out?: string;
+  run?: string;
+  runBase: string;
+  cacheDir?: string;
+  cache: boolean;
+  verifyStable?: boolean;
+  check?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+const positiveInt = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+
+/** Exit codes: 0 PASS, 1 BLOCKED (or a failed check), 2 invalid input, 3 NEED_INFO. */
+export const NAVIGATE_EXIT_CODES = { EXIT_PASS: 0, EXIT_BLOCKED: 1, EXIT_NEED_INFO: 3 } as const;
+
+/** The capsule from a file (JSON or YAML) and/or flags; flags win. */
+function capsuleFrom(o: NavigateOptions): CnfCapsuleInput {
+  let base: Record<string, unknown> = {};
+  if (o.capsule) {
+    const text = readFileSync(o.capsule, 'utf8');
+    const doc = /\.ya?ml$/i.test(o.capsule) ? YAML.parse(text) : JSON.parse(text);
+    if (typeof doc !== 'object' || doc === null) throw new NavkernelError('INVALID_CAPSULE', `${o.capsule}: not an object`);
+    base = doc as Record<string, unknown>;
+  }
+  const budget = { ...((base.budget as Record<string, unknown> | undefined) ?? {}) };
+  if (o.maxFiles !== undefined) budget.max_files = o.maxFiles;
+  if (o.maxLines !== undefined) budget.max_lines = o.maxLines;
+  if (o.maxToolCalls !== undefined) budget.max_tool_calls = o.maxToolCalls;
+  if (o.budgetTokens !== undefined) budget.max_tokens = o.budgetTokens;
+  const capsule: Record<string, unknown> = { ...base, budget };
+  if (o.task !== undefined) capsule.task = o.task;
+  if (o.repo !== undefined) capsule.repo_root = o.repo;
+  if (o.hint !== undefined) capsule.magic_words_hint = o.hint.split(',').map((w) => w.trim()).filter(Boolean);
+  if (o.scope?.length) capsule.constraints = { ...((base.constraints as object | undefined) ?? {}), scope: o.scope };
+  return capsule as CnfCapsuleInput;
+}
+
+/** Default artifact folder: `<run-base>/<run>/navigator/`, the run id derived from the task and repository. */
+function outDir(o: NavigateOptions, capsule: CnfCapsuleInput): string {
+  if (o.out) return path.resolve(o.out);
+  const id = o.run ?? `nav-${createHash('sha256').update(`${capsule.task ?? ''}\0${path.resolve(capsule.repo_root ?? '.')}`).digest('hex').slice(0, 12)}`;
+  return path.resolve(o.runBase, id, 'navigator');
+}
+
+function progress(quiet: boolean | undefined): NavigatorOptions['onProgress'] {
+  if (quiet || !process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    if (total < 200) return;
+    if (done !== total && done - last < 50) return;
+    last = done;
+    process.stderr.write(`\rindexing ${done}/${total} files${done === total ? '\n' : ''}`);
+  };
+}
+
+function summary(o: NavigationOutcome, dir: string): string {
+  const r = o.artifacts.compression_report;
+  const lines = [`${o.exit}  ${o.stop_reason}`, `magic words: ${o.magic_words.map((w) => w.word).join(', ') || '(none)'}`];
+  if (o.loaded.length) {
+    lines.push(`files loaded (${o.loaded.length}):`);
+    const receipt = new Map(o.artifacts.context_load_receipt.files_loaded.map((f) => [f.path, f]));
+    for (const f of o.loaded) lines.push(`  L${f.level}  ${f.path}  ${f.tokens} tokens, ${f.lines_read} lines read, match "${receipt.get(f.path)?.magic_word_match ?? ''}"`);
+  }
+  lines.push(`tokens loaded: ${r.context_loaded_tokens} (minimum ${r.context_minimum_tokens}); compression ratio ${r.compression_ratio} (gate 2.0, target ${r.compression_ratio_target})`);
+  for (const v of o.violations) lines.push(`forbidden state ${v.state} at ${v.at}: ${v.detail}`);
+  for (const c of o.review?.critiques ?? []) lines.push(`review: ${c}`);
+  lines.push(`artifacts: ${dir}`);
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * `navkernel navigate`: runs the seed-002 navigator on a repository for a task and writes
+ * navigation_map.json, context_load_receipt.json, compression_report.json and context.md.
+ */
+export function registerNavigateCommand(program: Command): void {
+  program
+    .command('navigate')
+    .description('Load the least context a task needs from a repository (seed-002 navigator) and write its artifacts')
+    .option('--repo <dir>', 'REPO_ROOT: the repository')
+    .option('--task <text>', 'TASK: the query, verbatim')
+    .option('--hint <words>', 'MAGIC_WORDS_HINT, comma-separated')
+    .option('--capsule <file>', 'a CNF capsule (JSON or YAML); flags override its fields')
+    .option('--max-files <n>', 'BUDGET.max_files (default 8)', positiveInt)
+    .option('--max-lines <n>', 'BUDGET.max_lines, lines read (default 400)', positiveInt)
+    .option('--max-tool-calls <n>', 'BUDGET.max_tool_calls (default 30)', positiveInt)
+    .option('--budget-tokens <n>', 'token budget of the loaded context (default 8000)', positiveInt)
+    .option('--scope <glob...>', 'CONSTRAINTS.scope: only these files may be loaded')
+    .option('--registry <file>', 'a magic-words.jsonl tier registry (default: the repo\'s own, or one built from the repo)')
+    .option('--out <dir>', 'artifact folder (default <run-base>/<run>/navigator)')
+    .option('--run <id>', 'run id for the default artifact folder (default derived from task and repo)')
+    .option('--run-base <dir>', 'RUN_BASE', 'runs')
+    .option('--cache-dir <dir>', 'index/registry cache (default <run-base>/.cache)')
+    .option('--no-cache', 'do not read or write the cache')
+    .option('--verify-stable', 'run twice and compare the artifacts\' sha256 (rung 274177)')
+    .option('--check', 'only verify rung 641 on the artifacts already in the artifact folder')
+    .option('--json', 'print the outcome as JSON')
+    .option('-q, --quiet', 'no progress output')
+    .action(async (o: NavigateOptions) => {
+      const capsule = capsuleFrom(o);
+      const dir = outDir(o, capsule);
+      if (o.check) {
+        const r = checkRung641(dir);
+        process.stdout.write(o.json ? `${JSON.stringify(r)}\n` : r.passed ? `rung 641 holds for ${dir}\n` : `rung 641 fails for ${dir}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\n`);
+        process.exitCode = r.passed ? 0 : 1;
+        return;
+      }
+      const cacheDir = o.cache === false ? false : path.resolve(o.cacheDir ?? path.join(o.runBase, '.cache'));
+      const nav = createNavigator({ cacheDir, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(o.quiet) ? { onProgress: progress(o.quiet)! } : {}) });
+      const outcome = await nav.navigate(capsule);
+      const hashes = writeArtifacts(dir, outcome);
+      let stable: ReturnType<typeof compareRuns> | undefined;
+      if (o.verifyStable) stable = compareRuns(outcome, await nav.navigate(capsule));
+      if (o.json) {
+        process.stdout.write(
+          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => ({ path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read })), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}) })}\n`,
+        );
+      } else {
+        process.stdout.write(summary(outcome, dir));
+        if (stable) process.stdout.write(stable.passed ? 'verify-stable: two runs gave byte-identical artifacts (rung 274177)\n' : `verify-stable FAILED:\n${stable.problems.map((p) => `  ${p}`).join('\n')}\n`);
+      }
+      process.exitCode = stable && !stable.passed ? 1 : NAVIGATE_EXIT_CODES[outcome.exit];
+    });
+}
