@@ -1,4 +1,5 @@
 // navkernel's public API.
 export * from './contracts/index.js';
 export * from './kernel/index.js';
+export * from './ledger/index.js';
 export { VERSION } from './version.js';

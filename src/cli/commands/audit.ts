@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import type { AuditReport, DecisionEntry, WhyReport } from '../../contracts/index.js';
+import { auditRun, whyStep } from '../../ledger/index.js';
+import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
+
+function target(e: DecisionEntry): string {
+  if (e.inject_flow) return `flow ${e.inject_flow} → ${e.next_step_id ?? ''}`;
+  if (e.detour_target) return `${e.detour_target} (return to ${e.return_to ?? '?'})`;
+  return e.next_step_id ?? '';
+}
+
+function line(e: DecisionEntry): string {
+  return `  #${String(e.seq).padEnd(5)} ${`${e.flow}/${e.step}`.padEnd(30)} ${e.decision.padEnd(11)} ${target(e).padEnd(28)} tier ${e.tier} ${e.rule}: ${e.reason}`;
+}
+
+function printAudit(r: AuditReport): void {
+  const out: string[] = [];
+  const run = r.run;
+  out.push(`run ${run.run_id}: ${run.status}, ${run.steps} routes in ${run.flows.join(', ')}, ${run.offroad} off-road, ${run.llm_calls} LLM calls, $${run.cost_usd.toFixed(4)}, ${run.open_escalations} open escalations`);
+  out.push(`  from ${run.first_ts} to ${run.last_ts}; kernel time per route p50 ${r.latency_us.p50.toFixed(1)} µs, p99 ${r.latency_us.p99.toFixed(1)} µs`);
+  if (r.flows_hashes.length > 1) out.push(`  routed with ${r.flows_hashes.length} different flow definitions: ${r.flows_hashes.map((h) => h.slice(0, 12)).join(', ')}`);
+  out.push('', 'Decisions by tier and rule:');
+  for (const t of r.by_tier_rule) out.push(`  tier ${t.tier}  ${t.rule.padEnd(28)} ${t.decision.padEnd(11)} ${String(t.count).padStart(6)}`);
+  out.push('', `Off-road decisions (${r.offroad.length}):`);
+  for (const e of r.offroad) out.push(line(e));
+  out.push('', 'Steps (routes, loops, highest iteration):');
+  for (const s of r.steps) out.push(`  ${`${s.flow}/${s.step}`.padEnd(34)} ${String(s.routes).padStart(5)} routes  ${String(s.loops).padStart(4)} loops  ${s.max_iteration === null ? '' : `iteration ${s.max_iteration}`}`);
+  if (r.signatures.length) {
+    out.push('', 'Failure signatures (seen, detours):');
+    for (const s of r.signatures) out.push(`  ${s.key.padEnd(50)} ${String(s.seen).padStart(4)} seen  ${String(s.detours).padStart(3)} detours`);
+  }
+  out.push('', `Cost: $${r.cost.usd.toFixed(4)}, ${r.cost.llm_calls} LLM calls, ${r.cost.input_tokens} input + ${r.cost.output_tokens} output tokens`);
+  for (const m of r.cost.by_model) out.push(`  ${m.provider}/${m.model}: ${m.calls} calls, $${m.usd.toFixed(4)}`);
+  if (r.escalations.length) {
+    out.push('', 'Escalations:');
+    for (const e of r.escalations) {
+      const how = e.resolution ? `resolved by ${e.resolution.by} at ${e.resolution.ts}: ${e.resolution.decision}${e.resolution.next_step_id ? ` → ${e.resolution.next_step_id}` : ''} (${e.resolution.reason})` : 'OPEN';
+      out.push(`  ${e.escalation_id}  #${e.seq} ${e.flow}/${e.step}: ${e.reason}\n    ${how}`);
+    }
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+function printWhy(r: WhyReport): void {
+  const out = [`${r.entries.length} decisions touched ${r.step} in run ${r.run_id}:`];
+  for (const e of r.entries) out.push(`${line(e)}  [${e.touched_as.join(', ')}]`);
+  for (const e of r.escalations) {
+    out.push(`  escalation ${e.escalation_id} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${e.resolution.by}: ${e.resolution.reason}` : ''}`);
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+/** `navkernel audit RUN [--why STEP]`. */
+export function registerAuditCommand(program: Command): void {
+  const cmd = program
+    .command('audit')
+    .description('Explain how a run was routed: decisions by tier and rule, off-road decisions with reasons, loops per step, signatures, cost')
+    .argument('<run>', 'run id')
+    .option('--why <step>', 'only the decisions that touched this step, and why')
+    .option('--json', 'print the report as JSON (schemas/audit-report or why-report)');
+  addLedgerOption(cmd).action((run: string, opts: LedgerCliOptions & { why?: string; json?: boolean }) => {
+    const ledger = openCliLedger(opts);
+    const progress = terminalProgress('audit');
+    try {
+      if (opts.why !== undefined) {
+        const r = whyStep(ledger, run, opts.why);
+        if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
+        else printWhy(r);
+      } else {
+        const r = auditRun(ledger, run, { onProgress: progress.update });
+        progress.stop();
+        if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
+        else printAudit(r);
+      }
+    } finally {
+      progress.stop();
+      ledger.close();
+    }
+  });
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { ReplayedDecision } from '../../contracts/index.js';
+import { loadFlows } from '../../kernel/index.js';
+import { replayRun } from '../../ledger/index.js';
+import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
+
+function show(d: ReplayedDecision | null): string {
+  if (!d) return '(error)';
+  const where = d.inject_flow ? `flow ${d.inject_flow} → ${d.next_step_id}` : d.detour_target ? `${d.detour_target}` : (d.next_step_id ?? '-');
+  return `${d.decision} ${where} (tier ${d.tier} ${d.rule})`;
+}
+
+/** `navkernel replay RUN [--flows DIR]`: exit 0 when every decision is reproduced, 1 when one diverged. */
+export function registerReplayCommand(program: Command): void {
+  const cmd = program
+    .command('replay')
+    .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
+    .argument('<run>', 'run id')
+    .option('--max <n>', 'stop after this many divergences', (v) => Number.parseInt(v, 10))
+    .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)');
+  addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { max?: number; json?: boolean }) => {
+    const flows = await loadFlows(opts.flows);
+    const ledger = openCliLedger(opts);
+    const progress = terminalProgress('replay');
+    try {
+      const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}) });
+      progress.stop();
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(report) + '\n');
+      } else {
+        const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
+        process.stdout.write(`replayed ${report.routes} routes of run ${run} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
+        for (const d of report.divergences) {
+          process.stdout.write(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}\n  now:      ${show(d.now)}${d.error ? `\n  error:    ${d.error}` : ''}\n`);
+        }
+        process.stdout.write(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
+      }
+      if (!report.identical) process.exitCode = 1;
+    } finally {
+      progress.stop();
+      ledger.close();
+    }
+  });
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { loadFlows } from '../../kernel/index.js';
+import { resolveEscalation } from '../../ledger/index.js';
+import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+
+interface ResolveOptions extends LedgerCliOptions, KernelCliOptions {
+  decision: string;
+  next?: string;
+  by: string;
+  reason: string;
+  json?: boolean;
+}
+
+/** `navkernel resolve ESCALATION --decision D [--next STEP] --by NAME --reason TEXT`. */
+export function registerResolveCommand(program: Command): void {
+  const cmd = program
+    .command('resolve')
+    .description("Record a person's decision on an open escalation, checked against the flow graph")
+    .argument('<escalation>', 'escalation id (from `navkernel audit RUN`)')
+    .requiredOption('--decision <decision>', 'CONTINUE, LOOP, DETOUR, INJECT_FLOW or TERMINATE')
+    .option('--next <step>', 'step to go on with (CONTINUE, DETOUR; LOOP checks it), or the flow to inject (INJECT_FLOW)')
+    .requiredOption('--by <name>', 'who decides')
+    .requiredOption('--reason <text>', 'why')
+    .option('--json', 'print the resolved escalation as JSON (schemas/escalation.schema.json)');
+  addLedgerOption(addKernelOptions(cmd)).action(async (id: string, opts: ResolveOptions) => {
+    const flows = await loadFlows(opts.flows);
+    const ledger = openCliLedger(opts);
+    try {
+      const e = resolveEscalation(ledger, flows, { escalation_id: id, decision: opts.decision, ...(opts.next !== undefined ? { next: opts.next } : {}), by: opts.by, reason: opts.reason });
+      if (opts.json) process.stdout.write(JSON.stringify(e) + '\n');
+      else process.stdout.write(`resolved ${e.escalation_id} (run ${e.run_id}, #${e.seq} ${e.flow}/${e.step}): ${e.resolution!.decision}${e.resolution!.next_step_id ? ` → ${e.resolution!.next_step_id}` : ''} by ${e.resolution!.by}\n`);
+    } finally {
+      ledger.close();
+    }
+  });
+}

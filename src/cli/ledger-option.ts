@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { DEFAULT_LEDGER_FILE, openLedger, type Durability, type SqliteLedger } from '../ledger/index.js';
+
+/** Options of every ledger-backed command. */
+export interface LedgerCliOptions {
+  ledger: string;
+  durability?: Durability;
+}
+
+/** Adds `--ledger FILE` (default `$NAVKERNEL_LEDGER`, else `runs/ledger.sqlite`) to a command. */
+export function addLedgerOption(cmd: Command, options: { durability?: boolean } = {}): Command {
+  cmd.option('--ledger <file>', 'the ledger file (env NAVKERNEL_LEDGER)', process.env.NAVKERNEL_LEDGER || DEFAULT_LEDGER_FILE);
+  if (options.durability) {
+    cmd.option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)", 'normal');
+  }
+  return cmd;
+}
+
+/**
+ * Opens the ledger a command names. Commands that only read pass `create: false`, so a mistyped path is
+ * an error instead of a new empty ledger.
+ */
+export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): SqliteLedger {
+  const durability = opts.durability ?? 'normal';
+  if (durability !== 'normal' && durability !== 'full') throw new Error(`--durability must be normal or full (got ${durability})`);
+  return openLedger(opts.ledger, { create, durability });
+}
+
+/** A progress bar on stderr for long jobs, shown only on a terminal and only once a job turns out long. */
+export function terminalProgress(label: string, minTotal = 20_000): { update: (done: number, total: number) => void; stop: () => void } {
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    update(done, total) {
+      if (!process.stderr.isTTY || total < minTotal) return;
+      if (!bar) {
+        bar = new cliProgress.SingleBar(
+          { format: `${label} [{bar}] {value}/{total} routes`, stream: process.stderr, clearOnComplete: true, hideCursor: true },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(total, done);
+      }
+      bar.update(done);
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditReport, Escalation, ReplayReport, RunSummary, VerifyReport, WhyReport } from '../../src/contracts/index.js';
+import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
+import { runCli } from '../support/cli.js';
+import { CHARTERS } from '../support/kernel-fixtures.js';
+import { ledgerKernel, sampleFlows, tmpDir } from './helpers.js';
+
+const t = tmpDir();
+beforeAll(async () => {
+  const { kernel } = ledgerKernel(t.file, await sampleFlows());
+  await simulate(kernel, HARSH_SCENARIO);
+  kernel.close();
+});
+afterAll(() => t.cleanup());
+
+const cli = (...args: string[]) => runCli([...args, '--ledger', t.file]);
+
+describe('ledger commands', () => {
+  it('runs lists every run, as a table and as JSON lines', () => {
+    const table = cli('runs');
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^RUN\s+FLOW\s+STEPS\s+OFF-ROAD\s+LLM\s+COST \$\s+OPEN ESC\s+STATUS/);
+    const json = cli('runs', '--json');
+    const runs = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunSummary);
+    expect(runs.map((r) => r.run_id)).toEqual(Array.from({ length: HARSH_SCENARIO.runs }, (_, i) => `harsh-run-${i + 1}`));
+  });
+
+  it('audit explains a run and --why a step; the ledger can come from NAVKERNEL_LEDGER', () => {
+    const text = runCli(['audit', 'harsh-run-2'], '', { NAVKERNEL_LEDGER: t.file });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/Decisions by tier and rule:/);
+    expect(text.stdout).toMatch(/Off-road decisions \(\d+\):/);
+    const report = JSON.parse(cli('audit', 'harsh-run-2', '--json').stdout) as AuditReport;
+    expect(report.run.run_id).toBe('harsh-run-2');
+    const why = JSON.parse(cli('audit', 'harsh-run-2', '--why', 'build-step-3', '--json').stdout) as WhyReport;
+    expect(why.entries.length).toBeGreaterThan(0);
+    expect(why.entries.every((e) => e.step === 'build-step-3' || e.next_step_id === 'build-step-3' || e.return_to === 'build-step-3' || e.detour_target === 'build-step-3')).toBe(true);
+  });
+
+  it('audit of an unknown run is one clear error and exit 1', () => {
+    const r = cli('audit', 'no-such-run');
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`navkernel: unknown run "no-such-run" in ${t.file}`);
+  });
+
+  it('verify exits 0 on an intact ledger and 1 naming the first bad row after an edit', () => {
+    const ok = cli('verify');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ok: 6 run\(s\)/);
+    const copy = tmpDir();
+    try {
+      cpSync(t.dir, copy.dir, { recursive: true });
+      const db = new Database(copy.file);
+      db.prepare("UPDATE routes SET request = replace(request, 'UNVERIFIED', 'VERIFIED') WHERE run_id = 'harsh-run-4' AND seq = (SELECT min(seq) FROM routes WHERE run_id = 'harsh-run-4' AND request LIKE '%UNVERIFIED%')").run();
+      db.close();
+      const bad = runCli(['verify', '--ledger', copy.file]);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toMatch(/^BAD run harsh-run-4 seq \d+: hash_mismatch/m);
+      const report = JSON.parse(runCli(['verify', 'harsh-run-4', '--json', '--ledger', copy.file]).stdout) as VerifyReport;
+      expect(report.ok).toBe(false);
+      expect(report.issues[0]).toMatchObject({ run_id: 'harsh-run-4', kind: 'hash_mismatch' });
+    } finally {
+      copy.cleanup();
+    }
+  });
+
+  it('replay exits 0 when identical and 1 with each divergence when the flows changed', () => {
+    const same = cli('replay', 'harsh-run-1', '--flows', CHARTERS);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(/identical: every decision reproduced/);
+    const flowsDir = path.join(t.dir, 'edited-charters');
+    cpSync(CHARTERS, flowsDir, { recursive: true });
+    const build = path.join(flowsDir, 'build.yaml');
+    writeFileSync(build, readFileSync(build, 'utf8').replace(/max_iterations: 3/g, 'max_iterations: 1'));
+    const changed = cli('replay', 'harsh-run-1', '--flows', flowsDir);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toMatch(/^DIVERGED seq \d+ build\//m);
+    const report = JSON.parse(cli('replay', 'harsh-run-1', '--flows', flowsDir, '--json').stdout) as ReplayReport;
+    expect(report.identical).toBe(false);
+    expect(report.divergences[0]!.flow).toBe('build');
+  });
+
+  it('resolve records a validated resolution once', () => {
+    const audit = JSON.parse(cli('audit', 'harsh-run-5', '--json').stdout) as AuditReport;
+    const esc = audit.escalations.find((e) => e.status === 'open')!;
+    const bad = cli('resolve', esc.escalation_id, '--decision', 'CONTINUE', '--next', 'nowhere', '--by', 'ada', '--reason', 'x', '--flows', CHARTERS);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/step nowhere is not in flow/);
+    const ok = cli('resolve', esc.escalation_id, '--decision', 'TERMINATE', '--by', 'ada', '--reason', 'out of scope', '--flows', CHARTERS, '--json');
+    expect(ok.code).toBe(0);
+    expect((JSON.parse(ok.stdout) as Escalation).resolution).toMatchObject({ decision: 'TERMINATE', by: 'ada' });
+    const again = cli('resolve', esc.escalation_id, '--decision', 'TERMINATE', '--by', 'bob', '--reason', 'again', '--flows', CHARTERS);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already resolved by ada/);
+    expect(cli('verify').code).toBe(0);
+  });
+
+  it('refuses a file that is not a ledger without touching it', () => {
+    const file = path.join(t.dir, 'notes.txt');
+    writeFileSync(file, 'hello\n');
+    const r = runCli(['runs', '--ledger', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is not a navkernel ledger/);
+    expect(readFileSync(file, 'utf8')).toBe('hello\n');
+  });
+});
