@@ -1,0 +1,19 @@
+import { cpSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The committed fixture repository (real code in six languages plus Markdown). */
+export const SHOP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/shop');
+
+/** A fresh temporary directory. */
+export function tmpDir(prefix = 'nk-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A writable copy of the shop fixture. */
+export function copyShop(): string {
+  const dir = path.join(tmpDir('nk-shop-'), 'shop');
+  cpSync(SHOP, dir, { recursive: true });
+  return dir;
+}
