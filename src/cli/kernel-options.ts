@@ -1,18 +1,41 @@
 import type { Command } from 'commander';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
+import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
+import { addLlmOptions, navigatorFromFlags, type LlmFlags } from './llm-options.js';
 
-/** Options every kernel-backed command shares. */
+/** The `--flows` option every kernel-backed command shares. */
 export interface KernelCliOptions {
   flows: string;
 }
 
-/** Adds `--flows` (and the other kernel options) to a command. */
+/** Adds `--flows DIR` to a command. */
 export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}): Command {
-  return cmd.option('--flows <dir>', 'folder (or file) of flow definitions', process.env.NAVKERNEL_FLOWS ?? defaults.flows ?? 'charters');
+  return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS)', process.env.NAVKERNEL_FLOWS ?? defaults.flows ?? 'charters');
 }
 
-/** Builds a kernel from the command's options. */
+/** Builds a kernel on the command's flows. */
 export async function openKernel(opts: KernelCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
+  return createKernel({ flows: await loadFlows(opts.flows), ...extra });
+}
+
+/** Options of the commands that route (`route`, `demo`): flows, the ledger (or none), tier 3. */
+export interface RoutingCliOptions extends KernelCliOptions, LlmFlags, Omit<LedgerCliOptions, 'ledger'> {
+  /** The ledger file, or false with `--no-ledger` (routes stay in memory). */
+  ledger: string | false;
+}
+
+/** Adds `--flows`, `--ledger FILE` / `--no-ledger`, `--durability` and the tier-3 flags. */
+export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {}): Command {
+  addKernelOptions(cmd, defaults);
+  addLedgerOption(cmd, { durability: true });
+  cmd.option('--no-ledger', 'keep routes in memory only (nothing recorded)');
+  return addLlmOptions(cmd);
+}
+
+/** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
+export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
   const flows = await loadFlows(opts.flows);
-  return createKernel({ flows, ...extra });
+  const navigator = navigatorFromFlags(opts);
+  const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
+  return createKernel({ flows, ...(store ? { store } : {}), ...(navigator ? { navigator } : {}), ...extra });
 }

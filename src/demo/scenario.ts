@@ -33,7 +33,7 @@ export const DEMO_SCENARIO: Scenario = {
   envelopeShare: 0.6,
   strayStatus: 0.05,
   divergedRuns: [2],
-  seed: 42,
+  seed: 5,
 };
 
 /** A harsher run: many failures, fewer helpful envelopes, frequent divergence. */

@@ -68,6 +68,8 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
         stepId = kernel.flows.get(flowId)!.firstStep;
       }
       if (decision.decision === 'CONTINUE' || decision.decision === 'TERMINATE') visits.delete(key);
+      // The known fix works: the step that detoured passes its signature next time.
+      if (decision.decision === 'DETOUR' || decision.decision === 'INJECT_FLOW') lastSignature.delete(key);
     }
 
     function makeRequest(run: string, flow: string, id: string, step: CompiledStep | undefined, visit: number): RouteRequest {
@@ -84,14 +86,14 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
         divergedLeft--;
         return { ...base, status: 'UNVERIFIED', forensics: { git_status: { behind_upstream: 4, output: 'Your branch is behind origin/main by 4 commits' }, tests: { passed: 40, failed: 0 } } };
       }
-      const failP = step.loopTo ? (visit === 1 ? scenario.loopFailureFirst : scenario.loopFailureLater) : scenario.linearFailure;
+      // A failure with a signature tends to come back until its fix runs (that is what detours are for).
+      const repeat = lastSignature.get(key);
+      const failP = repeat ? 0.85 : step.loopTo ? (visit === 1 ? scenario.loopFailureFirst : scenario.loopFailureLater) : scenario.linearFailure;
       if (rand() >= failP) {
         lastSignature.delete(key);
         return { ...base, status: step.loopTo ? [...step.exitWhen][0]!.toUpperCase() : 'VERIFIED', forensics: { tests: { passed: 40 + Math.floor(rand() * 20), failed: 0 }, lint: { errors: 0 } } };
       }
-      // A failure: often the same kind as last time on this step (that is what detours are for).
-      const repeat = lastSignature.get(key);
-      const sig = repeat && rand() < 0.8 ? repeat : rand() < scenario.signatureShare ? pick(Object.keys(SIGNATURE_FORENSICS)) : undefined;
+      const sig = repeat ?? (rand() < scenario.signatureShare ? pick(Object.keys(SIGNATURE_FORENSICS)) : undefined);
       if (sig) lastSignature.set(key, sig);
       const forensics: Forensics = sig
         ? SIGNATURE_FORENSICS[sig]!()

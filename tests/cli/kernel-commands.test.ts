@@ -10,7 +10,7 @@ const step = (step_completed: string, status: string, extra: object = {}) => lin
 describe('navkernel route', () => {
   it('prints one decision per JSONL line, and accepts pretty-printed documents', () => {
     const pretty = JSON.stringify({ run_id: 'cli-1', flow: 'build', step_completed: 'build-step-2', status: 'UNVERIFIED' }, null, 2);
-    const r = runCli(['route', '--flows', 'charters'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
+    const r = runCli(['route', '--flows', 'charters', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const decisions = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -18,7 +18,7 @@ describe('navkernel route', () => {
   });
 
   it('answers each line before the next is written (co-process)', async () => {
-    const co = coProcess(['route', '--flows', 'charters']);
+    const co = coProcess(['route', '--flows', 'charters', '--no-ledger']);
     const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
     expect(first).toMatchObject({ decision: 'LOOP', iteration: 1 });
     const second = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
@@ -27,25 +27,25 @@ describe('navkernel route', () => {
   });
 
   it('stops at a bad line with one error naming the line and JSON path; earlier lines stay routed', () => {
-    const r = runCli(['route'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
+    const r = runCli(['route', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(1);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });
 
   it('routes nothing from a half-read or malformed document', () => {
-    const half = runCli(['route'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"`);
+    const half = runCli(['route', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"`);
     expect(half.code).toBe(1);
     expect(half.stdout.trim().split('\n')).toHaveLength(1);
     expect(half.stderr).toMatch(/line 2: the input ended in the middle of a JSON document/);
-    const junk = runCli(['route'], '{"run_id": oops}\n');
+    const junk = runCli(['route', '--no-ledger'], '{"run_id": oops}\n');
     expect(junk.code).toBe(1);
     expect(junk.stdout).toBe('');
     expect(junk.stderr).toMatch(/line 1: not valid JSON/);
   });
 
   it('reports an unknown flow directory clearly', () => {
-    const r = runCli(['route', '--flows', 'no-such-dir'], step('build-step-1', 'VERIFIED'));
+    const r = runCli(['route', '--no-ledger', '--flows', 'no-such-dir'], step('build-step-1', 'VERIFIED'));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no-such-dir.*no such file or folder/);
   });
@@ -76,9 +76,16 @@ describe('navkernel validate', () => {
 
 describe('navkernel demo and help', () => {
   it('routes a few hundred simulated steps and summarises by tier', () => {
-    const r = runCli(['demo', '--json']);
+    const ledger = path.join(mkdtempSync(path.join(tmpdir(), 'nk-demo-')), 'ledger.sqlite');
+    const r = runCli(['demo', '--json', '--ledger', ledger]);
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
+    expect(s.byTier[3]).toBeGreaterThan(0); // the scripted navigator (no key, no network)
+    expect((s.byTier[1] + s.byTier[2]) / s.routes).toBeGreaterThan(0.9);
+    const runs = runCli(['runs', '--ledger', ledger, '--json']);
+    expect(runs.code).toBe(0);
+    expect(runs.stdout.trim().split("\n").map((l) => JSON.parse(l).run_id)).toHaveLength(6);
     expect(s.routes).toBeGreaterThan(150);
     expect(s.byTier[1] + s.byTier[2] + s.byTier[3] + s.byTier[4] + s.byTier[5]).toBe(s.routes);
     expect(s.byDecision.DETOUR).toBeGreaterThan(0);

@@ -2,15 +2,17 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { Decision } from '../../contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type SimulatedStep, type SimulationSummary } from '../../demo/index.js';
-import { sampleChartersDir } from '../../package-root.js';
-import { addKernelOptions, openKernel, type KernelCliOptions } from '../kernel-options.js';
+import path from 'node:path';
+import { packageRoot, sampleChartersDir } from '../../package-root.js';
+import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
 
 const SCENARIOS = { demo: DEMO_SCENARIO, harsh: HARSH_SCENARIO } as const;
 
-interface DemoOptions extends KernelCliOptions {
+interface DemoOptions extends RoutingCliOptions {
   scenario: keyof typeof SCENARIOS;
   quiet?: boolean;
   json?: boolean;
+  runPrefix?: string;
 }
 
 function describe(d: Decision): string {
@@ -44,14 +46,19 @@ export function registerDemoCommand(program: Command): void {
     .description('Route a simulated run of the sample SDLC flows (failures, microloops, lint detours, a rebase injection) and summarise by tier')
     .option('--scenario <name>', 'demo (default) or harsh (many failures)', 'demo')
     .option('-q, --quiet', 'print only the summary')
-    .option('--json', 'print the summary as JSON');
-  addKernelOptions(cmd, { flows: sampleChartersDir() }).action(async (opts: DemoOptions) => {
+    .option('--json', 'print the summary as JSON')
+    .option('--run-prefix <prefix>', 'run id prefix (default: demo-<time>, so each demo is a new set of runs)');
+  addRoutingOptions(cmd, { flows: sampleChartersDir() });
+  // Tier 3 in the demo is a scripted model priced as Claude Haiku: no key, no network.
+  cmd.setOptionValue('llm', `scripted:${path.join(packageRoot(), 'examples', 'demo-navigator.json')}`);
+  cmd.action(async (opts: DemoOptions) => {
     const scenario = SCENARIOS[opts.scenario];
     if (!scenario) throw new Error(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
-    const kernel = await openKernel(opts);
+    const kernel = await openRoutingKernel(opts);
     try {
       const quiet = opts.quiet || opts.json;
-      const summary = await simulate(kernel, scenario, quiet ? {} : { onStep: printStep });
+      const runPrefix = opts.runPrefix ?? `${scenario.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
+      const summary = await simulate(kernel, scenario, quiet ? { runPrefix } : { runPrefix, onStep: printStep });
       if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
       else printSummary(summary);
     } finally {

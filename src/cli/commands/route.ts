@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ValidationError } from '../../contracts/index.js';
 import { DocumentSyntaxError, readJsonDocuments } from '../read-documents.js';
-import { openKernel, addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
 
 /** `navkernel route`: one decision per input document, answered and flushed as soon as the document is read. */
 export function registerRouteCommand(program: Command): void {
@@ -9,8 +9,8 @@ export function registerRouteCommand(program: Command): void {
     .command('route')
     .description('Route step results read from stdin (JSONL, or JSON documents one after another); prints one decision per line')
     .addHelpText('after', '\nExample:\n  echo \'{"run_id":"r1","flow":"build","step_completed":"build-step-1","status":"VERIFIED"}\' | navkernel route --flows charters\n\nA bad document prints one error naming its line and JSON path on stderr and exits 1; documents before it stay routed.');
-  addKernelOptions(cmd).action(async (opts: KernelCliOptions) => {
-    const kernel = await openKernel(opts);
+  addRoutingOptions(cmd).action(async (opts: RoutingCliOptions) => {
+    const kernel = await openRoutingKernel(opts);
     try {
       for await (const doc of readJsonDocuments(process.stdin)) {
         try {
