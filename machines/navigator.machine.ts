@@ -174,7 +174,7 @@ export const navigatorMachine = setup({
       on: { CAPSULE: { target: 'INTAKE_QUERY', actions: 'storeCapsule' } },
     },
     INTAKE_QUERY: {
-      invoke: { src: 'intakeQuery', input: ({ context }) => ({ context }), onDone: { target: 'NULL_CHECK', actions: 'storeIntake' } },
+      invoke: { id: 'intakeQuery', src: 'intakeQuery', input: ({ context }) => ({ context }), onDone: { target: 'NULL_CHECK', actions: 'storeIntake' } },
     },
     NULL_CHECK: {
       always: [
@@ -184,6 +184,7 @@ export const navigatorMachine = setup({
     },
     EXTRACT_MAGIC_WORDS: {
       invoke: {
+        id: 'extractMagicWords',
         src: 'extractMagicWords',
         input: ({ context }) => ({ context }),
         onDone: [
@@ -193,10 +194,11 @@ export const navigatorMachine = setup({
       },
     },
     MAP_TO_TIERS: {
-      invoke: { src: 'mapToTiers', input: ({ context }) => ({ context }), onDone: { target: 'TRAVERSE_TRUNK', actions: 'storeTiers' } },
+      invoke: { id: 'mapToTiers', src: 'mapToTiers', input: ({ context }) => ({ context }), onDone: { target: 'TRAVERSE_TRUNK', actions: 'storeTiers' } },
     },
     TRAVERSE_TRUNK: {
       invoke: {
+        id: 'traverseTrunk',
         src: 'traverseTrunk',
         input: ({ context }) => ({ context }),
         onDone: [
@@ -206,13 +208,14 @@ export const navigatorMachine = setup({
       },
     },
     BRANCH_IF_NEEDED: {
-      invoke: { src: 'branchIfNeeded', input: ({ context }) => ({ context }), onDone: { target: 'LOAD_CONTEXT', actions: 'storeBranch' } },
+      invoke: { id: 'branchIfNeeded', src: 'branchIfNeeded', input: ({ context }) => ({ context }), onDone: { target: 'LOAD_CONTEXT', actions: 'storeBranch' } },
     },
     LOAD_CONTEXT: {
-      invoke: { src: 'loadContext', input: ({ context }) => ({ context }), onDone: { target: 'VALIDATE_COMPRESSION', actions: 'storeLoad' } },
+      invoke: { id: 'loadContext', src: 'loadContext', input: ({ context }) => ({ context }), onDone: { target: 'VALIDATE_COMPRESSION', actions: 'storeLoad' } },
     },
     VALIDATE_COMPRESSION: {
       invoke: {
+        id: 'validateCompression',
         src: 'validateCompression',
         input: ({ context }) => ({ context }),
         onDone: [
@@ -222,10 +225,11 @@ export const navigatorMachine = setup({
       },
     },
     BUILD_ARTIFACTS: {
-      invoke: { src: 'buildArtifacts', input: ({ context }) => ({ context }), onDone: { target: 'SOCRATIC_REVIEW', actions: 'storeArtifacts' } },
+      invoke: { id: 'buildArtifacts', src: 'buildArtifacts', input: ({ context }) => ({ context }), onDone: { target: 'SOCRATIC_REVIEW', actions: 'storeArtifacts' } },
     },
     SOCRATIC_REVIEW: {
       invoke: {
+        id: 'socraticReview',
         src: 'socraticReview',
         input: ({ context }) => ({ context }),
         onDone: [

@@ -207,9 +207,17 @@ export function createNavigator(options: NavigatorOptions = {}) {
   });
 
   async function navigate(capsule: unknown): Promise<NavigationOutcome> {
-    const actor = createActor(machine);
     const states: string[] = [];
-    actor.subscribe({ next: (s) => (states[states.length - 1] !== s.value ? states.push(String(s.value)) : undefined), error: () => undefined });
+    // Microsteps too, so transient states (NULL_CHECK) appear in the trace.
+    const actor = createActor(machine, {
+      inspect: (ev) => {
+        if ((ev.type === '@xstate.microstep' || ev.type === '@xstate.snapshot') && ev.actorRef === actor) {
+          const value = String((ev as { snapshot: { value?: unknown } }).snapshot.value);
+          if (states[states.length - 1] !== value) states.push(value);
+        }
+      },
+    });
+    actor.subscribe({ error: () => undefined });
     actor.start();
     actor.send({ type: 'CAPSULE', capsule });
     let snap;
