@@ -1,0 +1,5 @@
+import type { AnyStateMachine } from 'xstate';
+import { kernelMachine } from './kernel.machine.js';
+
+/** Machines whose diagram is generated into `machines/<name>.machine.mmd`. */
+export const MACHINES: Record<string, AnyStateMachine> = { kernel: kernelMachine };
