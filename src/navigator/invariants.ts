@@ -49,19 +49,21 @@ export function checkLoad(planned: PlannedFile[], pass: number, intake: IntakeRe
   const out: Violation[] = [];
   const at = 'LOAD_CONTEXT';
   const plannedSet = new Set(planned.map((p) => p.path));
-  const loaded = r.receipt.files_loaded.map((f) => f.path);
+  const rendered = r.files.map((f) => f.path);
+  const renderedSet = new Set(rendered);
   const corpus = new Set(r.corpus_files);
-  if (corpus.size >= 2 && loaded.length >= corpus.size && [...corpus].some((p) => !plannedSet.has(p)))
+  if (corpus.size >= 2 && rendered.length >= corpus.size && [...corpus].some((p) => !plannedSet.has(p)))
     out.push({ state: 'FULL_CORPUS_LOAD', at, detail: `all ${corpus.size} corpus files were loaded although the magic words selected ${plannedSet.size}` });
   const allowed = inScope(intake.capsule.constraints);
-  for (const p of loaded) {
+  for (const p of rendered) {
     if (!plannedSet.has(p)) out.push({ state: 'SCOPE_EXPANSION', at, detail: `${p} was loaded but is not on the tier path` });
     else if (!allowed(p)) out.push({ state: 'SCOPE_EXPANSION', at, detail: `${p} is outside the capsule's scope constraint` });
   }
-  const rendered = new Set(r.files.map((f) => f.path));
+  const listed = r.receipt.files_loaded.map((f) => f.path);
   if (r.pass !== pass) out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: `the receipt belongs to pass ${r.pass}, not ${pass}` });
-  if (new Set(loaded).size !== loaded.length || loaded.length !== rendered.size || loaded.some((p) => !rendered.has(p)))
-    out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: 'the receipt lists files not loaded in this pass (it was not reset)' });
+  const stale = listed.filter((p) => !renderedSet.has(p));
+  if (stale.length || new Set(listed).size !== listed.length)
+    out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: `the receipt was not reset: it lists ${stale.length ? stale.join(', ') : 'a file twice'}, not loaded in this pass` });
   const lines = r.receipt.files_loaded.reduce((s, f) => s + f.lines_read, 0);
   if (lines !== r.receipt.total_lines_loaded) out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: `total_lines_loaded ${r.receipt.total_lines_loaded} is not the sum of this pass's lines_read (${lines})` });
   return out;
