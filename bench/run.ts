@@ -5,12 +5,16 @@ import path from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { VERSION } from '../src/version.js';
 import { benchKernel } from './kernel.js';
+import { benchLangGraph } from './langgraph.js';
 import type { BenchSection } from './stats.js';
 
 export type SectionRunner = (opts: { quick: boolean }) => Promise<BenchSection>;
 
 /** Sections in the order they appear in RESULTS.md. */
-export const SECTIONS: { name: string; run: SectionRunner }[] = [{ name: 'kernel', run: benchKernel }];
+export const SECTIONS: { name: string; run: SectionRunner }[] = [
+  { name: 'kernel', run: benchKernel },
+  { name: 'langgraph', run: benchLangGraph },
+];
 
 function header(quick: boolean): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
