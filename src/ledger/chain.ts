@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sha256 } from '../contracts/canonical-json.js';
 
 /** prev_hash of the first route of a run. */
@@ -23,16 +24,18 @@ export interface ChainedFields {
 }
 
 /**
- * Hex sha256 of a route chained to the previous row of its run. The fields are framed as one JSON array,
- * so no two different rows can serialise to the same text.
+ * Hex sha256 of a route chained to the previous row of its run. Each field is framed by its length
+ * (`<length>:<text>`), so no two different rows hash the same text, without copying the JSON columns
+ * into one escaped string first (that copy cost more than the hash).
  */
 export function routeHash(prevHashHex: string, f: ChainedFields): string {
-  return sha256(
-    JSON.stringify([
-      prevHashHex, f.run_id, f.seq, f.flow, f.step, f.request_id, f.request, f.decision_json, f.state,
-      f.latency_us, f.cost_usd, f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
-    ]),
-  );
+  const h = createHash('sha256');
+  const parts = [
+    prevHashHex, f.run_id, String(f.seq), f.flow, f.step, f.request_id === null ? '\u0000' : f.request_id, f.request, f.decision_json, f.state,
+    String(f.latency_us), String(f.cost_usd), f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
+  ];
+  for (const p of parts) h.update(`${p.length}:`).update(p);
+  return h.digest('hex');
 }
 
 /** The llm_calls_json a route's hash covers, from the calls' canonical JSON texts. */

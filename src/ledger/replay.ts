@@ -103,10 +103,12 @@ export async function replayRun(ledger: SqliteLedger, run_id: string, flows: Flo
   const run = ledger.requireRun(run_id);
   let current: RecordedRoute = { seq: 0, decision: undefined as unknown as Decision, llm_calls: [] };
   let ts = run.created_ts;
+  // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
+  const withNavigator = options.navigator !== undefined || ledger.sql.navigatorFootprint(run_id);
   const kernel = createKernel({
     flows,
     validate: false,
-    navigator: (options.navigator ?? recordedNavigator)(() => current),
+    ...(withNavigator ? { navigator: (options.navigator ?? recordedNavigator)(() => current) } : {}),
     clock: () => new Date(ts),
     maxLiveRuns: 4,
   });

