@@ -11,3 +11,4 @@ export type * from './ports.js';
 export { canonicalJson, sha256 } from './canonical-json.js';
 export * from './navigator-contracts.js';
 export * from './ledger.js';
+export * from './explorer-contracts.js';

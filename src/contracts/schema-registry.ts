@@ -7,6 +7,7 @@ import { LlmCallRecord } from './llm-call.js';
 import { NAVIGATOR_SCHEMAS } from './navigator-schemas.js';
 import { LEDGER_SCHEMAS } from './ledger.js';
 import { LLM_SCHEMAS } from '../llm/llm-schemas.js';
+import { EXPLORER_SCHEMAS } from './explorer-contracts.js';
 
 /** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
 export interface RegisteredSchema {
@@ -26,4 +27,5 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   ...NAVIGATOR_SCHEMAS,
   ...LEDGER_SCHEMAS,
   ...LLM_SCHEMAS,
+  ...EXPLORER_SCHEMAS,
 ];

@@ -1,0 +1,59 @@
+import type { FlightPlan, VerbosityRule } from '../contracts/flight-plan.js';
+import { navigate, type NavigatorExit } from '../navigator/index.js';
+
+/** The deterministic start of an exploration: the navigator's answer turned into a FlightPlan. */
+export interface StartingPoint {
+  plan: FlightPlan;
+  exit: NavigatorExit;
+  stop_reason: string;
+  magic_words: string[];
+  /** Files the navigator loaded, with the level it rendered them at. */
+  loaded: { path: string; level: number }[];
+  /** One line for the reasoning summary of a `--no-llm` run. */
+  summary: string;
+}
+
+export interface StartingPlanOptions {
+  /** Navigator index/registry cache (default `runs/.cache`); false disables. */
+  cacheDir?: string | false;
+  registryFile?: string;
+  cwd?: string;
+}
+
+const escapeGlob = (p: string) => p.replace(/[*?[\]{}()!+@]/g, (c) => `\\${c}`);
+
+/**
+ * Runs the seed-002 navigator FSM for the task and turns its result into the explorer's first FlightPlan:
+ * its magic words become symbol boosts, the files it loaded become path boosts and verbosity rules at the
+ * levels it chose (sections kept), and every other file is shown at L1 (its path) so the model sees the
+ * shape of the repository. Without magic words the plan is the seed's default (`budget` only).
+ */
+export async function startingFlightPlan(repo: string, task: string, tokens: number, options: StartingPlanOptions = {}): Promise<StartingPoint> {
+  const outcome = await navigate(
+    { task, repo_root: repo, budget: { max_tokens: tokens } },
+    { ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}), ...(options.registryFile ? { registryFile: options.registryFile } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) },
+  );
+  const words = outcome.magic_words.map((w) => w.word);
+  const loaded = outcome.loaded.filter((f) => f.level > 0).map((f) => ({ path: f.path, level: f.level }));
+  const base = { exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: words, loaded };
+  if (loaded.length === 0 && words.length === 0) {
+    return { ...base, plan: { budget: tokens, focus: null, verbosity: [], custom_queries: [] }, summary: `navigator: ${outcome.stop_reason}; default plan (every file at L2, ranked, within ${tokens} tokens)` };
+  }
+  const navRules = new Map((outcome.flight_plan?.verbosity ?? []).map((r) => [r.pattern, r]));
+  const rules: VerbosityRule[] = loaded.map((f) => {
+    const pattern = escapeGlob(f.path);
+    const r = navRules.get(pattern);
+    return r?.sections ? { pattern, level: r.level ?? f.level, sections: r.sections } : { pattern, level: r?.level ?? f.level };
+  });
+  const plan: FlightPlan = {
+    budget: tokens,
+    focus: {
+      paths: loaded.map((f) => ({ pattern: escapeGlob(f.path), weight: 10 })),
+      symbols: words.map((w) => ({ name: w, weight: 10 })),
+    },
+    verbosity: [{ pattern: '**', level: 1 }, ...rules],
+    custom_queries: [],
+  };
+  const summary = `navigator (${outcome.stop_reason}): magic words ${words.join(', ') || '(none)'}; ${loaded.length} file(s) loaded: ${loaded.map((f) => `${f.path} (L${f.level})`).join(', ') || '(none)'}; other files at L1`;
+  return { ...base, plan, summary };
+}
