@@ -6,6 +6,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerLedgerCommands } from './commands/ledger-commands.js';
 import { registerNavigateCommand } from './commands/navigate.js';
+import { registerExploreCommand } from './commands/explore.js';
 
 /** Builds the `navkernel` program with every command registered. */
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerLedgerCommands(program);
   registerNavigateCommand(program);
+  registerExploreCommand(program);
   return program;
 }
 

@@ -49,6 +49,8 @@ export interface ExplorerRunOptions {
   /** Prices overriding the presets (e.g. for a model without a preset). */
   pricing?: ModelPricingRates;
   viewLimits?: Partial<ViewLimits>;
+  /** Resume only: switch the session to interactive (true) or autonomous (false) mode. */
+  interactive?: boolean;
 }
 
 export interface ExplorerStartOptions extends ExplorerRunOptions {
@@ -170,6 +172,7 @@ export async function resumeExplorer(store: ExplorerSessionStore, sessionId: str
   if (!saved) throw new NavkernelError('SESSION_NOT_FOUND', `no explorer session ${sessionId} in the ledger`);
   if (!existsSync(saved.state.repo_path)) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${saved.state.repo_path}`);
   if (!saved.state.exploration_complete && !options.model) throw new NavkernelError('INVALID_CONFIG', `session ${sessionId} needs a model to carry on (it used ${saved.config.model ?? 'none'})`);
+  if (options.interactive !== undefined) saved.state.execution_mode = options.interactive ? 'interactive' : 'autonomous';
   const session = new Session(sessionId, saved.state, saved.config, { ...options, store }, env);
   return session.run();
 }

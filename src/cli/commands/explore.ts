@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { NavkernelError } from '../../contracts/errors.js';
+import {
+  contextMarkdown,
+  createLineAsker,
+  exitCodeFor,
+  flightPlanFile,
+  openExplorerStore,
+  progressLine,
+  resumeExplorer,
+  runExplorer,
+  type ExplorerResult,
+  type ExplorerRunOptions,
+} from '../../explorer/index.js';
+import { createLanguageModel, type LanguageModel } from '../../llm/index.js';
+import { addLedgerOption } from '../ledger-option.js';
+
+interface ExploreOptions {
+  repo?: string;
+  goal?: string;
+  tokens?: string;
+  costLimit?: string;
+  model?: string;
+  interactive?: boolean;
+  maxIterations?: string;
+  output?: string;
+  flightPlan?: string;
+  llm: boolean;
+  resume?: string;
+  session?: string;
+  list?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  ledger: string;
+  cacheDir?: string;
+  cache: boolean;
+  registry?: string;
+  timeoutMs?: string;
+}
+
+/** Exit codes of reference/cli-navigate-interface.md. */
+export const EXPLORE_EXIT_CODES = { success: 0, budget_exhausted_empty: 1, invalid_config: 2, repo_not_found: 3, agent_error: 4, user_cancelled: 5 } as const;
+
+const CONFIG_ERRORS = new Set(['INVALID_CONFIG', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
+
+function exitCodeOfError(err: NavkernelError): number {
+  if (err.code === 'REPO_NOT_FOUND') return EXPLORE_EXIT_CODES.repo_not_found;
+  if (CONFIG_ERRORS.has(err.code)) return EXPLORE_EXIT_CODES.invalid_config;
+  return EXPLORE_EXIT_CODES.agent_error;
+}
+
+function num(value: string | undefined, name: string, kind: 'int' | 'usd'): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (kind === 'int' ? !Number.isInteger(n) || n <= 0 : !(n > 0)) throw new NavkernelError('INVALID_CONFIG', `${name} must be ${kind === 'int' ? 'a positive integer' : 'a number > 0'} (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+/**
+ * The model `--model` names, or the default: Gemini when GEMINI_API_KEY/GOOGLE_API_KEY is set, else Claude
+ * when ANTHROPIC_API_KEY is. With neither, a clear error instead of a network attempt.
+ */
+function resolveModel(spec: string | undefined, env: NodeJS.ProcessEnv = process.env): { model: LanguageModel; spec: string } {
+  let s = spec;
+  if (!s) {
+    if (env.GEMINI_API_KEY || env.GOOGLE_API_KEY) s = 'gemini';
+    else if (env.ANTHROPIC_API_KEY) s = 'anthropic';
+    else {
+      throw new NavkernelError(
+        'LLM_KEY_MISSING',
+        'no model available: set GEMINI_API_KEY (or GOOGLE_API_KEY) or ANTHROPIC_API_KEY, pass --model anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE, or run --no-llm for the deterministic plan only',
+      );
+    }
+  }
+  const model = createLanguageModel(s);
+  return { model, spec: model.provider === 'scripted' ? s : `${model.provider}:${model.modelId}` };
+}
+
+function write(file: string, text: string): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  writeFileSync(file, text);
+}
+
+function summary(r: ExplorerResult, files: string[]): string {
+  const s = r.state;
+  const lines = [
+    `explore: ${s.completion_reason ?? 'incomplete'} after ${s.decision_log.length} step(s) | ${r.output.token_count.toLocaleString('en-US')} tokens | ${s.map_metadata.file_count} files | $${r.output.total_cost.toFixed(4)} spent of $${s.budget_config.max_spend_usd}`,
+    `session: ${r.session_id}`,
+    `reasoning: ${r.output.reasoning_summary}`,
+    ...(r.error ? [`error: ${r.error}`] : []),
+    ...files.map((f) => `wrote ${f}`),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * `navkernel explore`: the seed-000 explorer. Starts from the navigator's deterministic plan, then lets a
+ * model refine the FlightPlan under a USD budget; saves the state after every step in the ledger file.
+ */
+export function registerExploreCommand(program: Command): void {
+  const cmd = program
+    .command('explore')
+    .description('Refine a repository map for a goal with an LLM agent under a USD budget (starts from the navigator\'s deterministic plan)')
+    .option('--repo <dir>', 'the repository to explore')
+    .option('-g, --goal <text>', 'the task or goal')
+    .option('-t, --tokens <n>', 'token budget of the context (default 20000)')
+    .option('--cost-limit <usd>', 'USD to spend at most (default 2.0)')
+    .option('-m, --model <spec>', 'anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (default: gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)')
+    .option('--interactive', 'pause after each step: continue, finalize, change the token or USD budget, or abort')
+    .option('--max-iterations <n>', 'model steps at most (default 20)')
+    .option('-o, --output <file>', 'write the final context (Markdown) to FILE')
+    .option('-f, --flight-plan <file>', 'write the final FlightPlan (YAML) to FILE')
+    .option('--no-llm', 'the deterministic plan only: no model call')
+    .option('--resume <session>', 'carry on a saved session')
+    .option('--session <id>', 'id of a new session (default generated)')
+    .option('--list', 'list saved sessions')
+    .option('--json', 'print NavigatorOutput (with session and completion reason) as JSON')
+    .option('-q, --quiet', 'no progress output')
+    .option('--cache-dir <dir>', 'index/registry cache (default runs/.cache)')
+    .option('--no-cache', 'do not read or write the cache')
+    .option('--registry <file>', "a magic-words.jsonl tier registry for the navigator's start")
+    .option('--timeout-ms <n>', 'per-call timeout of the model (default 5000)');
+  addLedgerOption(cmd);
+  cmd.action(async (o: ExploreOptions) => {
+    let store: ReturnType<typeof openExplorerStore> | undefined;
+    let asker: ReturnType<typeof createLineAsker> | undefined;
+    try {
+      if (o.list) {
+        store = openExplorerStore(o.ledger, { create: false });
+        const rows = store.list();
+        process.stdout.write(o.json ? `${JSON.stringify(rows)}\n` : rows.map((r) => `${r.session_id}  ${r.updated_ts}  ${r.steps} step(s)  ${r.complete ? (r.completion_reason ?? 'complete') : 'open'}  $${r.spent_usd.toFixed(4)}  ${r.user_task}`).join('\n') + (rows.length ? '\n' : ''));
+        return;
+      }
+      const tokens = num(o.tokens, '--tokens', 'int');
+      const costLimit = num(o.costLimit, '--cost-limit', 'usd');
+      const maxIterations = num(o.maxIterations, '--max-iterations', 'int');
+      const timeoutMs = num(o.timeoutMs, '--timeout-ms', 'int');
+      const showProgress = !o.quiet && !o.json && !o.interactive && process.stderr.isTTY;
+      if (o.interactive) asker = createLineAsker(process.stdin, process.stderr);
+      const runOptions: ExplorerRunOptions = {
+        cacheDir: o.cache === false ? false : path.resolve(o.cacheDir ?? path.join('runs', '.cache')),
+        ...(asker ? { ask: asker } : {}),
+        ...(showProgress ? { onStep: (r) => process.stderr.write(progressLine(r)) } : {}),
+        ...(timeoutMs ? { retry: { timeoutMs, totalTimeMs: timeoutMs * 3 } } : {}),
+      };
+      let result: ExplorerResult;
+      store = openExplorerStore(o.ledger);
+      if (o.resume) {
+        const saved = store.load(o.resume);
+        if (!saved) throw new NavkernelError('SESSION_NOT_FOUND', `no explorer session ${o.resume} in ${o.ledger}`);
+        const spec = o.model ?? saved.config.model ?? undefined;
+        const model = !saved.state.exploration_complete && spec ? resolveModel(spec).model : undefined;
+        if (!o.quiet && !o.json) process.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
+        result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(o.interactive ? { interactive: true } : {}) });
+      } else {
+        if (!o.repo) throw new NavkernelError('INVALID_CONFIG', '--repo is required');
+        if (!o.goal?.trim()) throw new NavkernelError('INVALID_CONFIG', '--goal is required and must be non-empty');
+        if (!existsSync(o.repo) || !statSync(o.repo).isDirectory()) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${o.repo}`);
+        const chosen = o.llm === false ? undefined : resolveModel(o.model);
+        const sessionId = o.session ?? `exp-${randomUUID().slice(0, 8)}`;
+        if (!o.quiet && !o.json) process.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
+        result = await runExplorer({
+          ...runOptions,
+          repo: o.repo,
+          task: o.goal,
+          sessionId,
+          store,
+          ...(tokens ? { tokens } : {}),
+          ...(costLimit ? { maxSpendUsd: costLimit } : {}),
+          ...(maxIterations ? { maxIterations } : {}),
+          ...(chosen ? { model: chosen.model, modelSpec: chosen.spec } : { noLlm: true }),
+          ...(o.interactive ? { interactive: true } : {}),
+          ...(o.registry ? { registryFile: o.registry } : {}),
+        });
+      }
+      const code = exitCodeFor(result);
+      const written: string[] = [];
+      if (code !== EXPLORE_EXIT_CODES.user_cancelled) {
+        const now = new Date();
+        if (o.output) write(o.output, contextMarkdown(result.output, result.state, now)), written.push(o.output);
+        if (o.flightPlan) write(o.flightPlan, flightPlanFile(result.output, result.state, now)), written.push(o.flightPlan);
+      }
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify({ ...result.output, exit_code: code, steps: result.state.decision_log.length, ...(result.error ? { error: result.error } : {}), files_written: written })}\n`);
+      } else if (code === EXPLORE_EXIT_CODES.user_cancelled) {
+        process.stderr.write(`explore: cancelled by the user; no output written (session ${result.session_id})\n`);
+      } else if (o.output) {
+        process.stdout.write(summary(result, written));
+      } else {
+        if (!o.quiet) process.stderr.write(summary(result, written));
+        process.stdout.write(result.output.context_string);
+      }
+      process.exitCode = code;
+    } catch (err) {
+      if (!(err instanceof NavkernelError)) throw err;
+      process.stderr.write(`navkernel explore: ${err.message}\n`);
+      process.exitCode = exitCodeOfError(err);
+    } finally {
+      asker?.close();
+      store?.close();
+    }
+  });
+}
