@@ -1,21 +1,28 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Decision, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js';
 import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { listRuns, openLedger, replayRun, verifyLedger } from '../../src/ledger/index.js';
-import { ROOT } from '../support/kernel-fixtures.js';
+import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { sampleFlows, tmpDir } from './helpers.js';
 
-// Real child processes run the compiled fixture (dist/ is built by `npm test`'s tsc step).
-const CHILD = path.join(ROOT, 'dist', 'tests', 'ledger', 'fixtures', 'route-child.js');
+// Real child processes run the compiled fixture (dist/ is built by `npm test`'s tsc step). They run from a
+// snapshot of dist/ taken once, so a rebuild in the working tree while the test runs cannot break a child.
+// The snapshot sits in runs/ (git-ignored) so that node_modules/ and schemas/ resolve as from dist/.
+const SNAPSHOT = path.join(ROOT, 'runs', `.ledger-test-dist-${process.pid}`);
+const CHILD = path.join(SNAPSHOT, 'tests', 'ledger', 'fixtures', 'route-child.js');
 
 let flows: FlowSet;
 const cleanups: (() => void)[] = [];
 beforeAll(async () => {
   flows = await sampleFlows();
+  for (const part of ['src', 'machines', path.join('tests', 'ledger', 'fixtures')]) {
+    cpSync(path.join(ROOT, 'dist', part), path.join(SNAPSHOT, part), { recursive: true });
+  }
+  cleanups.push(() => rmSync(SNAPSHOT, { recursive: true, force: true }));
 });
 afterAll(() => cleanups.forEach((c) => c()));
 function tmp() {
@@ -33,7 +40,7 @@ interface Child {
 }
 
 function start(args: string[]): Child {
-  const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
   const lines: string[] = [];
   let buffered = '';
   let listener: ((line: string, count: number) => void) | undefined;
@@ -84,7 +91,7 @@ describe('several processes, one ledger', () => {
     expect(report.issues).toEqual([]);
     expect(report.routes).toBe(total);
     ledger.close();
-  });
+  }, 120_000);
 });
 
 describe('crash safety', () => {
