@@ -39,6 +39,8 @@ export interface ExplorerRunOptions {
   store?: ExplorerSessionStore;
   /** Breakpoint after each step in interactive mode. */
   ask?: AskUser;
+  /** Called at each budget check, before a call is made or refused. */
+  onBudgetCheck?: (check: { estimateUsd: number; inputTokens: number; outputTokens: number; spentUsd: number; limitUsd: number; allowed: boolean }) => void;
   /** Called after each step (progress). */
   onStep?: (report: TurnReport, state: NavigatorState) => void;
   env?: Partial<ExplorerEnv>;
@@ -262,8 +264,10 @@ class Session {
     };
     const pricing = this.state.budget_config.model_pricing_rates;
     const estimate = await estimateCallUsd(request, pricing);
-    if (!affordable(this.state, estimate.usd)) {
-      const b = this.state.budget_config;
+    const allowed = affordable(this.state, estimate.usd);
+    const b = this.state.budget_config;
+    this.options.onBudgetCheck?.({ estimateUsd: estimate.usd, inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokens, spentUsd: b.current_spend_usd, limitUsd: b.max_spend_usd, allowed });
+    if (!allowed) {
       this.complete('budget_exceeded');
       this.notes.push(`budget: the next call (~$${estimate.usd.toFixed(6)}) would pass the limit ($${b.current_spend_usd} spent of $${b.max_spend_usd})`);
       return false;
@@ -279,7 +283,6 @@ class Session {
     this.notes = [];
     const res = last.result;
     const cost = costUsd(pricing, res.usage.inputTokens, res.usage.outputTokens);
-    const b = this.state.budget_config;
     b.current_spend_usd = Math.round((b.current_spend_usd + cost) * 1e9) / 1e9;
     const entry = await this.decide(res.toolCalls, res.text, cost);
     this.state.decision_log.push(entry);

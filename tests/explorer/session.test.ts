@@ -1,0 +1,306 @@
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NavigatorState, NavigatorOutput, TurnReport, compileValidator } from '../../src/contracts/index.js';
+import {
+  applyFlightPlanDiff,
+  checkFlightPlanDiff,
+  estimateExplorerCallUsd,
+  explorerCanAfford,
+  exitCodeFor,
+  openExplorerStore,
+  resumeExplorer,
+  runExplorer,
+  type ExplorerSessionStore,
+  type UserCommand,
+} from '../../src/explorer/index.js';
+import { createScriptedModel, type ScriptedScriptInput } from '../../src/llm/index.js';
+import { indexRepo, type RepoIndex } from '../../src/repomap/index.js';
+import { finalize, makeRepo, promptText, recording, stepClock, tmpDir, update } from './helpers.js';
+
+let repo: string;
+let index: RepoIndex;
+const stores: ExplorerSessionStore[] = [];
+beforeAll(async () => {
+  repo = makeRepo();
+  index = await indexRepo(repo, { cacheDir: false });
+});
+afterEach(() => {
+  while (stores.length) stores.pop()!.close();
+});
+
+const TASK = 'fix the discount calculation in the cart total';
+const scripted = (answers: ScriptedScriptInput) => recording(createScriptedModel(answers));
+function store(file = path.join(tmpDir(), 'ledger.sqlite')) {
+  const s = openExplorerStore(file);
+  stores.push(s);
+  return s;
+}
+const base = { cacheDir: false as const, tokens: 4000 };
+
+describe('config_diff', () => {
+  it('upserts by pattern and moves the rule last; focus null clears; budget replaces', () => {
+    const plan = { budget: 1000, focus: { paths: [{ pattern: 'a/**', weight: 10 }], symbols: [] }, verbosity: [{ pattern: '**', level: 1 }, { pattern: 'src/**', level: 2 }, { pattern: 'tests/**', level: 0 }], custom_queries: [] };
+    const next = applyFlightPlanDiff(plan, { budget: 800, verbosity: [{ pattern: 'src/**', level: 4 }] });
+    expect(next.budget).toBe(800);
+    expect(next.verbosity).toEqual([{ pattern: '**', level: 1 }, { pattern: 'tests/**', level: 0 }, { pattern: 'src/**', level: 4 }]);
+    expect(applyFlightPlanDiff(plan, { focus: null }).focus).toBeNull();
+    expect(applyFlightPlanDiff(plan, { focus: { paths: [{ pattern: 'b/**', weight: 2 }], symbols: [{ name: 'Cart', weight: 5 }] } }).focus).toEqual({
+      paths: [{ pattern: 'a/**', weight: 10 }, { pattern: 'b/**', weight: 2 }],
+      symbols: [{ name: 'Cart', weight: 5 }],
+    });
+  });
+
+  const plan = { budget: 4000, focus: null, verbosity: [], custom_queries: [] };
+  const cases: [string, unknown, RegExp][] = [
+    ['a level out of range', { verbosity: [{ pattern: 'src/**', level: 7 }] }, /verbosity\.0\.level: .*<=\s*4/],
+    ['an unknown key', { zoom: 'in' }, /Unrecognized key.*zoom/],
+    ['a rule with neither level nor sections', { verbosity: [{ pattern: 'src/**' }] }, /Either 'level' or 'sections'/],
+    ['an empty diff', {}, /config_diff is empty/],
+    ['not an object', 'src/**', /must be an object/],
+    ['a budget above the user limit', { budget: 9000 }, /above the user's token limit of 4000/],
+    ['a pattern matching no file', { verbosity: [{ pattern: 'lib/**', level: 3 }] }, /"lib\/\*\*" matches no file/],
+    ['a query that does not compile', { custom_queries: [{ pattern: 'src/**/*.ts', query: '(no_such_node) @x' }] }, /custom_queries\.0\.query: does not compile for typescript/],
+    ['a query without capture', { custom_queries: [{ pattern: 'src/**/*.ts', query: '(identifier)' }] }, /no @capture/],
+    ['a change to nothing', { budget: 4000 }, /changes nothing/],
+  ];
+  it.each(cases)('refuses %s, with a reason for the model', async (_n, diff, reason) => {
+    const r = await checkFlightPlanDiff(diff, { plan, index, tokenLimit: 4000 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(reason);
+  });
+
+  it('accepts a valid custom query and sections', async () => {
+    const r = await checkFlightPlanDiff(
+      { custom_queries: [{ pattern: 'src/**/*.ts', query: '(string) @s' }], verbosity: [{ pattern: 'src/cart/cart.ts', sections: [{ pattern: 'Cart*', level: 4 }] }] },
+      { plan, index, tokenLimit: 4000 },
+    );
+    expect(r.ok).toBe(true);
+  });
+});
+
+describe('an exploration driven by the scripted model', () => {
+  it('starts from the navigator, zooms in, survives an invalid diff, finalizes; every step logged with the injected clock and saved', async () => {
+    const model = scripted([
+      update({ verbosity: [{ pattern: 'src/auth/**', level: 0 }, { pattern: 'src/cart/**', level: 4 }] }, 'the cart and its discount are the task'),
+      update({ verbosity: [{ pattern: 'src/cart/**', level: 9 }] }, 'more'),
+      finalize(),
+    ]);
+    const st = store();
+    const saves: number[] = [];
+    const origSave = st.save.bind(st);
+    st.save = (id, s, c, ts) => {
+      saves.push(s.decision_log.length);
+      origSave(id, s, c, ts);
+    };
+    const reports: unknown[] = [];
+    const r = await runExplorer({ ...base, repo, task: TASK, model, store: st, sessionId: 's1', env: { now: stepClock() }, onStep: (rep) => reports.push(rep) });
+
+    // The deterministic start: the navigator's magic words and files are in the first plan the model sees.
+    const first = promptText(model.requests[0]!);
+    expect(first).toContain(TASK);
+    expect(first).toMatch(/name: discount/);
+    expect(first).toMatch(/src\/cart\/discount\.ts/);
+
+    expect(r.state.completion_reason).toBe('agent_done');
+    expect(r.llm_calls).toBe(3);
+    const log = r.state.decision_log;
+    expect(log.map((e) => [e.step, e.action, e.rejected ? 'rejected' : 'ok'])).toEqual([
+      [1, 'update_flight_plan', 'ok'],
+      [2, 'update_flight_plan', 'rejected'],
+      [3, 'finalize_context', 'ok'],
+    ]);
+    // Timestamps come from the clock, one reading per step plus the ones around them: strictly increasing, all in 2025-12-31.
+    expect(log.every((e) => e.timestamp.startsWith('2025-12-31T10:'))).toBe(true);
+    expect(new Set(log.map((e) => e.timestamp)).size).toBe(3);
+
+    // Zoom in took effect: cart files at L4, auth hidden.
+    expect(r.state.map_metadata.focus_areas).toEqual(expect.arrayContaining(['src/cart/cart.ts', 'src/cart/discount.ts']));
+    expect(r.render.files.filter((f) => f.path.startsWith('src/auth/')).every((f) => f.level === 0)).toBe(true);
+    expect(r.output.context_string).toContain('export function applyDiscount');
+    expect(r.output.context_string).not.toContain('createSession(user)');
+
+    // The invalid diff: the plan did not change and the model was told why, as the result of its own tool call.
+    expect(log[1]!.rejected!.reason).toMatch(/verbosity\.0\.level/);
+    expect(log[1]!.config_diff).toEqual({});
+    const third = model.requests[2]!;
+    const toolMsg = third.messages.find((m) => m.role === 'tool');
+    expect(toolMsg).toMatchObject({ toolCallId: 'step_2', toolName: 'update_flight_plan' });
+    expect(toolMsg!.content).toMatch(/^REJECTED: config_diff is not a valid partial FlightPlan: verbosity\.0\.level/);
+    expect(r.state.flight_plan.verbosity.filter((v) => v.pattern === 'src/cart/**')).toEqual([{ pattern: 'src/cart/**', level: 4 }]);
+
+    // Saved after the start and after every step; the saved state is the final one.
+    expect(saves.slice(0, 4)).toEqual([0, 1, 2, 3]);
+    const saved = st.load('s1')!;
+    expect(saved.state).toEqual(r.state);
+    expect(NavigatorState.safeParse(saved.state).success).toBe(true);
+    expect(compileValidator('navigator-state')(saved.state).success).toBe(true);
+
+    // Output and reports validate; cost is the sum of the steps' costs.
+    expect(NavigatorOutput.safeParse(r.output).success).toBe(true);
+    expect(r.output).toMatchObject({ total_iterations: 3, reasoning_summary: 'the map holds the cart and its discount', session_id: 's1' });
+    expect(r.output.total_cost).toBeCloseTo(log.reduce((s, e) => s + (e.cost_usd ?? 0), 0), 9);
+    expect(r.output.total_cost).toBeGreaterThan(0);
+    expect(reports).toHaveLength(3);
+    for (const rep of reports) expect(TurnReport.safeParse(rep).success).toBe(true);
+    expect(exitCodeFor(r)).toBe(0);
+  });
+
+  it('--no-llm: the navigator\'s plan is the answer and no call is made', async () => {
+    const model = scripted([finalize()]);
+    const r = await runExplorer({ ...base, repo, task: TASK, noLlm: true, model });
+    expect(model.requests).toHaveLength(0);
+    expect(r).toMatchObject({ llm_calls: 0, state: { completion_reason: 'no_llm', decision_log: [] } });
+    expect(r.output.total_cost).toBe(0);
+    expect(r.start!.magic_words).toEqual(expect.arrayContaining(['discount', 'cart']));
+    expect(r.start!.loaded.map((f) => f.path)).toContain('src/cart/discount.ts');
+    expect(r.output.context_string).toContain('applyDiscount');
+  });
+
+  it('same input, same script: the same decisions, plan and map bytes', async () => {
+    const script = [update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }), finalize()];
+    const a = await runExplorer({ ...base, repo, task: TASK, model: scripted(script), env: { now: stepClock() }, sessionId: 'x' });
+    const b = await runExplorer({ ...base, repo, task: TASK, model: scripted(script), env: { now: stepClock() }, sessionId: 'x' });
+    expect(b.state).toEqual(a.state);
+    expect(b.output).toEqual(a.output);
+  });
+
+  it('stops at max iterations', async () => {
+    const model = recording(createScriptedModel({ mode: 'rules', answers: [update({ budget: 3000 }, 'shrink'), ] }));
+    // rules mode reuses the entry: step 1 applies, later steps are refused as "changes nothing" but still count.
+    const r = await runExplorer({ ...base, repo, task: TASK, model, maxIterations: 3 });
+    expect(r.state.completion_reason).toBe('max_iterations');
+    expect(r.state.decision_log).toHaveLength(3);
+    expect(model.requests).toHaveLength(3);
+    expect(r.state.decision_log[2]!.rejected!.reason).toMatch(/changes nothing/);
+  });
+
+  it('a model that calls no tool is told so', async () => {
+    const model = scripted([{ text: 'I think the cart matters.' }, finalize()]);
+    const r = await runExplorer({ ...base, repo, task: TASK, model });
+    expect(r.state.decision_log[0]!.rejected).toMatchObject({ reason: expect.stringMatching(/no tool was called/), input: 'I think the cart matters.' });
+    expect(promptText(model.requests[1]!)).toContain('REJECTED: no tool was called');
+  });
+});
+
+describe('the USD budget is enforced before each call', () => {
+  it('$0.0099 spent of $0.01: the next call is not made; the map so far is kept', async () => {
+    const model = scripted([finalize()]);
+    const r = await runExplorer({ ...base, repo, task: TASK, model, maxSpendUsd: 0.01, spentUsd: 0.0099 });
+    expect(model.requests).toHaveLength(0);
+    expect(r.state.completion_reason).toBe('budget_exceeded');
+    expect(r.output.total_cost).toBe(0.0099);
+    expect(r.state.map_metadata.file_count).toBeGreaterThan(0);
+    expect(r.output.context_string).toContain('applyDiscount');
+    expect(exitCodeFor(r)).toBe(0);
+  });
+
+  it('the boundary: the check allows a call whose estimate fits exactly, and refuses one a hair over', async () => {
+    const checks: { estimateUsd: number; allowed: boolean }[] = [];
+    const probe = scripted([finalize()]);
+    await runExplorer({ ...base, repo, task: TASK, model: probe, onBudgetCheck: (c) => checks.push(c) });
+    const est = await estimateExplorerCallUsd(probe.requests[0]!, { model_name: 'gemini-2.0-flash', input_per_million: 0.075, output_per_million: 0.3 });
+    // The check the loop made is the estimate of the request it sent: js-tiktoken input (with margin) + the 1024-token output cap.
+    expect(checks).toEqual([expect.objectContaining({ estimateUsd: est.usd, outputTokens: 1024, allowed: true })]);
+    expect(est.usd).toBeCloseTo((est.inputTokens * 0.075 + 1024 * 0.3) / 1e6, 12);
+    const state = (spent: number, max: number) => NavigatorState.parse({ user_task: 't', repo_path: repo, budget_config: { max_spend_usd: max, current_spend_usd: spent, model_pricing_rates: { model_name: 'm', input_per_million: 1, output_per_million: 1 } }, flight_plan: {} });
+    expect(explorerCanAfford(state(0.005, 0.005 + est.usd), est.usd)).toBe(true);
+    expect(explorerCanAfford(state(0.005, 0.005 + est.usd - 1e-9), est.usd)).toBe(false);
+    expect(explorerCanAfford(state(0.0099, 0.01), est.usd)).toBe(false);
+  });
+
+  it('stops mid-session when the spend reaches the limit, keeping the last accepted plan; actual cost comes from usage', async () => {
+    const usage = { input_tokens: 25000, output_tokens: 1000 }; // $0.001875 + $0.0003 at gemini-2.0-flash
+    const model = scripted([
+      { ...update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }), usage },
+      { ...update({ verbosity: [{ pattern: 'docs/**', level: 0 }] }), usage },
+      { ...finalize(), usage },
+    ]);
+    const r = await runExplorer({ ...base, repo, task: TASK, model, maxSpendUsd: 0.0025 });
+    expect(r.state.decision_log).toHaveLength(1);
+    expect(r.state.decision_log[0]!.cost_usd).toBeCloseTo(0.002175, 12);
+    expect(r.state.budget_config.current_spend_usd).toBeCloseTo(0.002175, 12);
+    expect(r.state.completion_reason).toBe('budget_exceeded');
+    expect(r.state.flight_plan.verbosity.at(-1)).toEqual({ pattern: 'tests/**', level: 0 });
+    expect(r.output.context_string).not.toContain('tests/cart.test.ts');
+  });
+});
+
+describe('state that survives', () => {
+  it('resume carries on from the last saved step, in the same ledger file, with the same prompt it would have had', async () => {
+    const file = path.join(tmpDir(), 'ledger.sqlite');
+    const st = store(file);
+    // The first process makes two steps, then "dies": its model has nothing left, which ends it as an agent error.
+    const firstModel = scripted([update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }, 'tests are noise'), update({ verbosity: [{ pattern: 'src/cart/**', level: 4 }] }, 'zoom on cart')]);
+    const first = await runExplorer({ ...base, repo, task: TASK, model: firstModel, store: st, sessionId: 'resume-me', retry: { maxAttempts: 1 } });
+    expect(first.state.completion_reason).toBe('agent_error');
+    expect(first.state.decision_log).toHaveLength(2);
+    st.close();
+    stores.pop();
+
+    // Re-open the saved session as a crash would leave it (incomplete), then resume in a fresh store object.
+    const st2 = store(file);
+    const saved = st2.load('resume-me')!;
+    st2.save('resume-me', { ...saved.state, exploration_complete: false, completion_reason: null, reasoning_summary: '' }, saved.config, new Date(0));
+    const second = scripted([finalize('done after resume')]);
+    const r = await resumeExplorer(st2, 'resume-me', { model: second, cacheDir: false });
+    expect(r.state.decision_log.map((e) => e.step)).toEqual([1, 2, 3]);
+    expect(r.state.completion_reason).toBe('agent_done');
+    expect(second.requests).toHaveLength(1);
+    // The resumed prompt shows the last step as the model's own tool call and its result.
+    const tool = second.requests[0]!.messages.find((m) => m.role === 'tool');
+    expect(tool).toMatchObject({ toolCallId: 'step_2' });
+    expect(tool!.content).toMatch(/^applied \{"verbosity":\[\{"pattern":"src\/cart\/\*\*","level":4\}\]\}/);
+    expect(st2.load('resume-me')!.state.decision_log).toHaveLength(3);
+    expect(st2.list()[0]).toMatchObject({ session_id: 'resume-me', steps: 3, complete: true, completion_reason: 'agent_done' });
+  });
+});
+
+describe('interactive breakpoints', () => {
+  async function interactive(commands: UserCommand[], script: ScriptedScriptInput) {
+    const model = scripted(script);
+    const seen: { step: number; tokens: number; budget: number; usd: number }[] = [];
+    const r = await runExplorer({
+      ...base,
+      repo,
+      task: TASK,
+      model,
+      interactive: true,
+      ask: async (rep) => {
+        seen.push({ step: rep.step_number, tokens: rep.map_size_tokens, budget: rep.token_budget, usd: rep.total_cost + rep.budget_remaining });
+        const c = commands.shift();
+        if (!c) throw new Error('asked more often than scripted');
+        return c;
+      },
+    });
+    return { r, model, seen };
+  }
+
+  it('raise/lower the token budget and the USD limit, then continue; finalize now ends with the current map', async () => {
+    const { r, model, seen } = await interactive(
+      [{ kind: 'set_tokens', tokens: 300 }, { kind: 'set_usd', usd: 0.5 }, { kind: 'continue' }, { kind: 'finalize' }],
+      [update({ verbosity: [{ pattern: 'src/cart/**', level: 4 }] }), update({ verbosity: [{ pattern: 'tests/**', level: 0 }] })],
+    );
+    expect(seen.map((s) => s.step)).toEqual([1, 1, 1, 2]);
+    expect(seen[1]!.budget).toBe(300);
+    expect(seen[1]!.tokens).toBeLessThanOrEqual(300);
+    expect(seen[2]!.usd).toBeCloseTo(0.5, 9);
+    expect(model.requests).toHaveLength(2);
+    expect(promptText(model.requests[1]!)).toContain('the user set the token budget to 300');
+    expect(r.state.completion_reason).toBe('user_finalized');
+    expect(r.state.flight_plan.budget).toBe(300);
+    expect(r.state.budget_config.max_spend_usd).toBe(0.5);
+    expect(r.output.token_count).toBeLessThanOrEqual(300);
+  });
+
+  it('abort cancels: exit code 5', async () => {
+    const { r } = await interactive([{ kind: 'abort' }], [update({ verbosity: [{ pattern: 'tests/**', level: 0 }] })]);
+    expect(r.state.completion_reason).toBe('user_cancelled');
+    expect(exitCodeFor(r)).toBe(5);
+  });
+
+  it('lowering the USD limit below the spend stops before the next call', async () => {
+    const { r, model } = await interactive([{ kind: 'set_usd', usd: 0.000001 }, { kind: 'continue' }], [update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }), finalize()]);
+    expect(model.requests).toHaveLength(1);
+    expect(r.state.completion_reason).toBe('budget_exceeded');
+  });
+});
