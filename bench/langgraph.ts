@@ -34,7 +34,7 @@ const failuresOf = (i: number): number => i % 4;
 export const decisionsOfRun = (i: number): number => 2 + Math.min(failuresOf(i) + 1, MAX_ITERATIONS);
 
 /** The requests a runner sends navkernel for run i, in order. */
-function runRequests(run_id: string, i: number): RouteRequest[] {
+export function runRequests(run_id: string, i: number): RouteRequest[] {
   const base = { run_id, flow: 'three-step' } as const;
   const out: RouteRequest[] = [{ ...base, step_completed: 'plan', agent: 'planner', status: 'VERIFIED', forensics: { tests: { passed: 0, failed: 0 } } }];
   const attempts = Math.min(failuresOf(i) + 1, MAX_ITERATIONS);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { VERSION } from '../src/version.js';
 import { benchKernel } from './kernel.js';
+import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
 import type { BenchSection } from './stats.js';
 
@@ -14,6 +15,7 @@ export type SectionRunner = (opts: { quick: boolean }) => Promise<BenchSection>;
 export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'kernel', run: benchKernel },
   { name: 'langgraph', run: benchLangGraph },
+  { name: 'economics', run: benchEconomics },
 ];
 
 function header(quick: boolean): string {
