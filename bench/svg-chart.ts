@@ -36,14 +36,14 @@ export function tickLabel(v: number): string {
   return `${+v.toPrecision(3)}`;
 }
 
-/** About `count` round ticks covering [lo, hi] (1, 2, 5 × 10^k steps). */
+/** About `count` round ticks from the first multiple of the step at or below `lo` to the first at or above `hi` (1, 2, 5 × 10^k steps). */
 export function niceTicks(lo: number, hi: number, count = 5): number[] {
   if (!(hi > lo)) return [lo];
   const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw * (1 - 1e-12)) ?? 10 * mag;
   const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.round(v / step) * step);
+  for (let k = Math.floor(lo / step + 1e-9), end = Math.ceil(hi / step - 1e-9); k <= end; k++) out.push(+(k * step).toPrecision(12));
   return out;
 }
 
@@ -65,7 +65,7 @@ export function lineChartSvg(c: LineChart): string {
   const sy = (y: number) => M.top + ph - (y / y1) * ph;
   const xTicks = c.logX
     ? Array.from({ length: Math.floor(x1) - Math.ceil(x0) + 1 }, (_, i) => 10 ** (Math.ceil(x0) + i))
-    : niceTicks(x0, x1);
+    : niceTicks(x0, x1).filter((t) => t >= x0 && t <= x1);
 
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
