@@ -12,7 +12,7 @@ function enc(): Tiktoken {
 }
 
 /** js-tiktoken's BPE is quadratic in the length of one pre-token: long runs without whitespace are cut. */
-const MAX_RUN = 256;
+const MAX_RUN = 64;
 /** Text is encoded in pieces of about this many characters, cut at whitespace. */
 const CHUNK = 16_384;
 
@@ -33,11 +33,11 @@ export function tokenPieces(text: string): string[] {
     }
     const piece = text.slice(i, end);
     i = end;
-    if (!/\S{257}/.test(piece)) {
+    if (!/\S{65}/.test(piece)) {
       out.push(piece);
       continue;
     }
-    const re = /\S{257,}/g;
+    const re = /\S{65,}/g;
     let last = 0;
     for (let m = re.exec(piece); m; m = re.exec(piece)) {
       if (m.index > last) out.push(piece.slice(last, m.index));
