@@ -112,7 +112,17 @@ export const AuditReport = z.object({
     input_tokens: z.int(),
     output_tokens: z.int(),
     by_model: z.array(z.object({ provider: z.string(), model: z.string(), calls: z.int(), usd: z.number() })),
+    usd_per_1000_routes: z.number().describe('USD spent on tier 3 per 1,000 routes of the run'),
   }),
+  navigator: z
+    .object({
+      consulted: z.int().describe('Routes that reached tier 3 with a navigator configured'),
+      decided: z.int().describe('Of those, routes tier 3 decided'),
+      fall_through_rate: z.number().describe('Share of consulted routes that fell through to tier 4 or 5 (0 when none consulted)'),
+      invalid_answer_rate: z.number().describe('Share of model calls whose answer was rejected (unparseable, unknown candidate, charter)'),
+      budget_skips: z.int().describe('Routes where tier 3 was skipped because the call could overrun the budget'),
+    })
+    .describe('How tier 3 fared in this run'),
   latency_us: z.object({ p50: z.number(), p99: z.number(), max: z.number() }),
   flows_hashes: z.array(z.string()).describe('Distinct flow definitions the run was routed with, in order of use'),
   escalations: z.array(Escalation),

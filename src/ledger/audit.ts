@@ -102,6 +102,7 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
   const flowsHashes: string[] = [];
   let lastState: RunState | undefined;
   let done = 0;
+  const nav = { consulted: 0, decided: 0, budget_skips: 0 };
   for (const { row, decision } of runRoutes(ledger, run_id)) {
     const key = `${row.flow}/${row.step}`;
     let s = steps.get(key);
@@ -110,6 +111,12 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
     if (decision.decision === 'LOOP') s.loops++;
     if (decision.iteration !== undefined) s.max_iteration = Math.max(s.max_iteration ?? 0, decision.iteration);
     if (decision.decision !== 'CONTINUE') offroad.push(entry(row, decision));
+    const skip3 = decision.skipped?.find((k) => k.tier === 3);
+    if (skip3?.rule === 'budget_exceeded') nav.budget_skips++;
+    if (decision.tier === 3 || (decision.tier > 3 && skip3?.rule !== 'navigator_unavailable')) {
+      nav.consulted++;
+      if (decision.tier === 3) nav.decided++;
+    }
     latencies.push(row.latency_us);
     if (flowsHashes[flowsHashes.length - 1] !== row.flows_hash && !flowsHashes.includes(row.flows_hash)) flowsHashes.push(row.flows_hash);
     if (row.seq === run.last_seq) lastState = JSON.parse(row.state) as RunState;
@@ -140,6 +147,12 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
       input_tokens: calls.reduce((n, c) => n + c.input_tokens, 0),
       output_tokens: calls.reduce((n, c) => n + c.output_tokens, 0),
       by_model: [...byModel.values()].sort((a, b) => b.usd - a.usd || a.model.localeCompare(b.model)),
+      usd_per_1000_routes: done ? (run.cost_usd / done) * 1000 : 0,
+    },
+    navigator: {
+      ...nav,
+      fall_through_rate: nav.consulted ? (nav.consulted - nav.decided) / nav.consulted : 0,
+      invalid_answer_rate: calls.length ? calls.filter((c) => c.outcome === 'invalid_answer').length / calls.length : 0,
     },
     latency_us: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? 0 },
     flows_hashes: flowsHashes,

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import type { ReplayedDecision } from '../../contracts/index.js';
+import { NavkernelError, type ReplayedDecision } from '../../contracts/index.js';
 import { loadFlows } from '../../kernel/index.js';
 import { replayRun } from '../../ledger/index.js';
 import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
+import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
 
 function show(d: ReplayedDecision | null): string {
   if (!d) return '(error)';
@@ -18,13 +19,17 @@ export function registerReplayCommand(program: Command): void {
     .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
     .argument('<run>', 'run id')
     .option('--max <n>', 'stop after this many divergences', (v) => Number.parseInt(v, 10))
-    .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)');
-  addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { max?: number; json?: boolean }) => {
+    .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)')
+    .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
+  addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean }) => {
     const flows = await loadFlows(opts.flows);
+    // Recorded answers by default: a replay never calls a model unless asked to with --live.
+    const live = opts.live ? navigatorFromFlags(opts) : undefined;
+    if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('replay');
     try {
-      const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}) });
+      const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { navigator: () => live } : {}) });
       progress.stop();
       if (opts.json) {
         process.stdout.write(JSON.stringify(report) + '\n');

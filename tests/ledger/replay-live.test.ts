@@ -1,0 +1,39 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from './helpers.js';
+
+describe('replay --live', () => {
+  const t = tmpDir();
+  afterAll(() => t.cleanup());
+  const script = (name: string, pick: string[]) => {
+    const file = path.join(t.dir, name);
+    writeFileSync(file, JSON.stringify({ mode: 'rules', answers: [{ pick, reason: `always ${pick[0]}` }] }));
+    return `scripted:${file}`;
+  };
+  const loopFirst = script('loop-first.json', ['loop:*', 'continue:*', 'escalate']);
+  const continueFirst = script('continue-first.json', ['continue:*', 'escalate']);
+
+  it('replays from the recorded answers by default, and asks the model again only with --live', () => {
+    const demo = runCli(['demo', '-q', '--ledger', t.file, '--run-prefix', 'live', '--llm', loopFirst]);
+    expect(demo.code).toBe(0);
+    const audit = JSON.parse(runCli(['audit', 'live-run-1', '--json', '--ledger', t.file]).stdout);
+    expect(audit.navigator.decided).toBeGreaterThan(0);
+
+    // A script that would answer differently does not matter without --live: the recorded answers are used.
+    expect(runCli(['replay', 'live-run-1', '--ledger', t.file, '--llm', continueFirst]).code).toBe(0);
+    expect(runCli(['replay', 'live-run-1', '--ledger', t.file, '--live', '--llm', loopFirst]).code).toBe(0);
+    const diverged = runCli(['replay', 'live-run-1', '--ledger', t.file, '--live', '--llm', continueFirst, '--json']);
+    expect(diverged.code).toBe(1);
+    const report = JSON.parse(diverged.stdout);
+    expect(report.divergences[0].recorded).toMatchObject({ tier: 3, decision: 'LOOP' });
+    expect(report.divergences[0].now).toMatchObject({ tier: 3, decision: 'CONTINUE' });
+  });
+
+  it('refuses --live without a model', () => {
+    const r = runCli(['replay', 'live-run-1', '--ledger', t.file, '--live']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--live needs --llm/);
+  });
+});
