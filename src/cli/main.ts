@@ -1,33 +1,40 @@
 import { Command, CommanderError } from 'commander';
 import { NavkernelError } from '../contracts/index.js';
 import { VERSION } from '../version.js';
-import { registerRouteCommand } from './commands/route.js';
-import { registerValidateCommand } from './commands/validate.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerLedgerCommands } from './commands/ledger-commands.js';
-import { registerNavigateCommand } from './commands/navigate.js';
-import { registerExploreCommand } from './commands/explore.js';
 
-/** Builds the `navkernel` program with every command registered. */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Command modules, loaded only when their command runs (or for the full help): `navkernel route` should not pay
+ * for tree-sitter, the explorer or the provider SDKs.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  route: async () => (await import('./commands/route.js')).registerRouteCommand,
+  validate: async () => (await import('./commands/validate.js')).registerValidateCommand,
+  demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
+  ledger: async () => (await import('./commands/ledger-commands.js')).registerLedgerCommands,
+  navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
+  explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
+};
+const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
+
+/** Builds the `navkernel` program with the commands `argv` needs (every command when unsure). */
+export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('navkernel')
     .description('A deterministic 5-tier routing kernel for agent flow runners, and a context navigator.')
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError();
-  // Commands (one file each in ./commands):
-  registerRouteCommand(program);
-  registerValidateCommand(program);
-  registerDemoCommand(program);
-  registerLedgerCommands(program);
-  registerNavigateCommand(program);
-  registerExploreCommand(program);
+  const first = argv.slice(2).find((a) => !a.startsWith('-'));
+  const name = first && LEDGER_COMMANDS.has(first) ? 'ledger' : first;
+  const wanted = name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
+  for (const register of await Promise.all(wanted.map((n) => COMMANDS[n]!()))) register(program);
   return program;
 }
 
 /** Runs the CLI with `argv` (as process.argv) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
