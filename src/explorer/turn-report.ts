@@ -76,6 +76,10 @@ const int = (x: number) => x.toLocaleString('en-US');
 function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   for (const para of text.split('\n')) {
+    if (para.length <= width) {
+      out.push(para);
+      continue;
+    }
     let line = '';
     for (const word of para.split(/\s+/).filter(Boolean)) {
       if (line && line.length + 1 + word.length > width) {
