@@ -103,7 +103,7 @@ export async function benchEconomics(opts: { quick: boolean }): Promise<BenchSec
   const flows = await loadFlows(path.join(packageRoot(), 'charters'));
   const models = [DEFAULT_MODELS.anthropic, DEFAULT_MODELS.gemini];
   // The quick run routes fewer work items; the full run the scenarios as the demo defines them.
-  const scenarios = [DEMO_SCENARIO, HARSH_SCENARIO].map((s) => (opts.quick ? { ...s, runs: 2 } : s));
+  const scenarios = [DEMO_SCENARIO, HARSH_SCENARIO].map((s) => (opts.quick ? { ...s, runs: 1 } : s));
   const rows: Row[] = [];
   for (const s of scenarios) for (const m of models) rows.push(await runScenario(flows, s, m));
 

@@ -173,7 +173,7 @@ async function alternate(a: Side, b: Side, rounds: number, runsPerRound: number)
 /** navkernel vs LangGraph.js, in memory and with SQLite persistence. */
 export async function benchLangGraph(opts: { quick: boolean }): Promise<BenchSection> {
   const rounds = opts.quick ? 2 : 6;
-  const runsPerRound = opts.quick ? 40 : 400; // a run is 3-5 decisions (3.75 on average)
+  const runsPerRound = opts.quick ? 20 : 400; // a run is 3-5 decisions (3.75 on average)
   const figures: Record<string, number> = {};
   const rows: (string | number)[][] = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'navkernel-bench-lg-'));

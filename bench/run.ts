@@ -7,15 +7,20 @@ import { VERSION } from '../src/version.js';
 import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
+import { benchMemory } from './memory.js';
+import { benchScaling } from './scaling.js';
 import type { BenchSection } from './stats.js';
 
-export type SectionRunner = (opts: { quick: boolean }) => Promise<BenchSection>;
+/** `outDir`: the folder RESULTS.md goes to; sections that draw charts write their SVGs there. */
+export type SectionRunner = (opts: { quick: boolean; outDir: string }) => Promise<BenchSection>;
 
 /** Sections in the order they appear in RESULTS.md. */
 export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'kernel', run: benchKernel },
   { name: 'langgraph', run: benchLangGraph },
   { name: 'economics', run: benchEconomics },
+  { name: 'scaling', run: benchScaling },
+  { name: 'memory', run: benchMemory },
 ];
 
 function header(quick: boolean): string {
@@ -37,15 +42,20 @@ export async function runBench(argv: string[]): Promise<{ sections: BenchSection
   const file = outIdx >= 0 ? path.resolve(argv[outIdx + 1]!) : path.join(packageRoot(), 'bench', 'RESULTS.md');
   const wanted = only >= 0 ? new Set(argv[only + 1]!.split(',')) : undefined;
   const sections: BenchSection[] = [];
+  const ran: string[] = [];
   for (const s of SECTIONS) {
     if (wanted && !wanted.has(s.name)) continue;
+    ran.push(s.name);
     process.stderr.write(`bench: ${s.name}…\n`);
-    const result = await s.run({ quick });
+    const result = await s.run({ quick, outDir: path.dirname(file) });
     sections.push(result);
     process.stdout.write(`\n## ${result.title}\n\n${result.body}\n`);
   }
   writeFileSync(file, [header(quick), ...sections.map((s) => `## ${s.title}\n\n${s.body}`)].join('\n\n') + '\n');
   process.stderr.write(`bench: wrote ${file}\n`);
+  // `--json FILE`: every section's figures, machine-readable (the smoke test reads them).
+  const jsonIdx = argv.indexOf('--json');
+  if (jsonIdx >= 0) writeFileSync(path.resolve(argv[jsonIdx + 1]!), JSON.stringify({ quick, sections: sections.map((r, i) => ({ name: ran[i], title: r.title, figures: r.figures })) }, null, 2) + '\n');
   return { sections, file };
 }
 

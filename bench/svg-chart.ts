@@ -1,5 +1,6 @@
 // A tiny dependency-free SVG line chart. Same data → same bytes: fixed number formatting, no ids, no dates.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 export interface ChartSeries {
   name: string;
@@ -99,5 +100,6 @@ export function lineChartSvg(c: LineChart): string {
 
 /** Writes the chart to `file`. */
 export function writeLineChart(file: string, chart: LineChart): void {
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, lineChartSvg(chart));
 }
