@@ -7,7 +7,9 @@ import { VERSION } from '../src/version.js';
 import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
+import { benchLedger } from './ledger.js';
 import { benchMemory } from './memory.js';
+import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
 import type { BenchSection } from './stats.js';
 
@@ -17,9 +19,11 @@ export type SectionRunner = (opts: { quick: boolean; outDir: string }) => Promis
 /** Sections in the order they appear in RESULTS.md. */
 export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'kernel', run: benchKernel },
+  { name: 'ledger', run: benchLedger },
   { name: 'langgraph', run: benchLangGraph },
   { name: 'economics', run: benchEconomics },
   { name: 'scaling', run: benchScaling },
+  { name: 'navigator', run: benchNavigator },
   { name: 'memory', run: benchMemory },
 ];
 
