@@ -168,7 +168,7 @@ export async function benchNavigator(opts: { quick: boolean }): Promise<BenchSec
           ['corpus (every text file, plain)', '—', figures.corpus_tokens],
           ['`repomix` (plain)', rmxPlain.ms, rmxPlain.tokens],
           ['`repomix --compress`', rmx.ms, rmx.tokens],
-          ['repomap, whole repo at L3 (signatures + docs), cold', map.ms, figures.map_l3_tokens],
+          ['repomap, whole repo at L3 (signatures + docs), index cached', map.ms, figures.map_l3_tokens],
           ['navigator, task context (cold)', nav.cold.ms, figures.nav_loaded_tokens],
         ],
       ),
