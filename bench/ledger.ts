@@ -1,5 +1,6 @@
 // Ledger bench: routes/s with the SQLite ledger on (each durability), route latency as the ledger grows,
 // replay speed, and bytes per decision. Every figure is measured here.
+import Database from 'better-sqlite3';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { DEMO_SCENARIO, simulate } from '../src/demo/index.js';
 import { MemoryStore, createKernel, loadFlows, type FlowSet } from '../src/kernel/index.js';
 import { openLedger, replayRun, type Durability } from '../src/ledger/index.js';
 import { packageRoot } from '../src/package-root.js';
-import { measure, table, type BenchSection } from './stats.js';
+import { fmt, measure, table, type BenchSection } from './stats.js';
 
 const flowsOnce = (() => {
   let p: Promise<FlowSet> | undefined;
@@ -155,12 +156,39 @@ export async function bytesPerDecision(runs: number): Promise<{ routes: number; 
   }
 }
 
+/**
+ * The floor under any ledger that commits each decision before answering: one bare better-sqlite3 transaction
+ * inserting one 1 KB row (WAL) on this machine, with no navkernel code around it.
+ */
+export function bareCommitMicros(durability: Durability, n: number): number {
+  const dir = mkdtempSync(path.join(tmpdir(), 'nk-bare-'));
+  const db = new Database(path.join(dir, 'bare.sqlite'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    db.exec('CREATE TABLE t (run_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq))');
+    const insert = db.prepare('INSERT INTO t VALUES (?, ?, ?)');
+    const tx = db.transaction((i: number) => insert.run(`run-${i % 100}`, i, 'x'.repeat(1000)));
+    for (let i = 0; i < Math.min(500, n); i++) tx(i);
+    const t0 = performance.now();
+    for (let i = 500; i < 500 + n; i++) tx(i);
+    return ((performance.now() - t0) * 1000) / n;
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The ledger section of `npm run bench`. */
 export async function benchLedger(opts: { quick: boolean }): Promise<BenchSection> {
   const figures: Record<string, number> = {};
   const normal = await ledgeredRoutesPerSecond('normal', opts.quick ? 30 : 600);
   const full = await ledgeredRoutesPerSecond('full', opts.quick ? 5 : 40);
   const memory = await inMemoryRoutesPerSecond(opts.quick ? 30 : 600);
+  const bareNormal = bareCommitMicros('normal', opts.quick ? 2_000 : 20_000);
+  const bareFull = bareCommitMicros('full', opts.quick ? 200 : 2_000);
+  figures.bare_commit_normal_us = bareNormal;
+  figures.bare_commit_full_us = bareFull;
   figures.memory_per_s = memory.perSecond;
   figures.ledger_normal_per_s = normal.perSecond;
   figures.ledger_normal_p50_us = normal.p50;
@@ -189,6 +217,8 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
     ]),
     '',
     `Ledger cost per route (normal): ${(1e6 / normal.perSecond - 1e6 / memory.perSecond).toFixed(1)} µs on top of the kernel's ${(1e6 / memory.perSecond).toFixed(1)} µs.`,
+    '',
+    `The floor on this machine: one bare better-sqlite3 transaction inserting one 1 KB row costs ${bareNormal.toFixed(1)} µs with synchronous=NORMAL (a ceiling of ${fmt(1e6 / bareNormal)} commits/s before any navkernel code runs) and ${bareFull.toFixed(1)} µs with FULL. A ledger that commits each decision before answering cannot go faster than that.`,
     '',
     'Route latency as the ledger grows (`normal`, new runs routed into a ledger already holding N rows; index: the (run_id, seq) primary key).',
     '',
