@@ -151,3 +151,24 @@ describe('bad input', () => {
     expect(extra).toEqual(plain);
   });
 });
+
+describe('ends of the graph', () => {
+  it('terminates a linear step with no next on success, and a loop step with no next on exit', async () => {
+    const k = kernel();
+    expect(await k.route(req('wrap-up', 'PASSED'))).toMatchObject({ decision: 'TERMINATE', tier: 1, rule: 'success_end' });
+    expect(await k.route(req('polish', 'shiny'))).toMatchObject({ decision: 'TERMINATE', tier: 1, rule: 'loop_exit_end' });
+  });
+
+  it('loops a step onto itself when its loop has no `to`, and offers terminate only where the step can end', async () => {
+    const k = kernel();
+    expect(await k.route(req('polish', 'dull'))).toMatchObject({ decision: 'LOOP', next_step_id: 'polish' });
+    expect(k.candidates(req('polish', 'dull')).map((c) => c.id)).toContain('terminate');
+    expect(k.candidates(req('linear', 'FAILED')).map((c) => c.id)).not.toContain('terminate');
+  });
+
+  it('does not take an explicit next_step_id to the loop target as a fast path once the loop is spent', async () => {
+    const k = kernel();
+    const d = await k.route(req('check', 'UNVERIFIED', { iteration: { current: 3 }, envelope: { next_step_id: 'write' } }));
+    expect(d).toMatchObject({ decision: 'CONTINUE', rule: 'max_iterations', next_step_id: 'review' });
+  });
+});
