@@ -1,3 +1,4 @@
+import { decisionTargets } from './decision-targets.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
 import type { RunState } from '../contracts/ports.js';
@@ -69,11 +70,7 @@ function entry(row: RouteRow, d: Decision): DecisionEntry {
     reason: d.reason,
     ts: row.ts,
   };
-  if (d.next_flow !== undefined) e.next_flow = d.next_flow;
-  if (d.detour_target !== undefined) e.detour_target = d.detour_target;
-  if (d.inject_flow !== undefined) e.inject_flow = d.inject_flow;
-  if (d.return_to !== undefined) e.return_to = d.return_to;
-  if (d.signature !== undefined) e.signature = d.signature;
+  Object.assign(e, decisionTargets(d));
   if (d.iteration !== undefined) e.iteration = d.iteration;
   return e;
 }

@@ -1,3 +1,4 @@
+import { decisionTargets } from './decision-targets.js';
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
@@ -5,13 +6,7 @@ import type { OffRoadRecord } from '../contracts/ledger.js';
 
 /** The decisions.jsonl record of an off-road decision, keys in the published order. */
 export function offRoadRecord(step: string, d: Decision, seq: number, ts: string): OffRoadRecord {
-  const r: Record<string, unknown> = { step_id: step, decision: d.decision, next_step_id: d.next_step_id };
-  if (d.next_flow !== undefined) r.next_flow = d.next_flow;
-  if (d.detour_target !== undefined) r.detour_target = d.detour_target;
-  if (d.inject_flow !== undefined) r.inject_flow = d.inject_flow;
-  if (d.inject_nodes !== undefined) r.inject_nodes = d.inject_nodes;
-  if (d.return_to !== undefined) r.return_to = d.return_to;
-  if (d.signature !== undefined) r.signature = d.signature;
+  const r: Record<string, unknown> = { step_id: step, decision: d.decision, next_step_id: d.next_step_id, ...decisionTargets(d) };
   if (d.escalation_id !== undefined) r.escalation_id = d.escalation_id;
   r.reason = d.reason;
   r.seq = seq;

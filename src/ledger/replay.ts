@@ -1,3 +1,4 @@
+import { decisionTargets } from './decision-targets.js';
 import type { Decision } from '../contracts/decision.js';
 import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/ledger.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
@@ -31,14 +32,7 @@ const PAGE = 4096;
 
 /** The fields replay compares, taken from a decision. */
 export function replayedDecision(d: Decision): ReplayedDecision {
-  const r: ReplayedDecision = { decision: d.decision, next_step_id: d.next_step_id, needs_human: d.needs_human, tier: d.tier, rule: d.rule, reason: d.reason };
-  if (d.next_flow !== undefined) r.next_flow = d.next_flow;
-  if (d.detour_target !== undefined) r.detour_target = d.detour_target;
-  if (d.inject_flow !== undefined) r.inject_flow = d.inject_flow;
-  if (d.inject_nodes !== undefined) r.inject_nodes = d.inject_nodes;
-  if (d.return_to !== undefined) r.return_to = d.return_to;
-  if (d.signature !== undefined) r.signature = d.signature;
-  return r;
+  return { decision: d.decision, next_step_id: d.next_step_id, needs_human: d.needs_human, tier: d.tier, rule: d.rule, reason: d.reason, ...decisionTargets(d) };
 }
 
 const COMPARED = ['decision', 'next_step_id', 'next_flow', 'detour_target', 'inject_flow', 'return_to', 'signature', 'needs_human', 'tier', 'rule'] as const;
