@@ -1,4 +1,4 @@
-import { Query, type Node, type Language } from 'web-tree-sitter';
+import { Query, type Node } from 'web-tree-sitter';
 import { type CodeLanguage, type FileLanguage, isCodeLanguage, loadLanguage, parserFor } from './languages.js';
 import { definitionQuery, referenceQuery } from './queries.js';
 
@@ -26,17 +26,19 @@ export interface Outline {
   parse_error?: string;
 }
 
-const queries = new Map<string, Query>();
+const queries = new Map<CodeLanguage, Promise<Query>>();
 
-async function compiled(lang: CodeLanguage, which: 'defs' | 'refs'): Promise<{ language: Language; query: Query }> {
-  const language = await loadLanguage(lang);
-  const key = `${lang}:${which}`;
-  let q = queries.get(key);
+/**
+ * The definitions and references patterns of `lang` as one query, compiled once per process: one pass
+ * over the tree finds both (two passes cost twice the walk). References capture `@reference` only.
+ */
+function outlineQuery(lang: CodeLanguage): Promise<Query> {
+  let q = queries.get(lang);
   if (!q) {
-    q = new Query(language, which === 'defs' ? definitionQuery(lang) : referenceQuery(lang));
-    queries.set(key, q);
+    q = loadLanguage(lang).then((language) => new Query(language, definitionQuery(lang) + referenceQuery(lang)));
+    queries.set(lang, q);
   }
-  return { language, query: q };
+  return q;
 }
 
 const KIND_PRIORITY = ['class', 'interface', 'struct', 'enum', 'trait', 'impl', 'module', 'type', 'method', 'function', 'macro', 'constant', 'variable'];
@@ -103,14 +105,18 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
   if (!tree) return { defs: [], refs: [], parse_error: 'tree-sitter returned no tree' };
   try {
     const root = tree.rootNode;
-    const { query: defsQuery } = await compiled(lang, 'defs');
+    const query = await outlineQuery(lang);
+    const counts = new Map<string, number>();
     const byNode = new Map<number, { def: Omit<Definition, 'parent'>; prio: number; startIndex: number; endIndex: number }>();
-    for (const match of defsQuery.matches(root)) {
+    for (const match of query.matches(root)) {
       let defNode: Node | undefined;
       let kind = '';
       let name = '';
       for (const c of match.captures) {
-        if (c.name === 'name') name = c.node.text;
+        if (c.name === 'reference') {
+          const t = c.node.text;
+          if (t.length > 0 && t.length <= 100) counts.set(t, (counts.get(t) ?? 0) + 1);
+        } else if (c.name === 'name') name = c.node.text;
         else if (c.name.startsWith('definition.')) {
           defNode = c.node;
           kind = c.name.slice('definition.'.length);
@@ -143,12 +149,6 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
       while (stack.length && stack[stack.length - 1]!.endIndex <= s.startIndex) stack.pop();
       defs.push({ ...s.def, parent: stack.length ? stack[stack.length - 1]!.idx : null });
       stack.push({ idx: defs.length - 1, endIndex: s.endIndex });
-    }
-    const { query: refsQuery } = await compiled(lang, 'refs');
-    const counts = new Map<string, number>();
-    for (const c of refsQuery.captures(root)) {
-      const t = c.node.text;
-      if (t.length > 0 && t.length <= 100) counts.set(t, (counts.get(t) ?? 0) + 1);
     }
     const refs = [...counts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const out: Outline = { defs, refs };
