@@ -61,7 +61,7 @@ export function tokenPieces(text: string): string[] {
 
 /**
  * o200k_base ranks keyed by the token's bytes as a latin1 string (one char per byte). Built from the
- * same rank file js-tiktoken reads, in a tenth of the time its encoder takes (no per-byte string joins).
+ * same rank file js-tiktoken reads, several times faster than its encoder (no per-byte string joins).
  */
 let ranks: Map<string, number> | undefined;
 function rankMap(): Map<string, number> {
@@ -71,12 +71,14 @@ function rankMap(): Map<string, number> {
     if (!line) continue;
     const parts = line.split(' ');
     const offset = Number.parseInt(parts[1]!, 10);
-    for (let i = 2; i < parts.length; i++) ranks.set(Buffer.from(parts[i]!, 'base64').toString('latin1'), offset + i - 2);
+    // atob gives the decoded bytes as a latin1 string directly.
+    for (let i = 2; i < parts.length; i++) ranks.set(atob(parts[i]!), offset + i - 2);
   }
   return ranks;
 }
 
 const PRE_TOKEN = new RegExp(o200k.pat_str, 'gu');
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Tokens of one pre-token (its UTF-8 bytes as latin1): tiktoken's byte-pair merge, repeatedly joining
@@ -167,7 +169,8 @@ function countPiece(piece: string, map: Map<string, number>): number {
     const s = m[0];
     let c = preTokenCounts.get(s);
     if (c === undefined) {
-      c = bpeCount(Buffer.from(s, 'utf8').toString('latin1'), map);
+      // ASCII is its own UTF-8: only other text needs converting to bytes.
+      c = bpeCount(NON_ASCII.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s, map);
       if (preTokenCounts.size >= PRE_TOKEN_CACHE_MAX) preTokenCounts.clear();
       preTokenCounts.set(s, c);
     }
