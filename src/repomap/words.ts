@@ -1,8 +1,7 @@
-/**
- * Splits text into lowercase word parts: on non-alphanumerics, snake_case, kebab-case and camelCase
- * boundaries (`parseHTTPRequest2` → parse, http, request, 2). Order kept, duplicates kept.
- */
-export function splitWords(text: string): string[] {
+const memo = new Map<string, readonly string[]>();
+const MEMO_MAX = 100_000;
+
+function split(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.split(/[^A-Za-z0-9]+/)) {
     if (!raw) continue;
@@ -15,4 +14,20 @@ export function splitWords(text: string): string[] {
     for (const p of parts) if (p) out.push(p.toLowerCase());
   }
   return out;
+}
+
+/**
+ * Splits text into lowercase word parts: on non-alphanumerics, snake_case, kebab-case and camelCase
+ * boundaries (`parseHTTPRequest2` → parse, http, request, 2). Order kept, duplicates kept.
+ * Memoised: ranking and rendering split the same definition names and paths many times over.
+ */
+export function splitWords(text: string): string[] {
+  let words = memo.get(text);
+  if (!words) {
+    words = split(text);
+    if (memo.size >= MEMO_MAX) memo.clear();
+    memo.set(text, words);
+  }
+  // A copy: callers may change what they get.
+  return words.slice();
 }
