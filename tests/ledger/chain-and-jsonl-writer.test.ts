@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GENESIS_HASH, routeHash, type ChainedFields } from '../../src/ledger/chain.js';
+import { JsonlWriter } from '../../src/ledger/decisions-jsonl.js';
+import { tmpDir } from './helpers.js';
+
+const fields: ChainedFields = {
+  run_id: 'run-ü-1',
+  seq: 7,
+  flow: 'build',
+  step: 'implement',
+  request_id: null,
+  request: '{"run_id":"run-ü-1","step_id":"implement","note":"naïve → 🚀"}',
+  decision_json: '{"decision":"DETOUR","reason":"tests failed"}',
+  state: '{"loops":{"implement":2}}',
+  latency_us: 12.5,
+  cost_usd: 0,
+  llm_calls_json: '[]',
+  kernel_version: '0.1.0',
+  flows_hash: 'a'.repeat(64),
+  ts: '2025-01-01T00:00:07.000Z',
+};
+
+/** The chain's definition as ledgers were first written: one sha256 update per `<UTF-16 length>:` and per field. */
+function frameByFrame(prev: string, f: ChainedFields): string {
+  const h = createHash('sha256');
+  const parts = [
+    prev, f.run_id, String(f.seq), f.flow, f.step, f.request_id ?? '\u0000', f.request, f.decision_json, f.state,
+    String(f.latency_us), String(f.cost_usd), f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
+  ];
+  for (const p of parts) h.update(`${p.length}:`).update(p);
+  return h.digest('hex');
+}
+
+describe('routeHash', () => {
+  it('hashes the same bytes as the frame-by-frame definition (non-ASCII text, null and set request_id)', () => {
+    expect(routeHash(GENESIS_HASH, fields)).toBe(frameByFrame(GENESIS_HASH, fields));
+    const withId = { ...fields, request_id: 'req-9' };
+    const prev = routeHash(GENESIS_HASH, fields);
+    expect(routeHash(prev, withId)).toBe(frameByFrame(prev, withId));
+    expect(routeHash(prev, withId)).not.toBe(routeHash(prev, fields));
+  });
+});
+
+describe('JsonlWriter', () => {
+  let cleanup: (() => void) | undefined;
+  afterEach(() => cleanup?.());
+
+  it('makes run and flow folders as needed, and again after they are removed behind its back', () => {
+    const t = tmpDir();
+    cleanup = t.cleanup;
+    const w = new JsonlWriter(1); // one open file at a time: every switch of file reopens
+    const a = path.join(t.dir, 'runs', 'r1', 'build', 'routing', 'decisions.jsonl');
+    const b = path.join(t.dir, 'runs', 'r1', 'plan', 'routing', 'decisions.jsonl');
+    const c = path.join(t.dir, 'runs', 'r2', 'build', 'routing', 'decisions.jsonl');
+    w.append(a, 'a1\n');
+    w.append(b, 'b1\n');
+    w.append(c, 'c1\n');
+    w.append(a, 'a2\n');
+    rmSync(path.join(t.dir, 'runs', 'r2'), { recursive: true });
+    w.append(b, 'b2\n'); // closes r2's file, whose folder is gone
+    w.append(c, 'c2\n'); // r2's folders were known to exist; they no longer do
+    rmSync(path.join(t.dir, 'runs', 'r1', 'plan'), { recursive: true });
+    w.append(a, 'a3\n');
+    w.append(b, 'b3\n');
+    w.close();
+    expect(readFileSync(a, 'utf8')).toBe('a1\na2\na3\n');
+    expect(readFileSync(b, 'utf8')).toBe('b3\n');
+    expect(readFileSync(c, 'utf8')).toBe('c2\n');
+    expect(existsSync(path.join(t.dir, 'runs', 'r1', 'build', 'routing'))).toBe(true);
+  });
+});
