@@ -43,8 +43,6 @@ export function readJsonl(file: string): JsonlContent {
 /** Appends lines to decisions.jsonl files, keeping a bounded number of them open. */
 export class JsonlWriter {
   private readonly fds = new Map<string, number>();
-  /** Folders known to exist (made or found by this writer). */
-  private readonly dirs = new Set<string>();
   constructor(private readonly maxOpen = 64) {}
 
   append(file: string, text: string): void {
@@ -64,46 +62,10 @@ export class JsonlWriter {
       this.fds.delete(oldest);
       closeSync(oldFd);
     }
-    this.ensureDir(path.dirname(file));
-    try {
-      fd = openSync(file, 'a');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // A folder we knew was removed meanwhile: forget what we knew and make it again.
-      this.dirs.clear();
-      mkdirSync(path.dirname(file), { recursive: true });
-      fd = openSync(file, 'a');
-    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    fd = openSync(file, 'a');
     this.fds.set(file, fd);
     return fd;
-  }
-
-  /**
-   * Creates a file's folder, level by level below the nearest folder this writer already made or found:
-   * `mkdir -p` starts at the deepest level and fails its way up (a syscall per missing level), and each new
-   * run and flow adds levels (`<run>/<flow>/routing`). A folder removed behind our back falls back to `mkdir -p`.
-   */
-  private ensureDir(dir: string): void {
-    if (this.dirs.has(dir)) return;
-    const missing: string[] = [];
-    let d = dir;
-    while (!this.dirs.has(d)) {
-      const parent = path.dirname(d);
-      missing.push(d);
-      if (parent === d) break;
-      d = parent;
-    }
-    if (this.dirs.has(d)) {
-      try {
-        for (let i = missing.length - 1; i >= 0; i--) mkdirIfMissing(missing[i]!);
-      } catch {
-        mkdirSync(dir, { recursive: true });
-      }
-    } else {
-      mkdirSync(dir, { recursive: true });
-    }
-    if (this.dirs.size >= 4096) this.dirs.clear();
-    for (const m of missing) this.dirs.add(m);
   }
 
   /** Closes the file, so another writer (a repair) may rewrite its tail. */
@@ -150,12 +112,4 @@ export function repairJsonlFile(file: string, expected: readonly string[]): File
     closeSync(fd);
   }
   return { appended: missing.length, torn_line_removed: torn !== null, diverged: false };
-}
-
-function mkdirIfMissing(dir: string): void {
-  try {
-    mkdirSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
 }
