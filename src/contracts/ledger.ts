@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecisionKind, ProposedNode, Tier } from './decision.js';
+import { Decision, DecisionKind, ProposedNode, Tier } from './decision.js';
 import type { RegisteredSchema } from './schema-registry.js';
 
 /**
@@ -69,22 +69,15 @@ export const RunSummary = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
+/** The optional "where to" fields of a Decision that reports repeat. */
+const TARGET_FIELDS = { next_flow: true, detour_target: true, inject_flow: true, inject_nodes: true, return_to: true, signature: true } as const;
+
 /** A recorded decision in a report: where, what and why. */
 export const DecisionEntry = z.object({
   seq: z.int().min(1),
   flow: z.string(),
   step: z.string(),
-  decision: DecisionKind,
-  next_step_id: z.string().nullable(),
-  next_flow: z.string().optional(),
-  detour_target: z.string().optional(),
-  inject_flow: z.string().optional(),
-  return_to: z.string().optional(),
-  signature: z.string().optional(),
-  iteration: z.int().optional(),
-  tier: Tier,
-  rule: z.string(),
-  reason: z.string(),
+  ...Decision.pick({ decision: true, next_step_id: true, ...TARGET_FIELDS, iteration: true, tier: true, rule: true, reason: true }).shape,
   ts: z.string(),
 });
 export type DecisionEntry = z.infer<typeof DecisionEntry>;
@@ -186,20 +179,7 @@ export const VerifyReport = z.object({
 export type VerifyReport = z.infer<typeof VerifyReport>;
 
 /** The fields of a decision replay compares (reason, warnings and latency are shown, not compared). */
-export const ReplayedDecision = z.object({
-  decision: DecisionKind,
-  next_step_id: z.string().nullable(),
-  next_flow: z.string().optional(),
-  detour_target: z.string().optional(),
-  inject_flow: z.string().optional(),
-  inject_nodes: z.array(ProposedNode).optional(),
-  return_to: z.string().optional(),
-  signature: z.string().optional(),
-  needs_human: z.boolean(),
-  tier: Tier,
-  rule: z.string(),
-  reason: z.string(),
-});
+export const ReplayedDecision = Decision.pick({ decision: true, next_step_id: true, ...TARGET_FIELDS, needs_human: true, tier: true, rule: true, reason: true });
 export type ReplayedDecision = z.infer<typeof ReplayedDecision>;
 
 /** One recorded route that a replay decided differently. */
