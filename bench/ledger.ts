@@ -40,7 +40,7 @@ function dirBytes(dir: string): number {
 }
 
 /** Ledgered routes per second (validation on, one transaction per route, decisions.jsonl on) and latency. */
-export async function ledgeredRoutesPerSecond(durability: Durability, runs: number): Promise<{ routes: number; perSecond: number; p50: number; p99: number }> {
+export async function ledgeredRoutesPerSecond(durability: Durability, runs: number, jsonl = true): Promise<{ routes: number; perSecond: number; p50: number; p99: number }> {
   const flows = await flowsOnce();
   const requests = await requestStream(runs, `bench-${durability}`);
   const t = tmp();
@@ -50,7 +50,7 @@ export async function ledgeredRoutesPerSecond(durability: Durability, runs: numb
     const wk = createKernel({ flows, store: warm });
     for (const r of requests.slice(0, 5_000)) await wk.route(r);
     wk.close();
-    const ledger = openLedger(t.file, { durability });
+    const ledger = openLedger(t.file, { durability, jsonl });
     const kernel = createKernel({ flows, store: ledger });
     const m = await measure(requests.length, (i) => kernel.route(requests[i]!));
     kernel.close();
@@ -184,6 +184,8 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
   const figures: Record<string, number> = {};
   const normal = await ledgeredRoutesPerSecond('normal', opts.quick ? 30 : 600);
   const full = await ledgeredRoutesPerSecond('full', opts.quick ? 5 : 40);
+  // The same stream without decisions.jsonl: what creating each run's `<run>/<flow>/routing/` folders and files costs.
+  const noJsonl = await ledgeredRoutesPerSecond('normal', opts.quick ? 30 : 600, false);
   const memory = await inMemoryRoutesPerSecond(opts.quick ? 30 : 600);
   const bareNormal = bareCommitMicros('normal', opts.quick ? 2_000 : 20_000);
   const bareFull = bareCommitMicros('full', opts.quick ? 200 : 2_000);
@@ -194,6 +196,7 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
   figures.ledger_normal_p50_us = normal.p50;
   figures.ledger_normal_p99_us = normal.p99;
   figures.ledger_full_per_s = full.perSecond;
+  figures.ledger_normal_no_jsonl_per_s = noJsonl.perSecond;
   figures.ledger_full_p50_us = full.p50;
   figures.ledger_full_p99_us = full.p99;
   const growth = await latencyAsLedgerGrows(opts.quick ? [0, 20_000] : [0, 100_000, 1_000_000], opts.quick ? 2_000 : 10_000);
@@ -213,10 +216,11 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
     table(['durability', 'routes', 'routes/s', 'p50 µs', 'p99 µs'], [
       ['normal (synchronous=NORMAL)', normal.routes, normal.perSecond, normal.p50, normal.p99],
       ['full (synchronous=FULL, fsync per route)', full.routes, full.perSecond, full.p50, full.p99],
+      ['normal, decisions.jsonl off', noJsonl.routes, noJsonl.perSecond, noJsonl.p50, noJsonl.p99],
       ['(no ledger: in-memory store, same requests)', memory.routes, memory.perSecond, memory.p50, memory.p99],
     ]),
     '',
-    `Ledger cost per route (normal): ${(1e6 / normal.perSecond - 1e6 / memory.perSecond).toFixed(1)} µs on top of the kernel's ${(1e6 / memory.perSecond).toFixed(1)} µs.`,
+    `Ledger cost per route (normal): ${(1e6 / normal.perSecond - 1e6 / memory.perSecond).toFixed(1)} µs on top of the kernel's ${(1e6 / memory.perSecond).toFixed(1)} µs, of which ${(1e6 / normal.perSecond - 1e6 / noJsonl.perSecond).toFixed(1)} µs is decisions.jsonl (mostly making each new run's and flow's folders and file: the demo mix opens a new file every ~6 routes; the bench writes under the OS tmp dir).`,
     '',
     `The floor on this machine: one bare better-sqlite3 transaction inserting one 1 KB row costs ${bareNormal.toFixed(1)} µs with synchronous=NORMAL (a ceiling of ${fmt(1e6 / bareNormal)} commits/s before any navkernel code runs) and ${bareFull.toFixed(1)} µs with FULL. A ledger that commits each decision before answering cannot go faster than that.`,
     '',
