@@ -136,12 +136,3 @@ describe('navigator machine guards', () => {
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewPass, complete)).toBe('EXIT_PASS');
   });
 });
-
-describe('navigator machine diagram', () => {
-  it('machines/navigator.machine.mmd is generated from the machine (regenerate with navigatorMermaid())', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { navigatorMermaid } = await import('../../src/navigator/machine-diagram.js');
-    const file = new URL('../../machines/navigator.machine.mmd', import.meta.url);
-    expect(readFileSync(file, 'utf8')).toBe(navigatorMermaid());
-  });
-});
