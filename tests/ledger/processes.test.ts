@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { onLines } from '../support/lines.js';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +43,6 @@ interface Child {
 function start(args: string[]): Child {
   const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
   const lines: string[] = [];
-  let buffered = '';
   let listener: ((line: string, count: number) => void) | undefined;
   const c: Child = {
     lines,
@@ -51,16 +51,10 @@ function start(args: string[]): Child {
     kill: () => child.kill('SIGKILL'),
     onLine: (fn) => (listener = fn),
   };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    // Only complete lines count: a line cut by the kill was never acknowledged.
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      lines.push(line);
-      listener?.(line, lines.length);
-    }
+  // Only complete lines count: a line cut by the kill was never acknowledged.
+  onLines(child.stdout, (line) => {
+    lines.push(line);
+    listener?.(line, lines.length);
   });
   child.stderr.setEncoding('utf8').on('data', (s: string) => (c.stderr += s));
   return c;

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './kernel-fixtures.js';
+import { onLines } from './lines.js';
 
 export const BIN = path.join(ROOT, 'bin', 'navkernel.js');
 
@@ -13,17 +14,8 @@ export function runCli(args: string[], input = '', env: Record<string, string> =
 /** Starts the CLI as a long-lived co-process; `ask` writes one line and resolves with the next stdout line. */
 export function coProcess(args: string[]) {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffered = '';
   const waiting: ((line: string) => void)[] = [];
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      waiting.shift()?.(line);
-    }
-  });
+  onLines(child.stdout, (line) => waiting.shift()?.(line));
   return {
     ask(line: string): Promise<string> {
       return new Promise((resolve) => {
