@@ -46,7 +46,7 @@ function tierOnce(w: RouteWork, tier: Tier, rule: (w: RouteWork) => TierResult |
   return (w.memo[tier] = rule(w) ?? null);
 }
 
-const navigatorOutcome = (w: RouteWork, nav: NavigatorResult | undefined) => (w.memo[3] !== undefined ? w.memo[3] : (w.memo[3] = acceptNavigatorAnswer(w, nav?.answer, nav?.failure) ?? null));
+const navigatorOutcome = (w: RouteWork, nav: NavigatorResult | undefined) => tierOnce(w, 3, (w) => acceptNavigatorAnswer(w, nav?.answer, nav?.failure));
 
 function commit(w: RouteWork, tier: Tier, nav?: NavigatorResult): Partial<KernelMachineContext> {
   const result = w.memo[tier] ?? (tier === 5 ? (w.memo[5] = escalate(w)) : null);

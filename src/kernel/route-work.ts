@@ -1,4 +1,4 @@
-import type { Decision, DecisionKind, RejectedMove, ReturnPoint, RouteRequest, RunState, SkippedTier, Tier } from '../contracts/index.js';
+import type { CandidateMove, Decision, DecisionKind, RejectedMove, ReturnPoint, RouteRequest, RunState, SkippedTier, Tier } from '../contracts/index.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from './flows/compiled-flow.js';
 
 /** Statuses that mean "this step succeeded" for a linear step (matched case-insensitively). */
@@ -48,6 +48,8 @@ export interface RouteWork {
   rejected: RejectedMove[];
   skipped: SkippedTier[];
   signature?: SignatureFacts | null;
+  /** The legal moves from the completed step, built once (tiers 2, 3 and 4 all consult them). */
+  candidates?: CandidateMove[];
   /** Memo of each tier's answer, so a guard and its action compute it once. */
   memo: Partial<Record<Tier, TierResult | null>>;
 }
@@ -83,9 +85,4 @@ export function decide(w: RouteWork, kind: DecisionKind, tier: Tier, rule: strin
     d.escalation_id ??= `esc-${w.request.run_id}-${w.seq}`;
   }
   return d;
-}
-
-/** The step id of a completed step (flow step or injected node). */
-export function completedStepId(w: RouteWork): string {
-  return w.request.step_completed;
 }

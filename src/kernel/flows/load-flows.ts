@@ -68,14 +68,17 @@ export async function loadFlows(target: string | readonly string[]): Promise<Flo
     else docs.push({ file, value: parsed.value });
   }
   if (files.length === 0) throw new FlowValidationError(targets.join(', '), [{ path: '$', code: 'empty', message: 'no flow files (*.yaml, *.yml, *.json) found' }]);
+  let set: FlowSet | undefined;
+  let graph: ValidationIssue[] = [];
   try {
-    const set = buildFlowSet(docs);
-    if (syntax.length) throw new FlowValidationError(`${files.length} flow files`, syntax);
-    return set;
+    set = buildFlowSet(docs);
   } catch (e) {
-    if (e instanceof FlowValidationError && syntax.length && e.issues !== syntax) throw new FlowValidationError(e.source, [...syntax, ...e.issues]);
-    throw e;
+    if (!(e instanceof FlowValidationError)) throw e;
+    graph = e.issues;
   }
+  const issues = [...syntax, ...graph];
+  if (issues.length || !set) throw new FlowValidationError(files.length === 1 ? files[0]! : `${files.length} flow files`, issues);
+  return set;
 }
 
 /** Builds a FlowSet from flow objects written in code (same checks as files). */

@@ -16,6 +16,10 @@ function loopTarget(w: RouteWork): string | undefined {
  * tier 4 maps the envelope onto one of these. Order is stable (graph order, then detours, flows, fallbacks).
  */
 export function buildCandidates(w: RouteWork): CandidateMove[] {
+  return (w.candidates ??= legalMoves(w));
+}
+
+function legalMoves(w: RouteWork): CandidateMove[] {
   const step = w.step;
   const out: CandidateMove[] = [];
   const ids = new Set<string>();
