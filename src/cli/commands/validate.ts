@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FlowValidationError, compileValidator, type ValidationIssue } from '../../contracts/index.js';
-import { listFlowFiles, loadFlows, parseFlowText } from '../../kernel/index.js';
+import { loadFlows, parseFlowText } from '../../kernel/index.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);
@@ -65,7 +65,6 @@ export function registerValidateCommand(program: Command): void {
           if (!(e instanceof FlowValidationError)) throw e;
           problems.push(...e.issues.map((i) => `${i.path}: ${i.message}`));
         }
-        if (!problems.length) flows = flows || (await Promise.all(flowTargets.map(listFlowFiles))).flat().length;
       }
       if (problems.length) {
         for (const line of problems) process.stderr.write(`${line}\n`);
