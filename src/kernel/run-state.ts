@@ -1,6 +1,6 @@
 import type { Decision, ReturnPoint, RunState } from '../contracts/index.js';
 import type { RouteWork, TierResult } from './route-work.js';
-import { signatureFacts } from './signatures.js';
+import { signatureFacts } from './signature-facts.js';
 
 /** The state of a run never seen before. */
 export function emptyRunState(run_id: string): RunState {

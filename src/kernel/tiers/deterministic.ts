@@ -1,4 +1,4 @@
-import { signatureFacts } from '../signatures.js';
+import { signatureFacts } from '../signature-facts.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { decide } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
