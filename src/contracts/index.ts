@@ -12,3 +12,4 @@ export { canonicalJson, sha256 } from './canonical-json.js';
 export * from './navigator-contracts.js';
 export * from './ledger.js';
 export * from './explorer-contracts.js';
+export * from './service-api.js';

@@ -8,6 +8,7 @@ import { NAVIGATOR_SCHEMAS } from './navigator-schemas.js';
 import { LEDGER_SCHEMAS } from './ledger.js';
 import { LLM_SCHEMAS } from '../llm/llm-schemas.js';
 import { EXPLORER_SCHEMAS } from './explorer-contracts.js';
+import { SERVICE_SCHEMAS } from './service-api.js';
 
 /** A published model: `schemas/<name>.schema.json` is generated from `schema`. */
 export interface RegisteredSchema {
@@ -28,4 +29,5 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   ...LEDGER_SCHEMAS,
   ...LLM_SCHEMAS,
   ...EXPLORER_SCHEMAS,
+  ...SERVICE_SCHEMAS,
 ];
