@@ -2,7 +2,7 @@
 // schemas/openapi.json (the HTTP API of `navkernel serve`) from the same models.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SCHEMA_REGISTRY } from '../src/contracts/schema-registry.js';
+import { SCHEMA_REGISTRY } from '../src/schema-registry.js';
 import { renderJsonSchema } from '../src/contracts/json-schema.js';
 import { renderOpenApi } from '../src/service/openapi.js';
 

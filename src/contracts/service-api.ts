@@ -3,30 +3,14 @@ import { Decision, DecisionKind, ProposedNode, Tier } from './decision.js';
 import { Flow } from './flow.js';
 import { LlmCallRecord } from './llm-call.js';
 import { Escalation, RunSummary } from './ledger.js';
-import type { RegisteredSchema } from './schema-registry.js';
+import { ERROR_CODE_LIST } from './error-codes.js';
+import type { RegisteredSchema } from './registered-schema.js';
 
 /**
  * The stable error codes of the HTTP API (`navkernel serve`), the same strings as the co-process error line
  * and the CLI's `--json` errors, plus the few that only HTTP has (unknown path, wrong media type, time limit).
  */
-export const ApiErrorCode = z.enum([
-  'INVALID_JSON',
-  'INVALID_FORENSICS',
-  'INPUT_TOO_LARGE',
-  'IDEMPOTENCY_CONFLICT',
-  'LEDGER_CONFLICT',
-  'UNKNOWN_RUN',
-  'UNKNOWN_ESCALATION',
-  'ESCALATION_ALREADY_RESOLVED',
-  'INVALID_RESOLUTION',
-  'STORE_UNAVAILABLE',
-  'UNAUTHORIZED',
-  'INTERNAL',
-  'INVALID_REQUEST',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'NOT_FOUND',
-  'TIMEOUT',
-]);
+export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT']);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 
 /** An RFC 9457 problem document (`application/problem+json`), with navkernel's stable `code`. */

@@ -1,4 +1,5 @@
-import { InvalidForensicsError, type ReturnPoint, type RouteRequest, type RunState } from '../contracts/index.js';
+import { InvalidForensicsError } from '../contracts/errors.js';
+import type { ReturnPoint, RouteRequest, RunState } from '../contracts/index.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
 

@@ -1,15 +1,15 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
-import {
-  InvalidForensicsError,
-  compileValidator,
-  type CandidateMove,
-  type Decision,
-  type KernelStore,
-  type NavigatorPort,
-  type RouteRecord,
-  type RouteRequest,
-  type RunState,
+import { InvalidForensicsError } from '../contracts/errors.js';
+import { compileValidator } from '../contracts/validate.js';
+import type {
+  CandidateMove,
+  Decision,
+  KernelStore,
+  NavigatorPort,
+  RouteRecord,
+  RouteRequest,
+  RunState,
 } from '../contracts/index.js';
 import { VERSION } from '../version.js';
 import { buildRouteWork } from './build-work.js';

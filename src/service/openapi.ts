@@ -1,4 +1,4 @@
-import { SCHEMA_REGISTRY } from '../contracts/schema-registry.js';
+import { SCHEMA_REGISTRY } from '../schema-registry.js';
 import { toPublishedJsonSchema } from '../contracts/json-schema.js';
 import { STATUS_OF } from './problem.js';
 import { VERSION } from '../version.js';

@@ -1,22 +1,11 @@
-import { NavkernelError, ValidationError, type ApiErrorCode, type Problem, type ValidationIssue } from '../contracts/index.js';
+import { ERROR_CODES, NavkernelError, ValidationError, type ApiErrorCode, type ErrorCode, type Problem, type ValidationIssue } from '../contracts/index.js';
 
-/** HTTP status of each stable error code. */
+/** HTTP status of each code: the shared stable codes as src/contracts/error-codes.ts says, and the HTTP-only ones. */
 export const STATUS_OF: Record<ApiErrorCode, number> = {
-  INVALID_JSON: 400,
+  ...(Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>),
   INVALID_REQUEST: 400,
-  UNAUTHORIZED: 401,
   NOT_FOUND: 404,
-  UNKNOWN_RUN: 404,
-  UNKNOWN_ESCALATION: 404,
-  IDEMPOTENCY_CONFLICT: 409,
-  LEDGER_CONFLICT: 409,
-  ESCALATION_ALREADY_RESOLVED: 409,
-  INPUT_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  INVALID_FORENSICS: 422,
-  INVALID_RESOLUTION: 422,
-  INTERNAL: 500,
-  STORE_UNAVAILABLE: 503,
   TIMEOUT: 503,
 };
 

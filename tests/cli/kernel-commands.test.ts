@@ -28,25 +28,25 @@ describe('navkernel route', () => {
 
   it('stops at a bad line with one error naming the line and JSON path; earlier lines stay routed', () => {
     const r = runCli(['route', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });
 
   it('routes nothing from a half-read or malformed document', () => {
     const half = runCli(['route', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"`);
-    expect(half.code).toBe(1);
+    expect(half.code).toBe(2);
     expect(half.stdout.trim().split('\n')).toHaveLength(1);
     expect(half.stderr).toMatch(/line 2: the input ended in the middle of a JSON document/);
     const junk = runCli(['route', '--no-ledger'], '{"run_id": oops}\n');
-    expect(junk.code).toBe(1);
+    expect(junk.code).toBe(2);
     expect(junk.stdout).toBe('');
     expect(junk.stderr).toMatch(/line 1: not valid JSON/);
   });
 
   it('reports an unknown flow directory clearly', () => {
     const r = runCli(['route', '--no-ledger', '--flows', 'no-such-dir'], step('build-step-1', 'VERIFIED'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no-such-dir.*no such file or folder/);
   });
 });

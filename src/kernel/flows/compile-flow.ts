@@ -1,4 +1,5 @@
-import { sha256, type Flow } from '../../contracts/index.js';
+import { sha256 } from '../../contracts/canonical-json.js';
+import type { Flow } from '../../contracts/index.js';
 import { buildSignatureTable } from '../signatures.js';
 import { DEFAULT_MAX_ATTEMPTS, type CompiledFlow, type CompiledStep, type FlowSet, type ResolvedDetour } from './compiled-flow.js';
 

@@ -1,4 +1,4 @@
-import { DECISION_KINDS, type DecisionKind } from '../../contracts/index.js';
+import { DECISION_KINDS, type DecisionKind } from '../../contracts/decision.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { buildCandidates, decisionForCandidate } from './candidates.js';
 
