@@ -12,3 +12,5 @@ export { canonicalJson, sha256 } from './canonical-json.js';
 export * from './navigator-contracts.js';
 export * from './ledger.js';
 export * from './explorer-contracts.js';
+export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, httpStatusFor, type ErrorCode } from './error-codes.js';
+export * from './service-api.js';

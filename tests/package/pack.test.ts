@@ -2,7 +2,8 @@
 // where it can; SDKs and grammars are optional peers and stay out), type-check a TypeScript consumer with
 // skipLibCheck false under moduleResolution node16 and bundler, then run it and the installed CLI.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,18 @@ describe('the published package', () => {
     expect(schema.stdout.trim(), schema.out).toBe('decision');
     const sdk = run(process.execPath, ['--input-type=module', '-e', "const { createLanguageModel } = await import('navkernel/llm'); try { createLanguageModel('anthropic'); } catch (e) { console.log(e.code, e.message); }"], consumer);
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
+  });
+
+  it('engines tells the truth: every locked package, dev ones included, runs on the oldest Node it allows', () => {
+    const semver = createRequire(import.meta.url)('semver') as { minVersion(r: string): { version: string }; satisfies(v: string, r: string): boolean };
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    const oldest = semver.minVersion(pkg.engines.node).version;
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[] }> };
+    const refusing = Object.entries(lock.packages)
+      .map(([name, p]) => [name, !Array.isArray(p.engines) ? p.engines?.node : undefined] as const)
+      .filter(([, node]) => node !== undefined && !semver.satisfies(oldest, node))
+      .map(([name, node]) => `${name} wants node ${node}`);
+    expect(refusing).toEqual([]);
   });
 
   it('installs a working navkernel command', () => {
