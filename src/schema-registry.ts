@@ -10,6 +10,7 @@ import { NAVIGATOR_SCHEMAS } from './contracts/navigator-schemas.js';
 import { LEDGER_SCHEMAS } from './contracts/ledger.js';
 import { LLM_SCHEMAS } from './llm/llm-schemas.js';
 import { EXPLORER_SCHEMAS } from './contracts/explorer-contracts.js';
+import { SERVICE_SCHEMAS } from './contracts/service-api.js';
 import type { RegisteredSchema } from './contracts/registered-schema.js';
 
 export type { RegisteredSchema };
@@ -27,4 +28,5 @@ export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   ...LEDGER_SCHEMAS,
   ...LLM_SCHEMAS,
   ...EXPLORER_SCHEMAS,
+  ...SERVICE_SCHEMAS,
 ];

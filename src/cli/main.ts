@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   ledger: async () => (await import('./commands/ledger-commands.js')).registerLedgerCommands,
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
+  serve: async () => (await import('./commands/serve.js')).registerServeCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
 

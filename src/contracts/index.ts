@@ -15,3 +15,4 @@ export * from './explorer-contracts.js';
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, httpStatusFor, type ErrorCode } from './error-codes.js';
 export * from './limits.js';
 export * from './route-answer.js';
+export * from './service-api.js';
