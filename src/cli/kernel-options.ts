@@ -19,15 +19,21 @@ export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}
   return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS, config "flows")', process.env.NAVKERNEL_FLOWS || cliConfig().flows || defaults.flows || DEFAULT_FLOWS);
 }
 
-/** Loads the command's flows; without any flows named and no `./charters` here, says how to name them. */
-export async function loadCliFlows(opts: KernelCliOptions) {
-  if (opts.flows === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS)) {
+/**
+ * Loads the command's flows (`opts` or the `--flows` value), warning on stderr about each folder entry skipped
+ * (FIFO, device, dangling symlink, …). Without any flows named and no `./charters` here, says how to name them.
+ */
+export async function loadCliFlows(opts: KernelCliOptions | string): Promise<Awaited<ReturnType<typeof loadFlows>>> {
+  const target = typeof opts === 'string' ? opts : opts.flows;
+  if (target === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS)) {
     throw new UsageError(
       'no flows to route with: there is no ./charters folder here. Pass --flows DIR (a folder of flow files), set NAVKERNEL_FLOWS, or set "flows" in navkernel.config.json; `navkernel demo` runs on the sample flows shipped with navkernel',
       'NO_FLOWS',
     );
   }
-  return loadFlows(opts.flows);
+  const flows = await loadFlows(target);
+  for (const s of flows.skipped ?? []) process.stderr.write(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
+  return flows;
 }
 
 /** Builds a kernel on the command's flows. */
