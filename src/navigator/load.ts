@@ -168,12 +168,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     lines_read: receipt.total_lines_loaded,
     tool_calls: input.tool_calls_before + 1 + files.length,
     cut_for_budget: cut,
-    corpus_tokens: corpus.reduce((s, f) => s + estimateTokens(f.bytes), 0),
+    corpus_tokens: corpus.reduce((s, f) => s + f.tokens, 0),
     corpus_files: corpus.map((f) => f.path),
   };
-}
-
-/** Tokens of a file estimated from its size (about 4 bytes a token for code and English). */
-export function estimateTokens(bytes: number): number {
-  return Math.ceil(bytes / 4);
 }

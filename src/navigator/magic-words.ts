@@ -54,12 +54,25 @@ function walk(text: string, registry: TierRegistry, hit: (word: string, via: str
 }
 
 /**
+ * Tokens the task writes as code — in backticks, called (`Use()`), or dotted (`a.b`): they are names,
+ * kept even when they are also English stop words.
+ */
+export function codeTokens(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`([^`]+)`/g)) for (const t of m[1]!.split(/[^A-Za-z0-9_]+/)) if (t) out.add(t);
+  for (const m of text.matchAll(/([A-Za-z_][A-Za-z0-9_]*)\(/g)) out.add(m[1]!);
+  for (const m of text.matchAll(/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/g)) if (!/\.(com|org|net|io|md|txt)$/i.test(m[0])) for (const t of m[0].split('.')) out.add(t);
+  return out;
+}
+
+/**
  * The walk over a built registry (the full-text index): each token whole when it is a compound
  * (`backoffLimit` → `backofflimit`), then each of its parts that is not a stop word (two-letter parts
  * only when written as an acronym, `IP`) — each kept when the index holds it or its stem.
  */
 function textWalk(text: string, registry: TierRegistry, hit: (word: string, via: string) => void): boolean {
   let any = false;
+  const code = codeTokens(text);
   for (const tok of text.split(/[^A-Za-z0-9_]+/)) {
     if (!tok) continue;
     const parts = splitWords(tok);
@@ -72,7 +85,7 @@ function textWalk(text: string, registry: TierRegistry, hit: (word: string, via:
     }
     const acronym = tok.length === 2 && tok === tok.toUpperCase() && /^[A-Z]{2}$/.test(tok);
     for (const p of parts) {
-      if (!(isCandidateWord(p) || (acronym && p.length === 2))) continue;
+      if (!(isCandidateWord(p) || (acronym && p.length === 2) || (code.has(tok) && p.length >= 2))) continue;
       const w = registry.lookup.get(p);
       if (w) {
         hit(w, tok);

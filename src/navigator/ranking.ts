@@ -173,6 +173,11 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     }
     return best;
   };
+  const wordSet = new Set(words.map((w) => splitWords(w.word).join('')));
+  const namesFile = (p: string) => {
+    const base = p.slice(p.lastIndexOf('/') + 1).replace(/\..*$/, '');
+    return base.length > 0 && wordSet.has(splitWords(base).join(''));
+  };
   // Seeds for the graph: the text hits, weighted by score and class.
   const seeds = new Map<number, number>();
   for (const [p, s] of textOf) {
@@ -195,7 +200,9 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     if (t === 0 && g < 0.02) continue;
     const cls = text.classOf(f.path);
     const def = t > 0 ? definition(f) : 0;
-    const score = (t + 0.35 * def + 0.25 * g) * classWeight(cls, about);
+    // A configuration file the task names (`package.json` for "the package manifest") is wanted like a source.
+    const cw = cls === 'config' && namesFile(f.path) ? 1 : classWeight(cls, about);
+    const score = (t + 0.35 * def + 0.25 * g) * cw;
     const matched = [...terms.entries()].filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
     // A file is loaded for a word it contains, never for its neighbours alone.
     if (!matched.length) continue;

@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 import type { FileLanguage } from '../repomap/languages.js';
-import { splitWords } from '../repomap/words.js';
+import { splitWords, splitWordsShared } from '../repomap/words.js';
 
 /**
  * The terms of the full-text index and of a task, the same way on both sides: identifiers split at
@@ -30,7 +30,7 @@ export function wholeOf(identifier: string): string {
 
 /** Appends the index terms of one identifier or word to `out`. */
 export function identifierTerms(identifier: string, out: string[]): void {
-  const parts = splitWords(identifier);
+  const parts = splitWordsShared(identifier);
   for (const p of parts) out.push(stemOf(p));
   if (parts.length > 1) {
     const whole = parts.join('');
