@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { DEFAULT_LEDGER_FILE, openLedger, type Durability, type SqliteLedger } from '../ledger/index.js';
+import { UsageError } from './conventions.js';
 
 /** Options of every ledger-backed command. */
 export interface LedgerCliOptions {
@@ -12,7 +13,9 @@ export interface LedgerCliOptions {
 export function addLedgerOption(cmd: Command, options: { durability?: boolean } = {}): Command {
   cmd.option('--ledger <file>', 'the ledger file (env NAVKERNEL_LEDGER)', process.env.NAVKERNEL_LEDGER || DEFAULT_LEDGER_FILE);
   if (options.durability) {
-    cmd.option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)", 'normal');
+    cmd.addOption(
+      new Option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)").choices(['normal', 'full']).default('normal'),
+    );
   }
   return cmd;
 }
@@ -23,7 +26,7 @@ export function addLedgerOption(cmd: Command, options: { durability?: boolean } 
  */
 export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): SqliteLedger {
   const durability = opts.durability ?? 'normal';
-  if (durability !== 'normal' && durability !== 'full') throw new Error(`--durability must be normal or full (got ${durability})`);
+  if (durability !== 'normal' && durability !== 'full') throw new UsageError(`--durability must be normal or full (got ${durability})`);
   return openLedger(opts.ledger, { create, durability });
 }
 

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { NavkernelError } from '../contracts/index.js';
 import { VERSION } from '../version.js';
+import { jsonRequested, reportError } from './conventions.js';
 
 type Register = (program: Command) => void;
 
@@ -15,8 +15,14 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   ledger: async () => (await import('./commands/ledger-commands.js')).registerLedgerCommands,
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
+  serve: async () => (await import('./commands/serve.js')).registerServeCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
+
+/** The command word of `argv` (as process.argv), if any. */
+function commandName(argv: string[]): string | undefined {
+  return argv.slice(2).find((a) => !a.startsWith('-'));
+}
 
 /** Builds the `navkernel` program with the commands `argv` needs (every command when unsure). */
 export async function buildProgram(argv: string[] = []): Promise<Command> {
@@ -24,26 +30,29 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .description('A deterministic 5-tier routing kernel for agent flow runners, and a context navigator.')
     .version(VERSION)
     .exitOverride()
-    .showHelpAfterError();
-  const first = argv.slice(2).find((a) => !a.startsWith('-'));
+    // Commander's complaints are reported by main() in one line (or as JSON with --json), not followed by the usage.
+    .configureOutput({ outputError: () => {} })
+    .showSuggestionAfterError(true);
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  // `navkernel help CMD` needs only CMD; `navkernel --version` needs no command at all.
+  const first = words[0] === 'help' ? words[1] : words[0];
   const name = first && LEDGER_COMMANDS.has(first) ? 'ledger' : first;
-  const wanted = name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
+  const versionOnly = !first && argv.slice(2).some((a) => a === '-V' || a === '--version');
+  const wanted = versionOnly ? [] : name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
   for (const register of await Promise.all(wanted.map((n) => COMMANDS[n]!()))) register(program);
   return program;
 }
 
 /** Runs the CLI with `argv` (as process.argv) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = await buildProgram(argv);
+  const json = jsonRequested(argv);
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof NavkernelError) {
-      process.stderr.write(`navkernel: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
+    const name = commandName(argv);
+    const hint = err instanceof CommanderError ? `see navkernel ${name && name in COMMANDS || LEDGER_COMMANDS.has(name ?? '') ? `${name} ` : ''}--help` : undefined;
+    return reportError(err, { json, ...(hint ? { hint } : {}) });
   }
 }

@@ -40,9 +40,9 @@ describe('ledger commands', () => {
     expect(why.entries.every((e) => e.step === 'build-step-3' || e.next_step_id === 'build-step-3' || e.return_to === 'build-step-3' || e.detour_target === 'build-step-3')).toBe(true);
   });
 
-  it('audit of an unknown run is one clear error and exit 1', () => {
+  it('audit of an unknown run is one clear error and exit 2 (input error)', () => {
     const r = cli('audit', 'no-such-run');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`navkernel: unknown run "no-such-run" in ${t.file}`);
   });
 
@@ -87,13 +87,13 @@ describe('ledger commands', () => {
     const audit = JSON.parse(cli('audit', 'harsh-run-5', '--json').stdout) as AuditReport;
     const esc = audit.escalations.find((e) => e.status === 'open')!;
     const bad = cli('resolve', esc.escalation_id, '--decision', 'CONTINUE', '--next', 'nowhere', '--by', 'ada', '--reason', 'x', '--flows', CHARTERS);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/step nowhere is not in flow/);
     const ok = cli('resolve', esc.escalation_id, '--decision', 'TERMINATE', '--by', 'ada', '--reason', 'out of scope', '--flows', CHARTERS, '--json');
     expect(ok.code).toBe(0);
     expect((JSON.parse(ok.stdout) as Escalation).resolution).toMatchObject({ decision: 'TERMINATE', by: 'ada' });
     const again = cli('resolve', esc.escalation_id, '--decision', 'TERMINATE', '--by', 'bob', '--reason', 'again', '--flows', CHARTERS);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already resolved by ada/);
     expect(cli('verify').code).toBe(0);
   });
@@ -102,7 +102,7 @@ describe('ledger commands', () => {
     const file = path.join(t.dir, 'notes.txt');
     writeFileSync(file, 'hello\n');
     const r = runCli(['runs', '--ledger', file]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is not a navkernel ledger/);
     expect(readFileSync(file, 'utf8')).toBe('hello\n');
   });

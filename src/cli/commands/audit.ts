@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditReport, DecisionEntry, WhyReport } from '../../contracts/index.js';
 import { auditRun, whyStep } from '../../ledger/index.js';
+import { UsageError } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 
 function target(e: DecisionEntry): string {
@@ -68,6 +69,7 @@ export function registerAuditCommand(program: Command): void {
     try {
       if (opts.why !== undefined) {
         const r = whyStep(ledger, run, opts.why);
+        if (r.entries.length === 0 && r.escalations.length === 0) throw new UsageError(`no decision of run ${run} touched step ${JSON.stringify(opts.why)}`, 'UNKNOWN_STEP');
         if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
         else printWhy(r);
       } else {

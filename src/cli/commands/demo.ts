@@ -5,6 +5,7 @@ import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type SimulatedStep, type Simul
 import path from 'node:path';
 import { packageRoot, sampleChartersDir } from '../../package-root.js';
 import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
+import { UsageError } from '../conventions.js';
 
 const SCENARIOS = { demo: DEMO_SCENARIO, harsh: HARSH_SCENARIO } as const;
 
@@ -53,7 +54,7 @@ export function registerDemoCommand(program: Command): void {
   cmd.setOptionValue('llm', `scripted:${path.join(packageRoot(), 'examples', 'demo-navigator.json')}`);
   cmd.action(async (opts: DemoOptions) => {
     const scenario = SCENARIOS[opts.scenario];
-    if (!scenario) throw new Error(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
+    if (!scenario) throw new UsageError(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
     const kernel = await openRoutingKernel(opts);
     try {
       const quiet = opts.quiet || opts.json;

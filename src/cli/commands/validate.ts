@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FlowValidationError, compileValidator, type ValidationIssue } from '../../contracts/index.js';
 import { loadFlows, parseFlowText } from '../../kernel/index.js';
+import { finding, writeJson } from '../conventions.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);
@@ -15,7 +16,8 @@ export function registerValidateCommand(program: Command): void {
     .command('validate')
     .description('Check flow files/folders and route-request files against the schemas and the flow graph')
     .argument('<paths...>', 'flow files (.yaml/.yml/.json), folders of them, or request files (.json/.jsonl)')
-    .action(async (paths: string[]) => {
+    .option('--json', 'print {"ok", "flows", "requests", "problems"} as JSON')
+    .action(async (paths: string[], opts: { json?: boolean }) => {
       const flowTargets: string[] = [];
       const problems: string[] = [];
       let requests = 0;
@@ -66,10 +68,15 @@ export function registerValidateCommand(program: Command): void {
           problems.push(...e.issues.map((i) => `${i.path}: ${i.message}`));
         }
       }
+      if (opts.json) {
+        writeJson({ ok: problems.length === 0, flows, requests, problems });
+        if (problems.length) finding();
+        return;
+      }
       if (problems.length) {
         for (const line of problems) process.stderr.write(`${line}\n`);
         process.stderr.write(`navkernel validate: ${problems.length} problem(s)\n`);
-        process.exitCode = 1;
+        finding();
         return;
       }
       process.stdout.write(`ok: ${flows} flow(s), ${requests} request(s) valid\n`);

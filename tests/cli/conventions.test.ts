@@ -1,0 +1,50 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { oneLine } from '../../src/cli/conventions.js';
+import { runCli } from '../support/cli.js';
+
+describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)', () => {
+  it('a mistyped option is one line with a suggestion, exit 2, no usage dump', () => {
+    const r = runCli(['runs', '--ledgr', 'x.sqlite']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("navkernel: unknown option '--ledgr', did you mean --ledger? (see navkernel runs --help)\n");
+  });
+
+  it('a mistyped command is one line with a suggestion', () => {
+    const r = runCli(['rout']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("navkernel: unknown command 'rout', did you mean route? (see navkernel --help)\n");
+  });
+
+  it('with --json an error is the JSON error line on stdout', () => {
+    const missing = path.join(mkdtempSync(path.join(tmpdir(), 'nk-conv-')), 'none.sqlite');
+    const r = runCli(['audit', 'r1', '--json', '--ledger', missing]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'LEDGER_NOT_FOUND', message: expect.stringContaining(missing) } });
+    const usage = runCli(['runs', '--json', '--durabilty', 'x']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error.code).toBe('USAGE');
+  });
+
+  it('bad values of options are input errors (exit 2), whatever the option', () => {
+    expect(runCli(['demo', '--no-ledger', '-q', '--durability', 'bad']).code).toBe(2);
+    expect(runCli(['demo', '--no-ledger', '-q', '--budget-usd', 'bad']).code).toBe(2);
+    expect(runCli(['demo', '--no-ledger', '-q', '--scenario', 'nope']).code).toBe(2);
+  });
+
+  it('validate --json reports problems as a finding (exit 1)', () => {
+    const ok = runCli(['validate', 'charters', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, flows: 7, requests: 0, problems: [] });
+    const bad = runCli(['validate', 'no-such-file.yaml', '--json']);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout).problems).toHaveLength(1);
+  });
+
+  it('formats commander messages on one line', () => {
+    expect(oneLine("error: unknown option '--ledgr'\n(Did you mean --ledger?)")).toBe("unknown option '--ledgr', did you mean --ledger?");
+    expect(oneLine("error: missing required argument 'run'")).toBe("missing required argument 'run'");
+  });
+});
