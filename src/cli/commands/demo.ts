@@ -63,7 +63,7 @@ export function registerDemoCommand(program: Command): void {
       if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
       else printSummary(summary);
     } finally {
-      kernel.close();
+      await kernel.close();
     }
   });
 }

@@ -27,11 +27,11 @@ export function registerResolveCommand(program: Command): void {
     const flows = await loadFlows(opts.flows);
     const ledger = openCliLedger(opts);
     try {
-      const e = resolveEscalation(ledger, flows, { escalation_id: id, decision: opts.decision, ...(opts.next !== undefined ? { next: opts.next } : {}), by: opts.by, reason: opts.reason });
+      const e = await resolveEscalation(ledger, flows, { escalation_id: id, decision: opts.decision, ...(opts.next !== undefined ? { next: opts.next } : {}), by: opts.by, reason: opts.reason });
       if (opts.json) process.stdout.write(JSON.stringify(e) + '\n');
       else process.stdout.write(`resolved ${e.escalation_id} (run ${e.run_id}, #${e.seq} ${e.flow}/${e.step}): ${e.resolution!.decision}${e.resolution!.next_step_id ? ` → ${e.resolution!.next_step_id}` : ''} by ${e.resolution!.by}\n`);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 }

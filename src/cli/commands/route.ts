@@ -34,7 +34,7 @@ export function registerRouteCommand(program: Command): void {
       }
       throw e;
     } finally {
-      kernel.close();
+      await kernel.close();
     }
   });
 }
