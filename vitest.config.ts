@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A throwaway PostgreSQL server for the run (scripts/with-postgres.sh), unless DATABASE_URL names one.
+    globalSetup: ['tests/support/postgres-global-setup.ts'],
   },
 });

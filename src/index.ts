@@ -30,3 +30,4 @@ export {
   type Level,
 } from './repomap/index.js';
 export { VERSION } from './version.js';
+export { SCHEMA_REGISTRY } from './schema-registry.js';

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   ledger: async () => (await import('./commands/ledger-commands.js')).registerLedgerCommands,
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
+  serve: async () => (await import('./commands/serve.js')).registerServeCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
 
@@ -32,9 +33,12 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     // Commander's complaints are reported by main() in one line (or as JSON with --json), not followed by the usage.
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
-  const first = commandName(argv);
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  // `navkernel help CMD` needs only CMD; `navkernel --version` needs no command at all.
+  const first = words[0] === 'help' ? words[1] : words[0];
   const name = first && LEDGER_COMMANDS.has(first) ? 'ledger' : first;
-  const wanted = name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
+  const versionOnly = !first && argv.slice(2).some((a) => a === '-V' || a === '--version');
+  const wanted = versionOnly ? [] : name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
   for (const register of await Promise.all(wanted.map((n) => COMMANDS[n]!()))) register(program);
   return program;
 }

@@ -52,5 +52,9 @@ export const Decision = z.object({
   escalation_id: z.string().optional(),
   iteration: z.int().min(1).optional().describe('Which run of the completed step this was, as the kernel counts it'),
   seq: z.int().min(1).optional().describe('Sequence number of this route within its run'),
+  ts: z
+    .string()
+    .optional()
+    .describe("When the kernel decided, ISO-8601 UTC (the kernel's clock; the same instant as the route's ledger row and decisions.jsonl line). Absent in decisions recorded by earlier versions"),
 });
 export type Decision = z.infer<typeof Decision>;

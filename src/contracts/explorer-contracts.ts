@@ -1,4 +1,4 @@
-import type { RegisteredSchema } from './schema-registry.js';
+import type { RegisteredSchema } from './registered-schema.js';
 import { FlightPlanDiff } from './flight-plan.js';
 import { NavigatorOutput, TurnReport } from './explorer-report.js';
 import { BudgetConfig, DecisionLogEntry, MapMetadata, ModelPricingRates, NavigatorState } from './explorer-state.js';

@@ -16,6 +16,10 @@ export const Loop = z.object({
   to: StepId.optional().describe('Step to loop back to; defaults to the step itself'),
   max_iterations: z.int().min(1),
   exit_when: z.array(z.string().min(1)).default(['VERIFIED']),
+  exit_required: z
+    .boolean()
+    .optional()
+    .describe("When true, a loop the critic calls futile (can_further_iteration_help: no) without meeting exit_when ESCALATEs instead of continuing"),
 });
 export type Loop = z.infer<typeof Loop>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RegisteredSchema } from './schema-registry.js';
+import type { RegisteredSchema } from './registered-schema.js';
 
 /** The JSON Schema document for a registered model, with a stable `$id`. Deterministic: same model, same bytes. */
 export function toPublishedJsonSchema(entry: RegisteredSchema): Record<string, unknown> {

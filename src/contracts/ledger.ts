@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Decision, DecisionKind, ProposedNode, Tier } from './decision.js';
-import type { RegisteredSchema } from './schema-registry.js';
+import type { RegisteredSchema } from './registered-schema.js';
 
 /**
  * One line of `runs/<run_id>/<flow>/routing/decisions.jsonl`: an off-road decision (anything but CONTINUE)

@@ -42,6 +42,9 @@ export const GitStatusForensics = z
   })
   .loose();
 
+/** A critic's yes/no verdict, as text (`yes`/`no`, any case) or a boolean. */
+export const IterationVerdict = z.union([z.boolean(), z.string()]);
+
 /**
  * Measurements of the step that just finished: the "crime scene photo" of seed 003.
  * Unknown fields are allowed (and recorded) but never interpreted by the kernel.
@@ -58,6 +61,9 @@ export const Forensics = z
       .describe('A signature id the runner already knows; otherwise the kernel derives one'),
     error_output: z.string().optional().describe('Tail of the failing command output, matched by the signature table'),
     git_status: GitStatusForensics.optional(),
+    can_further_iteration_help: IterationVerdict.optional().describe(
+      "The critic's verdict: 'no' (any case) or false ends the step's microloop (rule loop_futile); 'yes' / true changes nothing",
+    ),
   })
   .loose();
 
@@ -72,6 +78,13 @@ export const Envelope = z
   .object({
     next_step_id: z.string().nullable().optional(),
     recommendation: z.string().nullable().optional().describe('One of the decision vocabulary, any case'),
+    can_further_iteration_help: IterationVerdict.optional().describe(
+      "The critic's verdict: 'no' (any case) or false ends the step's microloop (rule loop_futile); 'yes' / true changes nothing",
+    ),
+    purpose: z
+      .string()
+      .optional()
+      .describe('What a recommended DETOUR / INJECT_FLOW is for; checked against the charter goal and key question (rule goal_alignment)'),
   })
   .loose();
 

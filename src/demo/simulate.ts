@@ -26,7 +26,7 @@ export interface SimulationSummary {
 const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
   lint_errors: () => ({ lint: { errors: 5, fixable: 5, output: 'eslint: 5 errors found' }, tests: { passed: 40, failed: 0 } }),
   missing_import: () => ({ tests: { passed: 12, failed: 3 }, error_output: "Error: Cannot find module './session-store' imported from src/auth/login.ts" }),
-  type_error: () => ({ tests: { passed: 30, failed: 1 }, error_output: "src/api/user.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'." }),
+  type_mismatch: () => ({ tests: { passed: 30, failed: 1 }, error_output: "src/api/user.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'." }),
   test_fixture_error: () => ({ tests: { passed: 20, failed: 4, failures: [{ type: 'FixtureNotFoundError', message: "fixture 'db_session' not found" }] } }),
 };
 

@@ -1,4 +1,5 @@
-import { NavkernelError, type Decision } from '../contracts/index.js';
+import { NavkernelError } from '../contracts/errors.js';
+import type { Decision } from '../contracts/index.js';
 import type { RouteWork } from './route-work.js';
 
 /**

@@ -2,10 +2,8 @@ import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
 import {
   IdempotencyConflictError,
-  InvalidForensicsError,
   NavkernelError,
   canonicalJson,
-  compileValidator,
   sha256,
   type CandidateMove,
   type Decision,
@@ -21,6 +19,7 @@ import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import { MemoryStore } from './memory-store.js';
 import type { RouteWork } from './route-work.js';
+import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
 import { emptyRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
 
@@ -44,6 +43,10 @@ export interface KernelOptions {
   maxConflictRetries?: number;
   /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
   navigatorTimeoutMs?: number;
+  /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits". */
+  limits?: RequestGuardOptions['limits'];
+  /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
+  redact?: RequestGuardOptions['redact'];
 }
 
 export interface Kernel {
@@ -61,8 +64,6 @@ export interface Kernel {
 }
 
 type RunActor = Actor<typeof kernelMachine>;
-
-const validateRequest = compileValidator<RouteRequest>('route-request');
 
 /** Creates a routing kernel. See README "Embedding the kernel". */
 export function createKernel(options: KernelOptions): Kernel {
@@ -150,12 +151,7 @@ export function createKernel(options: KernelOptions): Kernel {
     actors.delete(run_id);
   }
 
-  function parse(request: unknown): RouteRequest {
-    if (!validate) return request as RouteRequest;
-    const r = validateRequest(request);
-    if (!r.success) throw new InvalidForensicsError('route()', r.issues);
-    return r.data;
-  }
+  const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number): Promise<Decision> {
     const ts = isoNow();

@@ -77,6 +77,7 @@ export function decide(w: RouteWork, kind: DecisionKind, tier: Tier, rule: strin
     ...f.extra,
     iteration: w.iteration,
     seq: w.seq,
+    ts: w.ts,
   };
   // Skipped tiers matter only to decisions made after them.
   if (w.skipped.length && tier >= 3) d.skipped = w.skipped.slice();

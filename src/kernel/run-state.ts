@@ -1,5 +1,6 @@
 import type { Decision, ReturnPoint, RunState } from '../contracts/index.js';
 import type { RouteWork, TierResult } from './route-work.js';
+import { signatureFacts } from './signature-facts.js';
 
 /** The state of a run never seen before. */
 export function emptyRunState(run_id: string): RunState {
@@ -22,7 +23,8 @@ export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number)
     delete loops[loopKey];
   }
   let signatures = prev.signatures;
-  const sig = w.signature;
+  // Computed here too when tier 1 (or the iteration cap) decided before tier 2 looked: every sighting counts.
+  const sig = signatureFacts(w);
   if (sig) signatures = { ...signatures, [sig.key]: { seen: sig.seen, detours: sig.detours + (result.detourForSignature ? 1 : 0) } };
 
   let returns = prev.returns;

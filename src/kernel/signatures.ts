@@ -1,6 +1,17 @@
 import type { Forensics, SignatureRule } from '../contracts/index.js';
 
 /**
+ * Other names accepted for a built-in signature id, mapped to the id the kernel records. Seed 003's detour table
+ * says `type_mismatch`; earlier navkernel versions said `type_error`, which flows and runners may still send.
+ */
+export const SIGNATURE_ALIASES: Readonly<Record<string, string>> = { type_error: 'type_mismatch' };
+
+/** The id a signature name stands for: its canonical id when it is an alias, else itself. */
+export function canonicalSignature(id: string): string {
+  return Object.hasOwn(SIGNATURE_ALIASES, id) ? SIGNATURE_ALIASES[id]! : id;
+}
+
+/**
  * A failure signature the kernel can recognise: text patterns over the forensic text fields and,
  * for some, a structured test on measured values (more reliable than text).
  */
@@ -44,7 +55,7 @@ export const DEFAULT_SIGNATURES: readonly SignatureMatcher[] = [
     patterns: ['ImportError:\\s+cannot import name', "No module named\\s+'\\.", 'Cannot find module\\s+[\'"]\\.', 'Module not found:.*[\'"]\\.', 'import\\s+error', 'cannot import name\\s+\'[^\']+\'', 'is not exported by', 'has no exported member'].map(rx),
   },
   {
-    id: 'type_error',
+    id: 'type_mismatch',
     priority: 80,
     patterns: ['TypeError:', 'type.*mismatch', 'error TS\\d{4}', 'mypy.*error', 'Argument.*has incompatible type', 'Incompatible types', 'Type\\s+error', 'pyright.*error', 'is not assignable to'].map(rx),
   },
@@ -65,10 +76,11 @@ export const DEFAULT_SIGNATURES: readonly SignatureMatcher[] = [
 export function buildSignatureTable(extra: readonly SignatureRule[]): SignatureMatcher[] {
   const byId = new Map<string, SignatureMatcher>(DEFAULT_SIGNATURES.map((m) => [m.id, m]));
   for (const rule of extra) {
-    const base = byId.get(rule.id);
+    const id = canonicalSignature(rule.id);
+    const base = byId.get(id);
     const patterns = rule.patterns.map(rx);
-    byId.set(rule.id, {
-      id: rule.id,
+    byId.set(id, {
+      id,
       priority: rule.priority,
       ...(rule.max_attempts !== undefined ? { max_attempts: rule.max_attempts } : base?.max_attempts !== undefined ? { max_attempts: base.max_attempts } : {}),
       patterns: base ? [...patterns, ...base.patterns] : patterns,
@@ -100,7 +112,7 @@ function searchText(f: Forensics): string {
  */
 export function deriveSignature(f: Forensics | undefined, table: readonly SignatureMatcher[]): string | undefined {
   if (!f) return undefined;
-  if (f.failure_signature) return f.failure_signature;
+  if (f.failure_signature) return canonicalSignature(f.failure_signature);
   let text: string | undefined;
   for (const m of table) {
     if (m.structured?.(f)) return m.id;

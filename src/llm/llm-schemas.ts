@@ -1,4 +1,4 @@
-import type { RegisteredSchema } from '../contracts/schema-registry.js';
+import type { RegisteredSchema } from '../contracts/registered-schema.js';
 import { PricingTable } from './pricing.js';
 import { ScriptedScript } from './scripted-script.js';
 

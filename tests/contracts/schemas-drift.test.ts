@@ -1,7 +1,8 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_REGISTRY, renderJsonSchema, schemasDir } from '../../src/contracts/index.js';
+import { renderJsonSchema, schemasDir } from '../../src/contracts/index.js';
+import { SCHEMA_REGISTRY } from '../../src/schema-registry.js';
 
 describe('published JSON Schemas', () => {
   for (const entry of SCHEMA_REGISTRY) {

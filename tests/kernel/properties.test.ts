@@ -50,7 +50,7 @@ describe('properties of routing on the sample flows', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 25 }), fc.boolean(), async (requests, withNavigator) => {
         const run = async () => {
-          const k = createKernel({ flows, ...(withNavigator ? { navigator: pickingNavigator } : {}) });
+          const k = createKernel({ flows, clock: () => 0, ...(withNavigator ? { navigator: pickingNavigator } : {}) });
           const out = [];
           for (const r of requests) out.push(await k.route(r));
           return out;

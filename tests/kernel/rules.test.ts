@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidForensicsError } from '../../src/contracts/index.js';
-import { createKernel, MemoryStore } from '../../src/kernel/index.js';
-import { req, testFlows } from '../support/kernel-fixtures.js';
+import { createKernel, defineFlows, MemoryStore } from '../../src/kernel/index.js';
+import { TEST_FLOWS, req, testFlows } from '../support/kernel-fixtures.js';
 
-const kernel = () => createKernel({ flows: testFlows() });
+const kernel = () => createKernel({ flows: testFlows(), clock: () => 0 });
 
 describe('tier 1: fast path', () => {
   it('terminates on a terminal step', async () => {
@@ -113,6 +113,67 @@ describe('tier 2: deterministic checks', () => {
     const own = { forensics: { failure_signature: 'flaky_network' } };
     await k.route(req('linear', 'FAILED', own));
     expect((await k.runState('run-1'))!.signatures['build/linear:flaky_network']).toEqual({ seen: 1, detours: 0 });
+  });
+});
+
+describe('signature sightings, futile loops, timestamps', () => {
+  it('counts a sighting on every route carrying a failure signature, whichever tier decides', async () => {
+    const k = kernel();
+    const lint = { forensics: { lint: { errors: 2 } } };
+    // Tier 1 decides these (explicit legal next, success): the sightings still count.
+    expect(await k.route(req('linear', 'FAILED', { ...lint, envelope: { next_step_id: 'done' } }))).toMatchObject({ tier: 1, rule: 'explicit_next' });
+    expect((await k.runState('run-1'))!.signatures['build/linear:lint_errors']).toEqual({ seen: 1, detours: 0 });
+    // The iteration cap (tier 2, before the signature rule) decides this one: counted too.
+    expect(await k.route(req('linear', 'FAILED', { ...lint, iteration: { current: 3, max: 3 } }))).toMatchObject({ rule: 'max_iterations' });
+    expect((await k.runState('run-1'))!.signatures['build/linear:lint_errors']).toEqual({ seen: 2, detours: 0 });
+    // So the next sighting is the third, and the detour rule sees that history.
+    const d = await k.route(req('linear', 'FAILED', lint));
+    expect(d).toMatchObject({ decision: 'DETOUR', rule: 'signature_detour', signature: 'lint_errors' });
+    expect(d.reason).toMatch(/seen 3 times/);
+  });
+
+  it('detours for the alias type_error through a flow that names the fix type_mismatch, and the reverse', async () => {
+    const flows = defineFlows([{ ...TEST_FLOWS[0]!, detours: { type_mismatch: 'auto-linter' } }, TEST_FLOWS[1]!]);
+    const k = createKernel({ flows });
+    const typeErr = { forensics: { failure_signature: 'type_error' } };
+    await k.route(req('linear', 'FAILED', typeErr));
+    expect(await k.route(req('linear', 'FAILED', typeErr))).toMatchObject({ decision: 'DETOUR', detour_target: 'auto-linter', signature: 'type_mismatch' });
+    const legacy = createKernel({ flows: defineFlows([{ ...TEST_FLOWS[0]!, detours: { type_error: 'auto-linter' } }, TEST_FLOWS[1]!]) });
+    const ts = { forensics: { error_output: "a.ts(1,1): error TS2322: Type 'string' is not assignable to type 'number'." } };
+    await legacy.route(req('linear', 'FAILED', ts));
+    expect(await legacy.route(req('linear', 'FAILED', ts))).toMatchObject({ decision: 'DETOUR', signature: 'type_mismatch' });
+    expect(() => defineFlows([{ ...TEST_FLOWS[0]!, detours: { type_error: 'auto-linter', type_mismatch: 'auto-linter' } }, TEST_FLOWS[1]!])).toThrow(/same signature/);
+  });
+
+  it("ends a microloop when the critic says further iteration cannot help (forensics or envelope): rule loop_futile", async () => {
+    const fromForensics = await kernel().route(req('check', 'UNVERIFIED', { forensics: { can_further_iteration_help: 'no' } }));
+    expect(fromForensics).toMatchObject({ decision: 'CONTINUE', next_step_id: 'review', tier: 2, rule: 'loop_futile', needs_human: false });
+    expect(fromForensics.warnings[0]).toMatch(/left its microloop at iteration 1/);
+    expect(await kernel().route(req('check', 'UNVERIFIED', { envelope: { can_further_iteration_help: 'NO' } }))).toMatchObject({ rule: 'loop_futile', next_step_id: 'review' });
+    expect(await kernel().route(req('check', 'UNVERIFIED', { forensics: { can_further_iteration_help: false } }))).toMatchObject({ rule: 'loop_futile' });
+    // "yes" changes nothing; a step without a loop ignores the verdict; the exit status still exits at tier 1.
+    expect(await kernel().route(req('check', 'UNVERIFIED', { forensics: { can_further_iteration_help: 'yes' } }))).toMatchObject({ rule: 'microloop' });
+    expect((await kernel().route(req('linear', 'FAILED', { forensics: { can_further_iteration_help: 'no' } }))).rule).not.toBe('loop_futile');
+    expect(await kernel().route(req('check', 'VERIFIED', { forensics: { can_further_iteration_help: 'no' } }))).toMatchObject({ tier: 1, rule: 'loop_exit' });
+    // A loop step with no next step ends the flow.
+    expect(await kernel().route(req('polish', 'DULL', { envelope: { can_further_iteration_help: 'no' } }))).toMatchObject({ decision: 'TERMINATE', rule: 'loop_futile' });
+  });
+
+  it('escalates a futile loop whose flow requires its exit condition (loop.exit_required)', async () => {
+    const steps = TEST_FLOWS[0]!.steps.map((s) => (s.id === 'check' ? { ...s, loop: { ...s.loop!, exit_required: true } } : s));
+    const k = createKernel({ flows: defineFlows([{ ...TEST_FLOWS[0]!, steps }, TEST_FLOWS[1]!]) });
+    const d = await k.route(req('check', 'UNVERIFIED', { forensics: { can_further_iteration_help: 'no' } }));
+    expect(d).toMatchObject({ decision: 'ESCALATE', tier: 2, rule: 'loop_futile', needs_human: true, escalation_id: 'esc-run-1-1' });
+    expect(d.reason).toMatch(/requires it/);
+  });
+
+  it("stamps each decision with the kernel clock's ISO-8601 UTC time", async () => {
+    let t = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+    const k = createKernel({ flows: testFlows(), clock: () => t++ });
+    expect((await k.route(req('write', 'done'))).ts).toBe('2026-01-02T03:04:05.678Z');
+    expect((await k.route(req('check', 'UNVERIFIED'))).ts).toBe('2026-01-02T03:04:05.679Z');
+    const rejected = await k.route(req('check', 'UNVERIFIED', { envelope: { recommendation: 'nope' } }));
+    expect(rejected.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 });
 

@@ -14,10 +14,11 @@ describe('run actors', () => {
 
   it('gives a restarted kernel on the same store the answer the first would have given', async () => {
     const store = new MemoryStore();
-    const before = createKernel({ flows: testFlows(), store });
+    const clock = () => 0; // decisions carry the kernel clock's ts
+    const before = createKernel({ flows: testFlows(), store, clock });
     await before.route(req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } }));
-    const restarted = createKernel({ flows: testFlows(), store });
-    const uninterrupted = createKernel({ flows: testFlows() });
+    const restarted = createKernel({ flows: testFlows(), store, clock });
+    const uninterrupted = createKernel({ flows: testFlows(), clock });
     await uninterrupted.route(req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } }));
     const next = req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } });
     expect(await restarted.route(next)).toEqual(await uninterrupted.route(next));

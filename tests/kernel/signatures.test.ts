@@ -14,7 +14,7 @@ describe('failure signatures', () => {
     ['lint_errors', { lint: { output: 'ruff check: error E501 line too long' } }],
     ['missing_import', { error_output: "Error: Cannot find module './db' imported from src/x.ts" }],
     ['missing_import', { error_output: "ImportError: cannot import name 'Session' from 'app.models'" }],
-    ['type_error', { error_output: "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'." }],
+    ['type_mismatch', { error_output: "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'." }],
     ['test_fixture_error', { tests: { failed: 1, failures: [{ type: 'FixtureNotFoundError' }] } }],
     ['test_fixture_error', { error_output: "E       fixture 'db_session' not found" }],
     ['dependency_error', { error_output: 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padd' }],
@@ -28,6 +28,16 @@ describe('failure signatures', () => {
     expect(deriveSignature({ tests: { passed: 3, failed: 0 } }, table)).toBeUndefined();
     expect(deriveSignature({ concerns: [{ severity: 'HIGH', description: 'lint errors: 5 errors found' }] }, table)).toBeUndefined();
     expect(deriveSignature(undefined, table)).toBeUndefined();
+  });
+
+  it('names type errors type_mismatch (seed 003) and accepts type_error as an alias, from runners and in flows', () => {
+    expect(deriveSignature({ failure_signature: 'type_error' }, table)).toBe('type_mismatch');
+    expect(deriveSignature({ failure_signature: 'type_mismatch' }, table)).toBe('type_mismatch');
+    const flowTable = buildSignatureTable([{ id: 'type_error', priority: 99, patterns: ['Flow type clash'] }]);
+    expect(flowTable.filter((m) => m.id === 'type_mismatch')).toHaveLength(1);
+    expect(flowTable.some((m) => m.id === 'type_error')).toBe(false);
+    expect(deriveSignature({ error_output: 'Flow type clash at a.js:3' }, flowTable)).toBe('type_mismatch');
+    expect(deriveSignature({ error_output: 'error TS2322: nope' }, flowTable)).toBe('type_mismatch');
   });
 
   it('orders by priority (structured divergence beats lint text) and lets flows extend or override the table', () => {

@@ -1,4 +1,5 @@
 import type { Flow, ValidationIssue } from '../../contracts/index.js';
+import { canonicalSignature } from '../signatures.js';
 
 /** A graph problem, located by file and JSON path. */
 export interface GraphIssue extends ValidationIssue {
@@ -40,8 +41,13 @@ function checkOne(f: Flow, file: string, flowIds: ReadonlyMap<string, string>): 
     if (s.terminal && (s.next || s.branches || s.loop)) add(at, 'terminal_with_edges', `terminal step "${s.id}" must not have next, branches or loop`);
   });
   if (!f.steps.some((s) => s.terminal)) add('$.steps', 'no_terminal', `flow ${f.flow} has no terminal step (terminal: true)`);
+  const detourIds = new Map<string, string>();
   for (const [sig, t] of Object.entries(f.detours)) {
     const at = `$.detours.${sig}`;
+    const id = canonicalSignature(sig);
+    const twin = detourIds.get(id);
+    if (twin !== undefined) add(at, 'duplicate_detour', `"${sig}" and "${twin}" name the same signature (${id}); keep one`);
+    detourIds.set(id, sig);
     if (typeof t === 'string') {
       if (!known(t)) add(at, 'unknown_step', `detour target "${t}" does not exist in flow ${f.flow}`);
     } else {

@@ -1,5 +1,6 @@
-import { sha256, type Flow } from '../../contracts/index.js';
-import { buildSignatureTable } from '../signatures.js';
+import { sha256 } from '../../contracts/canonical-json.js';
+import type { Flow } from '../../contracts/index.js';
+import { buildSignatureTable, canonicalSignature } from '../signatures.js';
 import { DEFAULT_MAX_ATTEMPTS, type CompiledFlow, type CompiledStep, type FlowSet, type ResolvedDetour } from './compiled-flow.js';
 
 const lower = (s: string) => s.trim().toLowerCase();
@@ -17,7 +18,8 @@ export function compileFlow(def: Flow): CompiledFlow {
     steps.set(s.id, { def: s, id: s.id, branches, exitWhen: new Set((s.loop?.exit_when ?? []).map(lower)), loopTo, edges });
   }
   const detours = new Map<string, ResolvedDetour>();
-  for (const [sig, target] of Object.entries(def.detours)) {
+  for (const [name, target] of Object.entries(def.detours)) {
+    const sig = canonicalSignature(name);
     if (typeof target === 'string') detours.set(sig, { kind: 'step', step: target, max_attempts: DEFAULT_MAX_ATTEMPTS });
     else if (target.flow) detours.set(sig, { kind: 'flow', flow: target.flow, max_attempts: target.max_attempts ?? DEFAULT_MAX_ATTEMPTS });
     else if (target.step) detours.set(sig, { kind: 'step', step: target.step, max_attempts: target.max_attempts ?? DEFAULT_MAX_ATTEMPTS });

@@ -1,7 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { Flow, FlowValidationError, compileValidator, type FlowInput, type ValidationIssue } from '../../contracts/index.js';
+// Contracts by file, not the barrel: the kernel entry loads only the models it uses.
+import { FlowValidationError, type ValidationIssue } from '../../contracts/errors.js';
+import { Flow, type FlowInput } from '../../contracts/flow.js';
+import { compileValidator } from '../../contracts/validate.js';
 import { checkFlowGraphs } from './check-graph.js';
 import { makeFlowSet } from './compile-flow.js';
 import type { FlowSet } from './compiled-flow.js';

@@ -1,17 +1,7 @@
-import { deriveSignature } from '../signatures.js';
-import type { RouteWork, SignatureFacts, TierResult } from '../route-work.js';
+import { signatureFacts } from '../signature-facts.js';
+import type { RouteWork, TierResult } from '../route-work.js';
 import { decide } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
-
-/** The signature facts of this route (memoised on the work: tier 2 computes them once). */
-export function signatureFacts(w: RouteWork): SignatureFacts | null {
-  if (w.signature !== undefined) return w.signature;
-  const id = deriveSignature(w.request.forensics, w.flow.signatures);
-  if (!id) return (w.signature = null);
-  const key = `${w.loopKey}:${id}`;
-  const prev = w.state.signatures[key];
-  return (w.signature = { id, key, seen: (prev?.seen ?? 0) + 1, detours: prev?.detours ?? 0 });
-}
 
 /**
  * Tier 2: rules computed without judgment, in order: iteration cap, repeated failure signature, microloop.
@@ -47,15 +37,30 @@ export function deterministic(w: RouteWork): TierResult | undefined {
     }
   }
 
+  if (step.loopTo && futileVerdict(w)) {
+    const said = `the critic says further iteration cannot help (can_further_iteration_help: no, in the ${futileVerdict(w)})`;
+    if (step.def.loop?.exit_required)
+      return { decision: decide(w, 'ESCALATE', 2, 'loop_futile', `${said}; ${stepId} has not met its exit condition (${[...step.exitWhen].join(', ').toUpperCase()}) and its flow requires it`, { confidence: 0.9 }) };
+    const warning = `${stepId} left its microloop at iteration ${w.iteration} with status ${w.request.status}: ${said}`;
+    if (step.def.next) return { decision: decide(w, 'CONTINUE', 2, 'loop_futile', `${said}; leaving the ${stepId} microloop for ${step.def.next}`, { next_step_id: step.def.next, confidence: 0.85, warnings: [warning] }) };
+    return { decision: decide(w, 'TERMINATE', 2, 'loop_futile', `${said}; ${stepId} has no next step`, { confidence: 0.85, warnings: [warning] }) };
+  }
+
   if (step.loopTo && w.max !== null && w.iteration < w.max)
     return { decision: decide(w, 'LOOP', 2, 'microloop', `${stepId} did not meet its exit condition (${[...step.exitWhen].join(', ').toUpperCase()}); iteration ${w.iteration} of ${w.max}`, { next_step_id: step.loopTo, confidence: 0.9 }) };
 
   const proposed = w.request.envelope?.next_step_id;
-  if (proposed && !step.edges.has(proposed)) {
-    const known = w.flow.steps.has(proposed);
-    w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'CONTINUE', target: proposed, why: known ? `${proposed} is not an edge from ${stepId}` : `${proposed} is not a step of flow ${w.flow.id}` });
-  } else if (proposed && proposed === step.loopTo) {
+  // A proposal that is no edge at all was recorded when the work was built (buildRouteWork).
+  if (proposed && step.edges.has(proposed) && proposed === step.loopTo) {
     w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'LOOP', target: proposed, why: `loop of ${stepId} has used its ${w.max ?? '?'} iterations` });
   }
+  return undefined;
+}
+
+/** Where the critic's "further iteration cannot help" verdict came from (forensics first), or undefined. */
+function futileVerdict(w: RouteWork): 'forensics' | 'envelope' | undefined {
+  const no = (v: unknown) => v === false || (typeof v === 'string' && v.trim().toLowerCase() === 'no');
+  if (no(w.request.forensics?.can_further_iteration_help)) return 'forensics';
+  if (no(w.request.envelope?.can_further_iteration_help)) return 'envelope';
   return undefined;
 }

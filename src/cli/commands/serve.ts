@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { NavkernelError } from '../../contracts/index.js';
+import { loadFlows } from '../../kernel/index.js';
+import { createService, sqliteServiceLedger } from '../../service/index.js';
+import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
+
+interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
+  host: string;
+  port: string;
+  token?: string;
+  maxBodyBytes: string;
+  requestTimeoutMs: string;
+}
+
+function whole(flag: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new NavkernelError('INVALID_OPTION', `${flag} must be a whole number from ${min} to ${max} (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+/** `navkernel serve`: the HTTP API under /v1 and the web UI at /. */
+export function registerServeCommand(program: Command): void {
+  const cmd = program
+    .command('serve')
+    .description('Serve the kernel and its ledger over HTTP (API under /v1, OpenAPI at /openapi.json) with the web UI at /')
+    .option('--host <host>', 'address to listen on; anything but loopback needs --token', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', '8787')
+    .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
+    .option('--max-body-bytes <n>', 'largest request body', String(1024 * 1024))
+    .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
+    .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
+  addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
+    const flows = await loadFlows(opts.flows);
+    const navigator = navigatorFromFlags(opts);
+    const port = whole('--port', opts.port, 0, 65535);
+    const ledger = sqliteServiceLedger(openCliLedger(opts, { create: true }));
+    const service = createService({
+      flows,
+      ledger,
+      ...(navigator ? { navigator } : {}),
+      ...(opts.token ? { token: opts.token } : {}),
+      bodyLimit: whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30),
+      requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
+    });
+    let address: string;
+    try {
+      address = await service.listen(opts.host, port);
+    } catch (e) {
+      await service.close();
+      throw e;
+    }
+    process.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${opts.token ? ', bearer token required' : ''})\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        process.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
+        service.close().then(resolve, (e: unknown) => {
+          process.stderr.write(`navkernel serve: close failed: ${e instanceof Error ? e.message : String(e)}\n`);
+          process.exitCode = 1;
+          resolve();
+        });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    process.stderr.write('navkernel serve: stopped\n');
+  });
+}

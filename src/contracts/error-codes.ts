@@ -1,0 +1,45 @@
+/**
+ * The stable error codes of navkernel's public surfaces: the co-process error line (`navkernel route`), the HTTP
+ * problem documents of `navkernel serve`, and the CLI's `--json` error line. Match on the code, never on the
+ * message. `http` is the status a server answers with; the CLI and the co-process ignore it.
+ *
+ * The co-process error line is `{"error":{"code","message","path"?,"line"},"request_id"?,"run_id"?}`
+ * (schemas/route-error-line.schema.json).
+ */
+export const ERROR_CODES = {
+  /** The line (or body) is not JSON: a syntax error, a truncated document, bytes that are not UTF-8. */
+  INVALID_JSON: { http: 400, summary: 'not valid JSON (syntax, truncated document, or bytes that are not UTF-8)' },
+  /** The request fails the RouteRequest schema, holds ill-formed Unicode, or names an unknown flow or step. */
+  INVALID_FORENSICS: { http: 422, summary: 'the request fails the schema, holds ill-formed Unicode, or names an unknown flow or step' },
+  /** The request is larger than the size limit or nested deeper than the depth limit. */
+  INPUT_TOO_LARGE: { http: 413, summary: 'the request exceeds the size or the depth limit' },
+  /** The same request_id was routed before with a different body. Nothing is recorded. */
+  IDEMPOTENCY_CONFLICT: { http: 409, summary: 'the same request_id was routed before with a different body' },
+  /** Another writer appended to the run first. */
+  LEDGER_CONFLICT: { http: 409, summary: 'another writer appended to the run first' },
+  UNKNOWN_RUN: { http: 404, summary: 'no such run' },
+  UNKNOWN_ESCALATION: { http: 404, summary: 'no such escalation' },
+  ESCALATION_ALREADY_RESOLVED: { http: 409, summary: 'the escalation was already resolved' },
+  INVALID_RESOLUTION: { http: 422, summary: 'the resolution does not fit the flow graph' },
+  /** The store failed (disk, database, connection); the request may be retried. */
+  STORE_UNAVAILABLE: { http: 503, summary: 'the store failed; retry later' },
+  UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
+  /** A bug in navkernel. Please report it. */
+  INTERNAL: { http: 500, summary: 'an internal error (please report)' },
+} as const satisfies Record<string, { http: number; summary: string }>;
+
+/** One of the stable error codes. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Every stable error code, in the order above. */
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+/** Whether `code` is one of the stable codes. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+}
+
+/** The HTTP status for a code; codes outside the stable list map to 500. */
+export function httpStatusFor(code: string): number {
+  return isErrorCode(code) ? ERROR_CODES[code].http : 500;
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { Decision, DecisionKind, ProposedNode, Tier } from './decision.js';
+import { Flow } from './flow.js';
+import { LlmCallRecord } from './llm-call.js';
+import { Escalation, RunSummary } from './ledger.js';
+import { ERROR_CODE_LIST } from './error-codes.js';
+import type { RegisteredSchema } from './registered-schema.js';
+
+/**
+ * The stable error codes of the HTTP API (`navkernel serve`), the same strings as the co-process error line
+ * and the CLI's `--json` errors, plus the few that only HTTP has (unknown path, wrong media type, time limit).
+ */
+export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT']);
+export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
+
+/** An RFC 9457 problem document (`application/problem+json`), with navkernel's stable `code`. */
+export const Problem = z.object({
+  type: z.string().describe('A URI naming the kind of problem: https://navkernel.dev/problems/<code>'),
+  title: z.string().describe('Short, the same for every problem of this code'),
+  status: z.int().min(400).max(599),
+  detail: z.string().describe('What exactly is wrong, naming the value or JSON path'),
+  code: ApiErrorCode,
+  instance: z.string().optional().describe('The request path'),
+  issues: z
+    .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
+    .optional()
+    .describe('Every schema problem, each with its JSON path'),
+});
+export type Problem = z.infer<typeof Problem>;
+
+/** `GET /v1/runs`: one page of run summaries, oldest first. */
+export const RunsPage = z.object({
+  runs: z.array(RunSummary),
+  total: z.int().min(0).describe('Runs matching the filters'),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
+});
+export type RunsPage = z.infer<typeof RunsPage>;
+
+/** The per-run state the kernel persists (loop counters, signature attempts, return points, spend). */
+export const RunStateDoc = z.object({
+  v: z.literal(1),
+  run_id: z.string(),
+  seq: z.int().min(0),
+  loops: z.record(z.string(), z.int()),
+  signatures: z.record(z.string(), z.object({ seen: z.int(), detours: z.int() })),
+  returns: z.array(z.object({ flow: z.string(), step: z.string(), via: z.enum(['step', 'flow', 'nodes']), target: z.string(), nodes: z.array(ProposedNode).optional() })),
+  spent_usd: z.number(),
+});
+
+/** One recorded route of a run as the run page shows it. */
+export const RecordedDecision = z.object({
+  seq: z.int().min(1),
+  flow: z.string(),
+  step: z.string(),
+  status: z.string().describe("The runner's reported status"),
+  ts: z.string(),
+  latency_us: z.number(),
+  cost_usd: z.number(),
+  decision: Decision,
+  llm_calls: z.array(LlmCallRecord),
+});
+export type RecordedDecision = z.infer<typeof RecordedDecision>;
+
+/** `GET /v1/runs/{id}`: the run's summary, persisted state, decisions (a page of them) and escalations. */
+export const RunDetail = z.object({
+  run: RunSummary,
+  state: RunStateDoc.nullable(),
+  decisions: z.array(RecordedDecision),
+  next_after: z.int().nullable().describe('Pass as `after` for the next page of decisions; null when complete'),
+  escalations: z.array(Escalation),
+});
+export type RunDetail = z.infer<typeof RunDetail>;
+
+/** `POST /v1/escalations/{id}/resolve`: a person's decision, checked against the flow graph as `navkernel resolve`. */
+export const ResolveBody = z
+  .object({
+    decision: z.string().min(1).describe('CONTINUE, LOOP, DETOUR, INJECT_FLOW or TERMINATE'),
+    next: z.string().optional().describe('Step to go on with (CONTINUE, DETOUR; LOOP checks it), or the flow to inject (INJECT_FLOW)'),
+    by: z.string().min(1),
+    reason: z.string().min(1),
+  })
+  .strict();
+export type ResolveBody = z.infer<typeof ResolveBody>;
+
+/** `POST /v1/runs/{id}/replay`. */
+export const ReplayBody = z
+  .object({ max_divergences: z.int().min(1).optional().describe('Stop after this many divergences') })
+  .strict();
+export type ReplayBody = z.infer<typeof ReplayBody>;
+
+/** `GET /v1/flows`: the flows the service routes with. */
+export const FlowsList = z.object({
+  flows_hash: z.string(),
+  flows: z.array(Flow),
+});
+export type FlowsList = z.infer<typeof FlowsList>;
+
+/** `GET /v1/stats`: the whole ledger by tier and rule, and cost over time (the UI's ledger page). */
+export const LedgerStats = z.object({
+  runs: z.int().min(0),
+  routes: z.int().min(0),
+  by_tier: z.array(z.object({ tier: Tier, count: z.int() })),
+  by_tier_rule: z.array(z.object({ tier: Tier, rule: z.string(), decision: DecisionKind, count: z.int() })),
+  cost_over_time: z
+    .array(z.object({ bucket: z.string().describe('Start of the hour (ISO)'), routes: z.int(), llm_calls: z.int(), usd: z.number() }))
+    .describe('Per hour of route time, oldest first'),
+});
+export type LedgerStats = z.infer<typeof LedgerStats>;
+
+/** `GET /v1/healthz`. */
+export const Health = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  flows_hash: z.string(),
+  ledger: z.string().nullable().describe('Ledger file, or null when routes stay in memory'),
+});
+export type Health = z.infer<typeof Health>;
+
+/** The service's own documents (registered in schema-registry.ts; the OpenAPI document refers to them). */
+export const SERVICE_SCHEMAS: RegisteredSchema[] = [
+  { name: 'problem', schema: Problem, io: 'output' },
+  { name: 'runs-page', schema: RunsPage, io: 'output' },
+  { name: 'run-detail', schema: RunDetail, io: 'output' },
+  { name: 'resolve-body', schema: ResolveBody, io: 'input' },
+  { name: 'replay-body', schema: ReplayBody, io: 'input' },
+  { name: 'flows-list', schema: FlowsList, io: 'output' },
+  { name: 'ledger-stats', schema: LedgerStats, io: 'output' },
+  { name: 'health', schema: Health, io: 'output' },
+];

@@ -1,0 +1,79 @@
+// The connection pool of a PostgreSQL ledger: timeouts, errors that name the server (never the password), and the
+// open sequence (reach the server, check the schema is ours, migrate, check the role may write).
+import pg from 'pg';
+import { StoreUnavailableError, causeText, isConnectionError } from './errors.js';
+import { checkWritable, migrateSchema, type SchemaCheck } from './schema.js';
+import { type PostgresTarget, parsePostgresUrl } from './url.js';
+
+export interface PostgresPoolOptions {
+  /** Connections kept by this process (default 10). */
+  poolSize?: number;
+  /** A statement (a lock wait included) running longer is cancelled: `statement_timeout`, default 15 s. */
+  statementTimeoutMs?: number;
+  /** Giving up on reaching the server (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Create the ledger's schema and tables when the schema is empty (default true; read-only commands pass false). */
+  create?: boolean;
+  /** Open for reading only: skips the write-privilege check (default false). */
+  readOnly?: boolean;
+}
+
+export interface OpenedPool {
+  pool: pg.Pool;
+  target: PostgresTarget;
+  schema: SchemaCheck;
+}
+
+function passwordOf(target: PostgresTarget): string | undefined {
+  try {
+    const u = new URL(target.connectionString);
+    return u.password ? decodeURIComponent(u.password) : (u.searchParams.get('password') ?? process.env.PGPASSWORD);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wraps a client error: connection trouble becomes StoreUnavailableError naming host and port; others pass. */
+export function wrapError(target: PostgresTarget, err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err;
+  if (isConnectionError(err)) return new StoreUnavailableError(target, causeText(err, passwordOf(target)), { cause: err });
+  return err;
+}
+
+/** Creates the pool and runs the open sequence; on any failure the pool is closed and a typed error thrown. */
+export async function openPostgresPool(url: string, options: PostgresPoolOptions = {}): Promise<OpenedPool> {
+  const target = parsePostgresUrl(url);
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 15_000,
+    // A transaction left open by a stalled process must not hold a run's head row for ever.
+    idle_in_transaction_session_timeout: 60_000,
+    application_name: 'navkernel',
+    options: `-c search_path=${target.schema}`,
+    // TCP keepalive: a half-open connection (a network partition) is noticed instead of waiting for ever.
+    keepAlive: true,
+  });
+  // An idle client whose server went away emits 'error' on the pool; without a listener it would crash the
+  // process. The pool drops that client; the next query opens a new connection or reports StoreUnavailableError.
+  pool.on('error', () => {});
+  let client: pg.PoolClient | undefined;
+  try {
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw new StoreUnavailableError(target, causeText(err, passwordOf(target)), { cause: err });
+    }
+    const where = target.display;
+    const schema = await migrateSchema(client, where, { create: options.create ?? true, schema: target.schema });
+    if (!options.readOnly) await checkWritable(client, where);
+    client.release();
+    client = undefined;
+    return { pool, target, schema };
+  } catch (err) {
+    client?.release(true);
+    await pool.end().catch(() => {});
+    throw wrapError(target, err);
+  }
+}

@@ -1,0 +1,193 @@
+// The PostgreSQL ledger's schema and its versioned migrations, applied on open.
+import type pg from 'pg';
+import { LedgerTooNewError, NotALedgerError } from '../errors.js';
+import { LedgerNotWritableError } from './errors.js';
+
+/** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
+export const PG_SCHEMA_VERSION = 1;
+/** `navkernel_meta.application`: tells our tables from another application's. */
+export const PG_APPLICATION = 'navkernel-ledger';
+
+// Every text column is COLLATE "C" (byte order of UTF-8 = code point order, as SQLite's BINARY), so listings and
+// reports sort the same on both stores whatever the database's locale.
+const T = 'text COLLATE "C"';
+
+/**
+ * Migrations: index i brings the schema from version i to i + 1. Each runs in the open's transaction, under an
+ * advisory lock, so two kernels opening an empty database at once migrate it once.
+ *
+ * The tables mirror the SQLite ledger's (src/ledger/sql.ts); `routes.flows_hash` is stored inline (SQLite's
+ * `flow_sets` indirection saves bytes there but would cost a round trip here). `runs` is the per-run head row:
+ * every append locks it (INSERT … ON CONFLICT DO UPDATE … WHERE last_seq = seq - 1) in the statement that inserts
+ * the route, which serialises a run's appends across processes and hosts; seq comes from it, not a SEQUENCE.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE navkernel_meta (
+    singleton      boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    application    ${T} NOT NULL CHECK (application = '${PG_APPLICATION}'),
+    schema_version integer NOT NULL
+  );
+  INSERT INTO navkernel_meta (application, schema_version) VALUES ('${PG_APPLICATION}', 0);
+  CREATE TABLE runs (
+    run_id        ${T} PRIMARY KEY,
+    flow          ${T} NOT NULL,
+    created_ts    ${T} NOT NULL,
+    updated_ts    ${T} NOT NULL,
+    last_seq      integer NOT NULL,
+    head_hash     bytea NOT NULL,
+    offroad       integer NOT NULL,
+    llm_calls     integer NOT NULL,
+    cost_usd      double precision NOT NULL,
+    last_decision ${T} NOT NULL,
+    last_step     ${T} NOT NULL
+  );
+  CREATE TABLE routes (
+    run_id         ${T} NOT NULL,
+    seq            integer NOT NULL,
+    flow           ${T} NOT NULL,
+    step           ${T} NOT NULL,
+    request_id     ${T},
+    decision       ${T} NOT NULL,
+    next_step      ${T},
+    tier           integer NOT NULL,
+    rule           ${T} NOT NULL,
+    request        ${T} NOT NULL,
+    decision_json  ${T} NOT NULL,
+    state          ${T} NOT NULL,
+    latency_us     double precision NOT NULL,
+    cost_usd       double precision NOT NULL,
+    llm_calls      integer NOT NULL,
+    kernel_version ${T} NOT NULL,
+    flows_hash     ${T} NOT NULL,
+    ts             ${T} NOT NULL,
+    prev_hash      bytea NOT NULL,
+    hash           bytea NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE UNIQUE INDEX routes_request_id ON routes (run_id, request_id) WHERE request_id IS NOT NULL;
+  CREATE TABLE llm_calls (
+    run_id        ${T} NOT NULL,
+    seq           integer NOT NULL,
+    idx           integer NOT NULL,
+    provider      ${T} NOT NULL,
+    model         ${T} NOT NULL,
+    purpose       ${T} NOT NULL,
+    attempt       integer NOT NULL,
+    prompt_hash   ${T} NOT NULL,
+    raw_answer    ${T},
+    outcome       ${T} NOT NULL,
+    input_tokens  integer NOT NULL,
+    output_tokens integer NOT NULL,
+    usd           double precision NOT NULL,
+    latency_ms    double precision NOT NULL,
+    record        ${T} NOT NULL,
+    PRIMARY KEY (run_id, seq, idx)
+  );
+  CREATE TABLE escalations (
+    escalation_id   ${T} PRIMARY KEY,
+    run_id          ${T} NOT NULL,
+    seq             integer NOT NULL,
+    flow            ${T} NOT NULL,
+    step            ${T} NOT NULL,
+    reason          ${T} NOT NULL,
+    opened_ts       ${T} NOT NULL,
+    status          ${T} NOT NULL CHECK (status IN ('open', 'resolved')),
+    resolution      ${T},
+    resolved_by     ${T},
+    resolved_ts     ${T},
+    resolution_hash bytea
+  );
+  CREATE INDEX escalations_run ON escalations (run_id, status);
+  `,
+];
+
+/** The tables a writer needs, with the privileges it uses on each. */
+const WRITE_PRIVILEGES: readonly [string, string][] = [
+  ['runs', 'SELECT, INSERT, UPDATE'],
+  ['routes', 'SELECT, INSERT'],
+  ['llm_calls', 'SELECT, INSERT'],
+  ['escalations', 'SELECT, INSERT, UPDATE'],
+  ['navkernel_meta', 'SELECT'],
+];
+
+/** Advisory lock key serialising migrations of one schema ("NVKL" and the schema's name hashed by the server). */
+const LOCK_SQL = 'SELECT pg_advisory_xact_lock(1314278220, hashtext($1))';
+
+export interface SchemaCheck {
+  /** The version found before migrating (0 for an empty schema). */
+  found: number;
+  version: number;
+}
+
+/** The ledger schema version found, 0 when the schema holds no table at all; refuses foreign tables (reads only). */
+async function inspect(client: pg.ClientBase, where: string, schema: string): Promise<number> {
+  // From pg_class, not to_regclass(): a name lookup may answer from a cache that has not yet seen the tables
+  // another session committed while we waited for the migration lock.
+  const found = await client.query<{ n: number; meta: boolean }>(
+    "SELECT count(*)::int AS n, coalesce(bool_or(c.relname = 'navkernel_meta'), false) AS meta " +
+      'FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ' +
+      "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
+    [schema],
+  );
+  if (!found.rows[0]!.meta) {
+    const n = found.rows[0]!.n;
+    if (n > 0) throw new NotALedgerError(where, `schema has ${n} tables or views and no navkernel_meta`);
+    return 0;
+  }
+  let row: { application: string; schema_version: number } | undefined;
+  try {
+    row = (await client.query<{ application: string; schema_version: number }>('SELECT application, schema_version FROM navkernel_meta LIMIT 1')).rows[0];
+  } catch (err) {
+    throw new NotALedgerError(where, `navkernel_meta is unreadable: ${(err as Error).message}`, { cause: err });
+  }
+  if (!row || row.application !== PG_APPLICATION) throw new NotALedgerError(where, 'navkernel_meta does not name a navkernel ledger');
+  if (row.schema_version > PG_SCHEMA_VERSION) throw new LedgerTooNewError(where, row.schema_version, PG_SCHEMA_VERSION);
+  return row.schema_version;
+}
+
+/**
+ * Checks the schema is a navkernel ledger not newer than this code (reads only, so a refused database is never
+ * touched), then applies pending migrations in one transaction under an advisory lock. `create: false` refuses to
+ * create a ledger in an empty schema (read-only commands).
+ */
+export async function migrateSchema(client: pg.ClientBase, where: string, options: { create: boolean; schema: string }): Promise<SchemaCheck> {
+  const schemaExists = (await client.query('SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1', [options.schema])).rowCount === 1;
+  if (!schemaExists && !options.create) throw new NotALedgerError(where, `schema ${options.schema} does not exist`);
+  const found = schemaExists ? await inspect(client, where, options.schema) : 0;
+  if (found === PG_SCHEMA_VERSION) return { found, version: found };
+  if (found === 0 && !options.create) throw new NotALedgerError(where, 'no ledger tables in this schema yet (route something first, or run navkernel migrate)');
+  await client.query('BEGIN');
+  try {
+    await client.query(LOCK_SQL, [options.schema]);
+    // Under the lock: another kernel may have created or migrated the schema meanwhile.
+    // (only when missing: CREATE SCHEMA checks the database's CREATE privilege even when the schema exists)
+    if (!schemaExists) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    const v = await inspect(client, where, options.schema);
+    for (let i = v; i < PG_SCHEMA_VERSION; i++) await client.query(MIGRATIONS[i]!);
+    if (v < PG_SCHEMA_VERSION) await client.query('UPDATE navkernel_meta SET schema_version = $1', [PG_SCHEMA_VERSION]);
+    await client.query('COMMIT');
+    return { found, version: PG_SCHEMA_VERSION };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    if ((err as { code?: string }).code === '42501') {
+      throw new LedgerNotWritableError(where, `the role may not create the ledger's tables in schema ${options.schema} (${(err as Error).message})`);
+    }
+    throw err;
+  }
+}
+
+/** Refuses, at open, a role that could not record a route (missing privileges) or a read-only server (a standby). */
+export async function checkWritable(client: pg.ClientBase, where: string): Promise<void> {
+  const ro = await client.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro");
+  if (ro.rows[0]!.ro === 'on') throw new LedgerNotWritableError(where, 'the server is read-only (a standby, or default_transaction_read_only is on)');
+  const missing: string[] = [];
+  // One privilege per call: has_table_privilege with a list is true when ANY of them is held.
+  for (const [table, privileges] of WRITE_PRIVILEGES) {
+    for (const privilege of privileges.split(', ')) {
+      const r = await client.query<{ ok: boolean }>('SELECT has_table_privilege(current_user, $1::regclass, $2) AS ok', [table, privilege]);
+      if (!r.rows[0]!.ok) missing.push(`${privilege} on ${table}`);
+    }
+  }
+  if (missing.length > 0) throw new LedgerNotWritableError(where, `role lacks ${missing.join('; ')}`);
+}

@@ -1,0 +1,6 @@
+export { createService, isLoopback, type Service, type ServiceOptions } from './server.js';
+export { sqliteServiceLedger, type ServiceLedger } from './ledger-reader.js';
+export { buildOpenApi, renderOpenApi } from './openapi.js';
+export { ApiError, problem, problemFor, STATUS_OF } from './problem.js';
+export { RunQueue } from './run-queue.js';
+export { createMetrics, observedStore, tracedNavigator, navkernelTracer, type ServiceMetrics } from './telemetry.js';

@@ -1,0 +1,93 @@
+import { ERROR_CODES, NavkernelError, ValidationError, type ApiErrorCode, type ErrorCode, type Problem, type ValidationIssue } from '../contracts/index.js';
+
+/** HTTP status of each code: the shared stable codes as src/contracts/error-codes.ts says, and the HTTP-only ones. */
+export const STATUS_OF: Record<ApiErrorCode, number> = {
+  ...(Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>),
+  INVALID_REQUEST: 400,
+  NOT_FOUND: 404,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TIMEOUT: 503,
+};
+
+const TITLES: Record<ApiErrorCode, string> = {
+  INVALID_JSON: 'The body is not valid JSON',
+  INVALID_REQUEST: 'The request is malformed',
+  UNAUTHORIZED: 'Missing or wrong bearer token',
+  NOT_FOUND: 'No such endpoint',
+  UNKNOWN_RUN: 'Unknown run',
+  UNKNOWN_ESCALATION: 'Unknown escalation',
+  IDEMPOTENCY_CONFLICT: 'The request_id was used with a different request',
+  LEDGER_CONFLICT: 'Another writer routed this run at the same time',
+  ESCALATION_ALREADY_RESOLVED: 'The escalation is already resolved',
+  INPUT_TOO_LARGE: 'The body is too large or too deep',
+  UNSUPPORTED_MEDIA_TYPE: 'The body must be application/json',
+  INVALID_FORENSICS: 'The route request does not match its schema or names an unknown flow or step',
+  INVALID_RESOLUTION: 'The flow graph does not allow this resolution',
+  INTERNAL: 'Internal error',
+  STORE_UNAVAILABLE: 'The ledger is unavailable',
+  TIMEOUT: 'The request took longer than the time limit',
+};
+
+/** A problem the service answers on purpose, with its stable code. */
+export class ApiError extends NavkernelError {
+  readonly issues: ValidationIssue[] | undefined;
+  constructor(code: ApiErrorCode, message: string, issues?: ValidationIssue[]) {
+    super(code, message);
+    this.name = 'ApiError';
+    this.issues = issues;
+  }
+}
+
+/** Builds a problem document. */
+export function problem(code: ApiErrorCode, detail: string, instance?: string, issues?: ValidationIssue[]): Problem {
+  return {
+    type: `https://navkernel.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: TITLES[code],
+    status: STATUS_OF[code],
+    detail,
+    code,
+    ...(instance !== undefined ? { instance } : {}),
+    ...(issues && issues.length ? { issues } : {}),
+  };
+}
+
+function isCode(code: string): code is ApiErrorCode {
+  return Object.hasOwn(STATUS_OF, code);
+}
+
+/** Fastify's own error codes that are the client's fault, as stable codes. */
+const FASTIFY_CODES: Record<string, ApiErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'INPUT_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/**
+ * The problem document for anything a handler threw. Typed navkernel errors keep their code and message (they
+ * name what is wrong and never hold secrets); anything else is INTERNAL with a generic detail.
+ */
+export function problemFor(err: unknown, instance: string): Problem {
+  if (err instanceof ValidationError) {
+    const code = isCode(err.code) ? err.code : 'INVALID_FORENSICS';
+    return problem(code, err.message, instance, err.issues);
+  }
+  if (err instanceof ApiError && isCode(err.code)) return problem(err.code, err.message, instance, err.issues);
+  if (err instanceof NavkernelError) {
+    if (isCode(err.code)) return problem(err.code, err.message, instance);
+    if (err.code === 'INPUT_TOO_DEEP' || err.code === 'INPUT_TOO_LARGE') return problem('INPUT_TOO_LARGE', err.message, instance);
+  }
+  const e = err as { code?: unknown; message?: unknown; statusCode?: unknown } | null;
+  const fcode = typeof e?.code === 'string' ? e.code : '';
+  if (FASTIFY_CODES[fcode]) {
+    const code = FASTIFY_CODES[fcode]!;
+    const detail = code === 'INVALID_JSON' ? `the body is not valid JSON: ${String(e?.message ?? '')}` : String(e?.message ?? code);
+    return problem(code, detail, instance);
+  }
+  if (e instanceof SyntaxError) return problem('INVALID_JSON', `the body is not valid JSON: ${e.message}`, instance);
+  if (fcode.startsWith('SQLITE_')) return problem('STORE_UNAVAILABLE', `the ledger failed (${fcode}); nothing was recorded for this request`, instance);
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return problem('INVALID_REQUEST', String(e.message ?? 'bad request'), instance);
+  return problem('INTERNAL', 'internal error; see the server log', instance);
+}

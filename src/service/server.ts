@@ -1,0 +1,316 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  NavkernelError,
+  ValidationError,
+  compileValidator,
+  type Decision,
+  type NavigatorPort,
+  type Problem,
+  type ReplayBody,
+  type ResolveBody,
+  type RouteRecord,
+} from '../contracts/index.js';
+import { createKernel, type FlowSet, type Kernel } from '../kernel/index.js';
+import { packageRoot } from '../package-root.js';
+import { VERSION } from '../version.js';
+import type { ServiceLedger } from './ledger-reader.js';
+import { buildOpenApi } from './openapi.js';
+import { ApiError, problem, problemFor } from './problem.js';
+import { RunQueue } from './run-queue.js';
+import { createMetrics, navkernelTracer, observedStore, tracedNavigator, type ServiceMetrics } from './telemetry.js';
+
+export interface ServiceOptions {
+  flows: FlowSet;
+  ledger: ServiceLedger;
+  /** Tier 3, when the service routes with a model. */
+  navigator?: NavigatorPort;
+  /** Bearer token every /v1 request except /v1/healthz must carry. Required to bind beyond loopback. */
+  token?: string;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Time limit for one request's handling in ms (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Validate every response against its published schema (default true). */
+  validateResponses?: boolean;
+  /** Folder of the built web UI (default `dist/ui` of the package). */
+  uiDir?: string;
+  /** Time source for recorded timestamps (tests). */
+  clock?: () => number | Date;
+}
+
+export interface Service {
+  readonly app: FastifyInstance;
+  readonly kernel: Kernel;
+  readonly metrics: ServiceMetrics;
+  /** Listens; resolves to the address (`http://127.0.0.1:8787`). */
+  listen(host: string, port: number): Promise<string>;
+  /** Stops accepting, finishes in-flight requests, then closes the kernel and the ledger. */
+  close(): Promise<void>;
+}
+
+const MAX_PAGE = 500;
+const MAX_DECISIONS_PAGE = 5000;
+
+/** True for addresses that only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
+}
+
+/** Builds the HTTP service (not yet listening). */
+export function createService(options: ServiceOptions): Service {
+  const { flows, ledger } = options;
+  const validateResponses = options.validateResponses ?? true;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const metrics = createMetrics();
+  const queue = new RunQueue();
+  const routeSpans = new Map<string, Span>();
+  const lastRecord = new Map<string, RouteRecord>();
+  const store = observedStore(ledger.store, (record) => lastRecord.set(record.run_id, record));
+  const navigator = options.navigator ? tracedNavigator(options.navigator, (run) => routeSpans.get(run)) : undefined;
+  const kernel = createKernel({ flows, store, ...(navigator ? { navigator } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const openapi = buildOpenApi();
+  const tokenDigest = options.token !== undefined ? digest(options.token) : undefined;
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Receiving one request (headers and body) may take at most this long; slow clients do not hold a slot.
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  // JSON only (Fastify would otherwise accept text/plain bodies as strings), parsed here so that a syntax error
+  // names where the JSON breaks, and keys that could pollute a prototype are refused.
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    try {
+      done(null, parseJsonBody(text as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+
+  const sendProblem = (reply: FastifyReply, p: Problem) => {
+    metrics.problem(p.code);
+    return reply.code(p.status).header('content-type', 'application/problem+json').send(JSON.stringify(p));
+  };
+
+  app.setErrorHandler((err, req, reply) => {
+    let p = problemFor(err, req.url);
+    if (p.code === 'UNSUPPORTED_MEDIA_TYPE') p = problem(p.code, `the body must be application/json (got ${JSON.stringify(req.headers['content-type'] ?? 'no content type')})`, req.url);
+    // Internal faults go to stderr with their stack, never with the request's headers (the token).
+    if (p.code === 'INTERNAL') process.stderr.write(`navkernel serve: ${req.method} ${req.url.split('?')[0]}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return sendProblem(reply, p);
+  });
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem('NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0]}`, req.url)));
+
+  if (tokenDigest) {
+    app.addHook('onRequest', async (req, reply) => {
+      const url = req.url;
+      if (!url.startsWith('/v1/') || url === '/v1/healthz') return;
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      // Constant time: both sides are sha256 digests of the same length.
+      if (!m || !timingSafeEqual(digest(m[1]!), tokenDigest)) {
+        reply.header('www-authenticate', 'Bearer realm="navkernel"');
+        return sendProblem(reply, problem('UNAUTHORIZED', m ? 'the bearer token is wrong' : 'this server needs an Authorization: Bearer <token> header', url.split('?')[0]));
+      }
+    });
+  }
+
+  /** Runs a handler under the time limit. */
+  const deadline = <T>(work: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new ApiError('TIMEOUT', `no answer within ${requestTimeoutMs} ms; a route may still be recorded: retry with the same request_id`)),
+        requestTimeoutMs,
+      );
+      work.then(
+        (v) => (clearTimeout(timer), resolve(v)),
+        (e) => (clearTimeout(timer), reject(e)),
+      );
+    });
+
+  const checked = <T>(schema: string, body: T): T => {
+    if (!validateResponses) return body;
+    const r = compileValidator(schema)(body);
+    if (!r.success) throw new Error(`response does not match schemas/${schema}.schema.json: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    return body;
+  };
+
+  const json = (reply: FastifyReply, schema: string, body: unknown) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(checked(schema, body)));
+
+  async function routeOne(body: unknown, run_id: string | undefined): Promise<Decision> {
+    const started = performance.now();
+    const span = navkernelTracer().startSpan('navkernel.route', { attributes: run_id !== undefined ? { 'navkernel.run_id': run_id } : {} });
+    if (run_id !== undefined) routeSpans.set(run_id, span);
+    try {
+      const decision = await kernel.route(body);
+      const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
+      if (run_id !== undefined) lastRecord.delete(run_id);
+      const req = body as { flow: string; step_completed: string };
+      span.setAttributes({
+        'navkernel.flow': req.flow,
+        'navkernel.step': req.step_completed,
+        'navkernel.tier': decision.tier,
+        'navkernel.rule': decision.rule,
+        'navkernel.decision': decision.decision,
+        'navkernel.cost_usd': record?.cost_usd ?? 0,
+        ...(decision.seq !== undefined ? { 'navkernel.seq': decision.seq } : {}),
+        ...(decision.next_step_id ? { 'navkernel.next_step': decision.next_step_id } : {}),
+      });
+      metrics.route(decision, (performance.now() - started) / 1000, record);
+      return decision;
+    } catch (e) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof NavkernelError ? e.code : 'INTERNAL' });
+      throw e;
+    } finally {
+      if (run_id !== undefined) routeSpans.delete(run_id);
+      span.end();
+    }
+  }
+
+  app.post('/v1/route', async (req, reply) => {
+    const body = req.body;
+    const run = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { run_id?: unknown }).run_id : undefined;
+    const run_id = typeof run === 'string' ? run : undefined;
+    // Routes of one run one at a time, in arrival order; other runs in parallel.
+    const decision = await deadline(run_id !== undefined ? queue.run(run_id, () => routeOne(body, run_id)) : routeOne(body, undefined));
+    return json(reply, 'decision', decision);
+  });
+
+  app.get('/v1/runs', async (req, reply) => {
+    const q = req.query as Record<string, string | string[] | undefined>;
+    const one = (k: string): string | undefined => {
+      const v = q[k];
+      if (Array.isArray(v)) throw new ApiError('INVALID_REQUEST', `query parameter ${k} is given ${v.length} times`);
+      return v;
+    };
+    const status = one('status');
+    if (status !== undefined && !['active', 'escalated', 'terminated'].includes(status)) throw new ApiError('INVALID_REQUEST', `status must be active, escalated or terminated (got ${JSON.stringify(status)})`);
+    const flow = one('flow');
+    const open = one('has_open_escalation');
+    if (open !== undefined && open !== 'true' && open !== 'false') throw new ApiError('INVALID_REQUEST', `has_open_escalation must be true or false (got ${JSON.stringify(open)})`);
+    const limit = intParam(one('limit'), 'limit', 50, 1, MAX_PAGE);
+    const offset = intParam(one('cursor'), 'cursor', 0, 0, Number.MAX_SAFE_INTEGER);
+    const all = (await ledger.listRuns()).filter(
+      (r) => (status === undefined || r.status === status) && (flow === undefined || r.flows.includes(flow)) && (open === undefined || (r.open_escalations > 0) === (open === 'true')),
+    );
+    const runs = all.slice(offset, offset + limit);
+    return json(reply, 'runs-page', { runs, total: all.length, next_cursor: offset + limit < all.length ? String(offset + limit) : null });
+  });
+
+  app.get('/v1/runs/:id', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const q = req.query as Record<string, string | undefined>;
+    const after = intParam(q.after, 'after', 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = intParam(q.limit, 'limit', 1000, 1, MAX_DECISIONS_PAGE);
+    return json(reply, 'run-detail', await deadline(ledger.runDetail(id, after, limit)));
+  });
+
+  app.get('/v1/runs/:id/audit', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const why = (req.query as { why?: unknown }).why;
+    if (why !== undefined && (typeof why !== 'string' || why === '')) throw new ApiError('INVALID_REQUEST', 'why must name one step');
+    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why)));
+    return json(reply, 'audit-report', await deadline(ledger.audit(id)));
+  });
+
+  app.post('/v1/runs/:id/replay', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const body = validated<ReplayBody>('replay-body', req.body ?? {}, 'INVALID_REQUEST');
+    return json(reply, 'replay-report', await deadline(queue.run(id, () => ledger.replay(id, flows, body.max_divergences))));
+  });
+
+  app.post('/v1/escalations/:id/resolve', async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const body = validated<ResolveBody>('resolve-body', req.body, 'INVALID_RESOLUTION');
+    const run = await ledger.escalationRun(id);
+    const input = { escalation_id: id, decision: body.decision, by: body.by, reason: body.reason, ...(body.next !== undefined ? { next: body.next } : {}) };
+    const resolve = () => ledger.resolve(flows, input);
+    return json(reply, 'escalation', await deadline(run !== undefined ? queue.run(run, resolve) : resolve()));
+  });
+
+  app.get('/v1/verify', async (_req, reply) => json(reply, 'verify-report', await deadline(ledger.verify())));
+  app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
+  app.get('/v1/flows', async (_req, reply) =>
+    json(reply, 'flows-list', { flows_hash: flows.hash, flows: [...flows.flows.values()].map((f) => f.def).sort((a, b) => a.flow.localeCompare(b.flow)) }),
+  );
+  app.get('/v1/healthz', async (_req, reply) => json(reply, 'health', { status: 'ok', version: VERSION, flows_hash: flows.hash, ledger: ledger.location }));
+  app.get('/v1/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(openapi)));
+
+  const uiDir = options.uiDir ?? path.join(packageRoot(), 'dist', 'ui');
+  if (existsSync(path.join(uiDir, 'index.html'))) {
+    app.register(fastifyStatic, { root: uiDir, prefix: '/', index: 'index.html', wildcard: true });
+  } else {
+    app.get('/', async (_req, reply) =>
+      reply.type('text/html; charset=utf-8').send('<!doctype html><title>navkernel</title><p>The web UI is not built: run <code>npm run build</code>. The API is under <a href="/openapi.json">/v1</a>.</p>'),
+    );
+  }
+
+  let closed = false;
+  return {
+    app,
+    kernel,
+    metrics,
+    async listen(host, port) {
+      if (!isLoopback(host) && options.token === undefined) {
+        throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token: only loopback addresses (127.0.0.1, ::1, localhost) may be served without a bearer token`);
+      }
+      return app.listen({ host, port });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await kernel.close();
+    },
+  };
+}
+
+/** JSON.parse for request bodies: INVALID_JSON naming the problem; `__proto__` / `constructor.prototype` refused. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') throw new ApiError('INVALID_JSON', 'the body is empty; expected a JSON document');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ApiError('INVALID_JSON', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (text.includes('__proto__') || text.includes('prototype')) {
+    JSON.parse(text, function (this: unknown, key, v: unknown) {
+      if (key === '__proto__' || (key === 'prototype' && this !== null && typeof this === 'object')) {
+        throw new ApiError('INVALID_JSON', `the body has a ${JSON.stringify(key)} key, which is refused (prototype pollution)`);
+      }
+      return v;
+    });
+  }
+  return value;
+}
+
+function intParam(v: string | undefined, name: string, dflt: number, min: number, max: number): number {
+  if (v === undefined) return dflt;
+  if (!/^\d{1,16}$/.test(v)) throw new ApiError('INVALID_REQUEST', `${name} must be a whole number (got ${JSON.stringify(v)})`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ApiError('INVALID_REQUEST', `${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+function validated<T>(schema: string, body: unknown, code: 'INVALID_REQUEST' | 'INVALID_RESOLUTION'): T {
+  const r = compileValidator<T>(schema)(body);
+  if (!r.success) throw new ValidationError(code, 'body', r.issues);
+  return r.data;
+}
+
+export type { FastifyRequest };

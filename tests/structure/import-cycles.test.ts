@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/kernel-fixtures.js';
+
+/** Every relative import (type-only ones included) of every module under src/ and machines/. */
+function importGraph(): Map<string, string[]> {
+  const files = ['src', 'machines'].flatMap((d) =>
+    (readdirSync(path.join(ROOT, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, d, f)),
+  );
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const deps = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g)].map((m) => path.resolve(path.dirname(file), m[1]!.replace(/\.js$/, '.ts')));
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+/** The cycles found by a depth-first search, each as a list of paths relative to the repository. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const d of graph.get(f) ?? []) {
+      if (state.get(d) === 'open') found.push([...stack.slice(stack.indexOf(d)), d].map((p) => path.relative(ROOT, p)));
+      else if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...graph.keys()].sort()) if (!state.has(f)) visit(f);
+  return found;
+}
+
+describe('module structure', () => {
+  it('has no import cycles (type-only imports included)', () => {
+    expect(cycles(importGraph())).toEqual([]);
+  });
+
+});
