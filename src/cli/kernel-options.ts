@@ -13,9 +13,16 @@ export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}
   return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS)', process.env.NAVKERNEL_FLOWS ?? defaults.flows ?? 'charters');
 }
 
+/** Loads the command's flows, warning on stderr about each folder entry skipped (FIFO, device, dangling symlink, …). */
+export async function loadCliFlows(target: string): Promise<Awaited<ReturnType<typeof loadFlows>>> {
+  const flows = await loadFlows(target);
+  for (const s of flows.skipped ?? []) process.stderr.write(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
+  return flows;
+}
+
 /** Builds a kernel on the command's flows. */
 export async function openKernel(opts: KernelCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
-  return createKernel({ flows: await loadFlows(opts.flows), ...extra });
+  return createKernel({ flows: await loadCliFlows(opts.flows), ...extra });
 }
 
 /** Options of the commands that route (`route`, `demo`): flows, the ledger (or none), tier 3. */
@@ -34,7 +41,7 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
 export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
-  const flows = await loadFlows(opts.flows);
+  const flows = await loadCliFlows(opts.flows);
   const navigator = navigatorFromFlags(opts);
   const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
   return createKernel({ flows, ...(store ? { store } : {}), ...(navigator ? { navigator } : {}), ...extra });

@@ -16,6 +16,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
+  report: async () => (await import('./commands/report.js')).registerReportCommand,
+  diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
 
