@@ -11,6 +11,7 @@ import { benchLedger } from './ledger.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
+import { benchServe } from './serve.js';
 import { benchStartup } from './startup.js';
 import type { BenchSection } from './stats.js';
 
@@ -27,6 +28,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'navigator', run: benchNavigator },
   { name: 'memory', run: benchMemory },
   { name: 'startup', run: benchStartup },
+  { name: 'serve', run: benchServe },
 ];
 
 function header(quick: boolean): string {
