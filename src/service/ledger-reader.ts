@@ -1,6 +1,7 @@
 import type {
   AuditReport,
   Decision,
+  DecisionKind,
   Escalation,
   LedgerStats,
   LlmCallRecord,
@@ -10,31 +11,20 @@ import type {
   RunDetail,
   RunSummary,
   Tier,
-  DecisionKind,
   VerifyReport,
   WhyReport,
 } from '../contracts/index.js';
-import type { KernelStore, RunState } from '../contracts/ports.js';
+import type { KernelStore, Ledger, RunState } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
 import { toEscalation } from '../ledger/audit.js';
-import {
-  auditRun,
-  listRuns,
-  replayRun,
-  resolveEscalation,
-  runSummary,
-  verifyLedger,
-  whyStep,
-  type ResolveInput,
-  type SqliteLedger,
-} from '../ledger/index.js';
+import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, verifyLedger, whyStep, type ResolveInput } from '../ledger/index.js';
 
 /**
- * What the service reads and writes besides routing: the ledger's read side, behind one asynchronous
- * interface so that the service does not depend on which store (SQLite today) sits underneath.
+ * What the service reads and writes besides routing: the ledger's read side (runs, audit, verify, replay,
+ * resolve), asynchronous, over any store that implements the `Ledger` interface (SQLite, PostgreSQL).
  */
 export interface ServiceLedger {
-  /** Where the ledger lives (a file), for /healthz. */
+  /** Where the ledger lives (a file, or a URL without its password), for /healthz. */
   readonly location: string;
   /** The store the kernel records routes into. */
   readonly store: KernelStore;
@@ -53,23 +43,20 @@ export interface ServiceLedger {
 
 const HOUR_MS = 3_600_000;
 
-/** The service's ledger over today's synchronous SQLite ledger. */
-export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
-  const { sql } = ledger;
+/** The service's view of a ledger. */
+export function serviceLedger(ledger: Ledger): ServiceLedger {
   return {
-    location: ledger.file,
+    location: ledger.location,
     store: ledger,
-    async listRuns() {
-      return listRuns(ledger);
-    },
+    listRuns: () => listRuns(ledger),
     async runDetail(run_id, after, limit) {
-      const run = runSummary(ledger, run_id);
-      const rows = sql.routesPage(run_id, after, limit + 1);
+      const run = await runSummary(ledger, run_id);
+      const rows = await ledger.routes(run_id, after, limit + 1);
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const calls = new Map<number, LlmCallRecord[]>();
       if (rows.some((r) => r.llm_calls > 0)) {
-        for (const c of sql.llmCalls(run_id, rows[0]!.seq, rows[rows.length - 1]!.seq)) {
+        for (const c of await ledger.llmCalls(run_id, rows[0]!.seq, rows[rows.length - 1]!.seq)) {
           let list = calls.get(c.seq);
           if (!list) calls.set(c.seq, (list = []));
           list.push(JSON.parse(c.record) as LlmCallRecord);
@@ -86,41 +73,31 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
         decision: JSON.parse(row.decision_json) as Decision,
         llm_calls: calls.get(row.seq) ?? [],
       }));
-      const state = ledger.loadRun(run_id) as RunState | undefined;
+      const state = (await ledger.loadRun(run_id)) as RunState | undefined;
       return {
         run,
         state: state ?? null,
         decisions,
         next_after: more ? rows[rows.length - 1]!.seq : null,
-        escalations: sql.runEscalations(run_id).map(toEscalation),
+        escalations: (await ledger.runEscalations(run_id)).map(toEscalation),
       };
     },
-    async audit(run_id) {
-      return auditRun(ledger, run_id);
-    },
-    async why(run_id, step) {
-      return whyStep(ledger, run_id, step);
-    },
-    async replay(run_id, flows, maxDivergences) {
-      return replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {});
-    },
+    audit: (run_id) => auditRun(ledger, run_id),
+    why: (run_id, step) => whyStep(ledger, run_id, step),
+    replay: (run_id, flows, maxDivergences) => replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {}),
     async escalationRun(id) {
-      return sql.escalation(id)?.run_id;
+      return (await ledger.escalation(id))?.run_id;
     },
-    async resolve(flows, input) {
-      return resolveEscalation(ledger, flows, input);
-    },
-    async verify() {
-      return verifyLedger(ledger, { repair: false });
-    },
+    resolve: (flows, input) => resolveEscalation(ledger, flows, input),
+    verify: () => verifyLedger(ledger, { repair: false }),
     async stats() {
-      const runs = sql.runs();
+      const runs = await ledger.runs();
       const byRule = new Map<string, { tier: Tier; rule: string; decision: DecisionKind; count: number }>();
       const byTier = new Map<number, number>();
       let routes = 0;
       for (const r of runs) {
         routes += r.last_seq;
-        for (const t of sql.tierRuleCounts(r.run_id)) {
+        for (const t of await ledger.tierRuleCounts(r.run_id)) {
           const k = `${t.tier}\u0000${t.rule}\u0000${t.decision}`;
           const e = byRule.get(k);
           if (e) e.count += t.count;
@@ -136,7 +113,7 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
       const buckets = new Map<number, { routes: number; llm_calls: number; usd: number }>();
       for (const r of runs) {
         for (let after = 0; ; ) {
-          const page = sql.routesPage(r.run_id, after, 4096);
+          const page = await ledger.routes(r.run_id, after, 4096);
           if (page.length === 0) break;
           for (const row of page) {
             const t = Date.parse(row.ts);
@@ -161,9 +138,6 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
           .map(([h, b]) => ({ bucket: new Date(h).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),
       };
     },
-    async close() {
-      ledger.close();
-    },
+    close: () => ledger.close(),
   };
 }
-
