@@ -208,6 +208,36 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
   });
 });
 
+describe('honest accounting (issue 16 item 5)', () => {
+  it('is never a pass with zero files: words found only outside the scope end NEED_INFO with the reason', async () => {
+    const o = await nav('honour backoffLimit when computing the delay', { constraints: { scope: ['docs/**'] } });
+    expect(o.exit).toBe('EXIT_NEED_INFO');
+    expect(o.stop_reason).toMatch(/^NEED_INFO: no magic words found in scope: .*backofflimit/);
+    expect(o.artifacts.context_load_receipt.files_loaded).toEqual([]);
+  });
+
+  it('does not pass when the load put no file in the context', async () => {
+    const real = createNavigator({ cacheDir }).steps;
+    const o = await createNavigator({ cacheDir, steps: { loadContext: (input) => real.loadContext({ ...input, planned: [] }) } }).navigate({ task: 'honour backoffLimit', repo_root: REPO });
+    expect(o.exit).not.toBe('EXIT_PASS');
+    expect(o.loaded).toEqual([]);
+  });
+
+  it('lists exactly the files in the context, none with 0 lines, and lines_read sums to the lines shown', async () => {
+    const o = await nav('custom fetch request with merged headers and retry delay');
+    const receipt = o.artifacts.context_load_receipt;
+    const blocks = o.artifacts.context_md.split('==> ').slice(1);
+    expect(receipt.files_loaded.map((f) => f.path)).toEqual(blocks.map((b) => b.slice(0, b.indexOf(' '))));
+    for (const f of receipt.files_loaded) expect(f.lines_read).toBeGreaterThan(0);
+    // A whole file is shown without numbers (its header gives the count); a part, as numbered lines.
+    const shown = blocks.reduce((s, b) => {
+      const head = /^\S+ \[L\d, (\d+) lines(; (\d+) shown)?\]/.exec(b)!;
+      return s + (head[3] ? b.split('\n').filter((l) => /^\d+│/.test(l)).length : Number(head[1]));
+    }, 0);
+    expect(receipt.total_lines_loaded).toBe(shown);
+  });
+});
+
 describe('files that are not files (issue 12 item 8, navigator half)', () => {
   it('reads a .gitignore only when it is a regular file inside the root, and says why it skipped one', async () => {
     const base = tmpDir('nk-gi-');
