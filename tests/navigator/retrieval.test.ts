@@ -278,3 +278,27 @@ describe('the text index', () => {
     text.close();
   });
 });
+
+describe('skill-pack order (issue 16 item 3)', () => {
+  it('accepts prime-safety first and a persona last, and refuses any other order with a typed error naming the entry', async () => {
+    const ok = await nav('honour backoffLimit', { skill_pack: ['prime-safety', 'phuc-magic-words', 'knuth'] });
+    expect(ok.exit).toBe('EXIT_PASS');
+    const refused = async (pack: string[]) => {
+      try {
+        await nav('honour backoffLimit', { skill_pack: pack });
+      } catch (err) {
+        return err as { code: string; issues: { path: string; message: string }[] };
+      }
+      throw new Error(`accepted ${pack.join(', ')}`);
+    };
+    const late = await refused(['phuc-gps', 'prime-safety']);
+    expect(late.code).toBe('INVALID_CAPSULE');
+    expect(late.issues[0]).toMatchObject({ path: '$.skill_pack[0]' });
+    expect(late.issues[0]!.message).toContain('prime-safety first');
+    const persona = await refused(['prime-safety', 'shannon', 'phuc-gps']);
+    expect(persona.issues[0]).toMatchObject({ path: '$.skill_pack[1]' });
+    expect(persona.issues[0]!.message).toContain('loaded last');
+    expect((await refused([])).issues[0]!.message).toContain('empty');
+    expect((await refused(['prime-safety', 'knuth', 'feynman'])).issues.some((i) => i.message.includes('at most one persona'))).toBe(true);
+  });
+});
