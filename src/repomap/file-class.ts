@@ -34,7 +34,9 @@ export function isGeneratedFileName(base: string): boolean {
 export function classifyPath(rel: string): FileClass {
   const parts = rel.split('/');
   const base = parts[parts.length - 1]!;
-  const dirs = parts.slice(0, -1).map((d) => d.toLowerCase());
+  // `_examples/`, `.docs/`: a leading underscore or dot (Go's "ignore this folder" convention) does not change what a folder holds.
+  const raw = parts.slice(0, -1).map((d) => d.toLowerCase());
+  const dirs = [...raw, ...raw.map((d) => d.replace(/^[_.]+(?=[a-z])/, '')).filter((d, i) => d !== raw[i])];
   if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules')) return 'vendored';
   if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d))) return 'generated';
   const lower = base.toLowerCase();

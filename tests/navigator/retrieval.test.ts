@@ -136,8 +136,8 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(index.skipped).toContainEqual({ path: 'dist/', reason: 'generated' });
     const o = await nav('custom fetch request');
     expect(loadedPaths(o).some((p) => p.startsWith('dist/'))).toBe(false);
-    expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js'].map(classifyPath)).toEqual([
-      'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated',
+    expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js', '_examples/rest/main.go'].map(classifyPath)).toEqual([
+      'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated', 'example',
     ]);
   });
 
