@@ -149,13 +149,14 @@ export async function serveCoProcess(
     }
     signal();
   };
-  // Answers settled in the same tick go out in one write.
+  // Answers settled while one chunk of input is being routed go out in one write: the flush runs in the event
+  // loop's check phase, right after the read that brought the lines (no timer, so no added latency to speak of).
   const settle = (slot: Slot, text: string, error?: RouteErrorLine) => {
     slot.text = text;
     if (error) slot.error = error;
     if (!flushScheduled) {
       flushScheduled = true;
-      queueMicrotask(flush);
+      setImmediate(flush);
     }
   };
   const scrub = options.scrub;

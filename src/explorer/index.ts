@@ -18,3 +18,5 @@ export { buildTurnReport, formatTurnReport, progressLine, excludedAreas } from '
 export { buildNavigatorOutput, contextMarkdown, flightPlanFile, flightPlanYaml } from './output.js';
 export { ExplorerSessionStore, openExplorerStore, type ExplorerSession, type ExplorerSessionSummary } from './session-store.js';
 export { parseUserLine, createLineAsker, INTERACTIVE_HELP, type UserCommand, type ParsedLine, type AskUser, type BreakpointView } from './interactive.js';
+export { copyToClipboard, clipboardCandidates, type ClipboardTool, type CopyResult } from './clipboard.js';
+export { verboseStepDetails } from './turn-report.js';

@@ -14,4 +14,5 @@ export { redactSecrets, environmentSecrets } from './redact.js';
 export { promptHash } from './prompt-hash.js';
 export { charterViolation, nonGoalMatching } from './charter-check.js';
 export { buildNavigatorMessages, navigatorAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './navigator-prompt.js';
-export { createLlmNavigator, prepareNavigatorCall, estimateNavigatorCallUsd, judgeNavigatorAnswer, estimateInputTokens, pricingForModel, type LlmNavigatorOptions } from './llm-navigator.js';
+export { PERSONAS, PERSONA_NAMES, choosePersona, parsePersonaChoice, personaLayer, resolvePersona, withPersona, type Persona, type PersonaChoice, type PersonaName } from './personas.js';
+export { createLlmNavigator, navigatorPersona, prepareNavigatorCall, estimateNavigatorCallUsd, judgeNavigatorAnswer, estimateInputTokens, pricingForModel, type LlmNavigatorOptions } from './llm-navigator.js';

@@ -97,16 +97,20 @@ describe('navkernel demo and help', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    expect(s.byTier[3]).toBeGreaterThan(0); // the scripted navigator (no key, no network)
-    expect((s.byTier[1] + s.byTier[2]) / s.routes).toBeGreaterThan(0.9);
+    expect(s.by_tier[3]).toBeGreaterThan(0); // the scripted navigator (no key, no network)
+    expect(s.llm_cost_usd).toBeGreaterThan(0); // its calls are priced as Claude Haiku
+    expect((s.by_tier[1] + s.by_tier[2]) / s.routes).toBeGreaterThan(0.9);
     const runs = runCli(['runs', '--ledger', ledger, '--json']);
     expect(runs.code).toBe(0);
-    expect(runs.stdout.trim().split("\n").map((l) => JSON.parse(l).run_id)).toHaveLength(6);
+    const listed = runs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { run_id: string; cost_usd: number });
+    expect(listed.map((l) => l.run_id).sort()).toEqual([...s.run_ids].sort());
+    expect(s.llm_cost_usd).toBeCloseTo(listed.reduce((a, l) => a + l.cost_usd, 0), 9);
+    expect(s).toMatchObject({ ledger, runs_folder: path.join(path.dirname(ledger), 'runs') });
     expect(s.routes).toBeGreaterThan(150);
-    expect(s.byTier[1] + s.byTier[2] + s.byTier[3] + s.byTier[4] + s.byTier[5]).toBe(s.routes);
-    expect(s.byDecision.DETOUR).toBeGreaterThan(0);
-    expect(s.byDecision.INJECT_FLOW).toBe(1);
-    expect(s.byDecision.LOOP).toBeGreaterThan(0);
+    expect(s.by_tier[1] + s.by_tier[2] + s.by_tier[3] + s.by_tier[4] + s.by_tier[5]).toBe(s.routes);
+    expect(s.by_decision.DETOUR).toBeGreaterThan(0);
+    expect(s.by_decision.INJECT_FLOW).toBe(1);
+    expect(s.by_decision.LOOP).toBeGreaterThan(0);
   });
 
   it('has --help on every command', () => {

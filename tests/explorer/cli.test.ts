@@ -121,14 +121,14 @@ describe('navkernel explore', () => {
     const file = script('s2.json', [update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }, 'tests are noise'), update({ verbosity: [{ pattern: 'docs/**', level: 0 }] }, 'docs too'), finalize()]);
     const out = path.join(dir, 'cancelled.md');
     const c = start([...common(), '--model', `scripted:${file}`, '--interactive', '-o', out, '--session', 'cli-s2']);
-    await c.stderrHas('Continue?', 1);
+    await c.stderrHas('Continue exploration?', 1);
     expect(c.stderr).toContain('TURN REPORT - Step 1');
     expect(c.stderr).toContain('Reason: tests are noise');
     c.write('tokens 300\n');
-    await c.stderrHas('Continue?', 2);
+    await c.stderrHas('Continue exploration?', 2);
     expect(c.stderr).toMatch(/Size: +\d+ tokens \(\d+% of 300\)/);
     c.write('y\n');
-    await c.stderrHas('Continue?', 3);
+    await c.stderrHas('Continue exploration?', 3);
     expect(c.stderr).toContain('TURN REPORT - Step 2');
     c.write('q\n');
     expect(await c.done).toBe(5);

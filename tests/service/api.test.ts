@@ -158,6 +158,7 @@ describe('navkernel serve: the /v1 API over real HTTP', () => {
       ['a wrong content type', () => fetch(`${s.base}/v1/route`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json.*text\/plain/],
       ['a form body', () => fetch(`${s.base}/v1/route`, { method: 'POST', body: new URLSearchParams({ a: '1' }) }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/],
       ['an oversized body', () => post(s.base, '/v1/route', { run_id: 'big', flow: 'build', step_completed: 'build-step-1', status: 'x'.repeat(2 * 1024 * 1024) }), 413, 'INPUT_TOO_LARGE', /too large|limit/i],
+      ['a body nested too deep', () => post(s.base, '/v1/route', `{"run_id":"deep","flow":"build","step_completed":"build-step-1","status":"VERIFIED","forensics":{"x":${'['.repeat(100)}${']'.repeat(100)}}}`), 413, 'INPUT_TOO_LARGE', /depth|deep|nest/i],
       ['a request failing the schema', () => post(s.base, '/v1/route', { run_id: 'bad', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', forensics: { tests: { failed: -1 } } }), 422, 'INVALID_FORENSICS', /\$\.forensics\.tests\.failed/],
       ['an unknown flow', () => post(s.base, '/v1/route', { run_id: 'bad', flow: 'nope', step_completed: 'x', status: 'VERIFIED' }), 422, 'INVALID_FORENSICS', /nope/],
       ['an unknown top-level field', () => post(s.base, '/v1/route', { run_id: 'bad', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', stauts: 1 }), 422, 'INVALID_FORENSICS', /stauts/],
