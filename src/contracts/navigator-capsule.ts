@@ -22,8 +22,8 @@ export const NavigatorConstraints = z
 export type NavigatorConstraints = z.infer<typeof NavigatorConstraints>;
 
 /** The persona priors of seed 002 (style only); a persona in a skill pack is loaded last. */
-export const PERSONAS = ['shannon', 'knuth', 'feynman'] as const;
-const isPersona = (s: string) => (PERSONAS as readonly string[]).includes(s) || /^persona[:-]/.test(s);
+const SKILL_PACK_PERSONAS = ['shannon', 'knuth', 'feynman'] as const;
+const isPersona = (s: string) => (SKILL_PACK_PERSONAS as readonly string[]).includes(s) || /^persona[:-]/.test(s);
 
 /**
  * SKILL_PACK, in load order (seed 002 §1.5): `prime-safety` first, so nothing loaded before it can
