@@ -41,6 +41,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
+  outputError?: string;
 }
 
 /** A co-process error code and path for anything route() or the framing threw. */
@@ -84,7 +86,10 @@ function errorLine(line: number, e: { code: ErrorCode; message: string; path?: s
 function decisionLine(decision: Decision, doc: Record<string, unknown>): string {
   const run_id = echo(doc.run_id);
   const request_id = echo(doc.request_id);
-  return JSON.stringify({ ...decision, ...(run_id !== undefined ? { run_id } : {}), ...(request_id !== undefined ? { request_id } : {}) });
+  // The decision's own JSON with the ids appended (no copy of the decision).
+  const json = JSON.stringify(decision);
+  const ids = (run_id !== undefined ? `,"run_id":${JSON.stringify(run_id)}` : '') + (request_id !== undefined ? `,"request_id":${JSON.stringify(request_id)}` : '');
+  return ids ? json.slice(0, -1) + ids + '}' : json;
 }
 
 interface Slot {
@@ -144,7 +149,7 @@ export async function serveCoProcess(
       head = 0;
     }
     if (pendingWrite) {
-      output.write(pendingWrite);
+      if (!outcome.outputError) output.write(pendingWrite);
       pendingWrite = '';
     }
     signal();
@@ -199,6 +204,14 @@ export async function serveCoProcess(
     }
   };
 
+  // The reader of the answers went away (EPIPE): nobody can be answered any more, so stop reading.
+  const onOutputError = (e: Error) => {
+    outcome.outputError = e.message;
+    stop = true;
+    signal();
+  };
+  output.on('error', onOutputError);
+
   const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
   try {
     for await (const r of iterator) {
@@ -226,6 +239,7 @@ export async function serveCoProcess(
     // Every line read gets its answer before the co-process ends.
     while (head < slots.length && !stop) await new Promise<void>((resolve) => (wake = resolve));
     flush();
+    output.off('error', onOutputError);
   }
   return outcome;
 }
