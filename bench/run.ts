@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { VERSION } from '../src/version.js';
+import { benchCoProcess } from './coprocess.js';
 import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
@@ -27,6 +28,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'navigator', run: benchNavigator },
   { name: 'memory', run: benchMemory },
   { name: 'startup', run: benchStartup },
+  { name: 'coprocess', run: benchCoProcess },
 ];
 
 function header(quick: boolean): string {

@@ -41,6 +41,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
+  outputError?: string;
 }
 
 /** A co-process error code and path for anything route() or the framing threw. */
@@ -144,18 +146,19 @@ export async function serveCoProcess(
       head = 0;
     }
     if (pendingWrite) {
-      output.write(pendingWrite);
+      if (!outcome.outputError) output.write(pendingWrite);
       pendingWrite = '';
     }
     signal();
   };
-  // Answers settled in the same tick go out in one write.
+  // Answers settled while one chunk of input is being routed go out in one write: the flush runs in the event
+  // loop's check phase, right after the read that brought the lines (no timer, so no added latency to speak of).
   const settle = (slot: Slot, text: string, error?: RouteErrorLine) => {
     slot.text = text;
     if (error) slot.error = error;
     if (!flushScheduled) {
       flushScheduled = true;
-      queueMicrotask(flush);
+      setImmediate(flush);
     }
   };
   const scrub = options.scrub;
@@ -198,6 +201,14 @@ export async function serveCoProcess(
     }
   };
 
+  // The reader of the answers went away (EPIPE): nobody can be answered any more, so stop reading.
+  const onOutputError = (e: Error) => {
+    outcome.outputError = e.message;
+    stop = true;
+    signal();
+  };
+  output.on('error', onOutputError);
+
   const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
   try {
     for await (const r of iterator) {
@@ -225,6 +236,7 @@ export async function serveCoProcess(
     // Every line read gets its answer before the co-process ends.
     while (head < slots.length && !stop) await new Promise<void>((resolve) => (wake = resolve));
     flush();
+    output.off('error', onOutputError);
   }
   return outcome;
 }
