@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUserLine } from '../../src/explorer/index.js';
+import { openExplorerStore, parseUserLine } from '../../src/explorer/index.js';
 import { parseLlmSpec } from '../../src/llm/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { makeRepo, runCli, startCli, tmpDir } from './helpers.js';
@@ -48,6 +48,35 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     expect(r.stderr).toContain('reasoning: tests are noise');
     expect(r.stderr).toMatch(/call 1: anthropic:claude-haiku-4-5 persona=shannon ok \| \d+ in \+ \d+ out tokens \| \$0\.\d{6} \| [\d.]+ ms/);
     expect(r.stderr).not.toContain('fake-key-0123456789abcdef');
+
+    // Each call is a row of the ledger's LLM-call table, as tier 3's are: runs and audit show the explorer's cost.
+    const ledger = path.join(dir, 'ledger.sqlite');
+    const st = openExplorerStore(ledger, { create: false });
+    let spent: number;
+    try {
+      spent = st.load('bare-anthropic')!.state.budget_config.current_spend_usd;
+      const calls = st.calls('bare-anthropic');
+      expect(calls.map((c) => [c.step, c.record.purpose, c.record.provider, c.record.model, c.record.persona, c.record.outcome])).toEqual([
+        [1, 'explore', 'anthropic', 'claude-haiku-4-5', 'shannon', 'ok'],
+        [2, 'explore', 'anthropic', 'claude-haiku-4-5', 'shannon', 'ok'],
+      ]);
+      for (const { record } of calls) {
+        expect(record.prompt_hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(record.input_tokens).toBeGreaterThan(0);
+        expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+      }
+      expect(calls.reduce((n, c) => n + c.record.usd, 0)).toBeCloseTo(spent, 9);
+    } finally {
+      st.close();
+    }
+    const runs = await runCli(['runs', '--ledger', ledger]);
+    expect(runs.code, runs.stderr).toBe(0);
+    expect(runs.stdout).toMatch(new RegExp(`explore:bare-anthropic +2 +2 +${spent.toFixed(4).replace('.', '\\.')} .*anthropic:claude-haiku-4-5`));
+    const audit = await runCli(['audit', 'explore:bare-anthropic', '--ledger', ledger, '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ session_id: 'bare-anthropic', steps: 2, calls: 2, by_model: [{ provider: 'anthropic', model: 'claude-haiku-4-5', persona: 'shannon', calls: 2 }] });
+    const verify = await runCli(['verify', '--ledger', ledger]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
   it('--model gemini-2.5-flash talks to Gemini; --persona knuth replaces the automatic choice', async () => {
