@@ -86,7 +86,10 @@ function errorLine(line: number, e: { code: ErrorCode; message: string; path?: s
 function decisionLine(decision: Decision, doc: Record<string, unknown>): string {
   const run_id = echo(doc.run_id);
   const request_id = echo(doc.request_id);
-  return JSON.stringify({ ...decision, ...(run_id !== undefined ? { run_id } : {}), ...(request_id !== undefined ? { request_id } : {}) });
+  // The decision's own JSON with the ids appended (no copy of the decision).
+  const json = JSON.stringify(decision);
+  const ids = (run_id !== undefined ? `,"run_id":${JSON.stringify(run_id)}` : '') + (request_id !== undefined ? `,"request_id":${JSON.stringify(request_id)}` : '');
+  return ids ? json.slice(0, -1) + ids + '}' : json;
 }
 
 interface Slot {
