@@ -11,7 +11,7 @@ import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
 import { loadRegistry } from './registry.js';
 import { socraticReview, type ReviewInput } from './review.js';
-import { branchIfNeeded, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
+import { branchIfNeeded, inScope, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
 import type {
   Artifacts,
   BranchResult,
@@ -90,8 +90,14 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       });
       const hint = intake.capsule.magic_words_hint;
       const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
-      if (words.length) return { kind: 'found', words, unknown_hint, registry, index };
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
+      if (words.length) {
+        // Words that occur only outside the capsule's scope select nothing: that is not a pass with zero files.
+        const allowed = inScope(intake.capsule.constraints);
+        if (words.some((w) => (registry.files.get(w.word) ?? []).some(allowed))) return { kind: 'found', words, unknown_hint, registry, index };
+        const reason = `no magic words found in scope: ${words.map((w) => w.word).join(', ')} occur${words.length === 1 ? 's' : ''} in no file the capsule's scope allows`;
+        return { kind: 'none_found', reason, hint: hintState, unknown_hint, registry, index };
+      }
       const reason =
         hintState === 'absent'
           ? 'no magic words found: no word of the task is a registry word or alias, and no hint was given'
