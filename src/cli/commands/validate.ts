@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { FlowValidationError, compileValidator, type ValidationIssue } from '../../contracts/index.js';
+import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, type ValidationIssue } from '../../contracts/index.js';
 import { loadFlows, parseFlowText } from '../../kernel/index.js';
 import { finding, writeJson } from '../conventions.js';
 
@@ -21,7 +21,18 @@ export function registerValidateCommand(program: Command): void {
       const flowTargets: string[] = [];
       const problems: string[] = [];
       let requests = 0;
-      const validateRequest = compileValidator('route-request');
+      const schema = compileValidator('route-request');
+      // The same contract as route(): limits and well-formed Unicode first, then the schema.
+      const validateRequest = (v: unknown): { success: true } | { success: false; issues: ValidationIssue[] } => {
+        try {
+          checkInputLimits(v);
+        } catch (e) {
+          if (e instanceof InputTooLargeError) return { success: false, issues: [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }] };
+          if (e instanceof FlowValidationError || e instanceof ValidationError) return { success: false, issues: e.issues };
+          throw e;
+        }
+        return schema(v);
+      };
       const report = (where: string, issues: ValidationIssue[]) => problems.push(...issues.map((i) => `${where}: ${i.path}: ${i.message}`));
       for (const p of paths) {
         const st = await stat(p).catch(() => undefined);
