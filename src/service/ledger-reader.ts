@@ -76,7 +76,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
       const state = (await ledger.loadRun(run_id)) as RunState | undefined;
       return {
         run,
-        state: state ?? null,
+        state: state ? { ...state } : null,
         decisions,
         next_after: more ? rows[rows.length - 1]!.seq : null,
         escalations: (await ledger.runEscalations(run_id)).map(toEscalation),
