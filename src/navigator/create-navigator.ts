@@ -49,6 +49,8 @@ export interface NavigatorOptions {
   onProgress?: (done: number, total: number) => void;
   /** Working directory a relative REPO_ROOT resolves against. */
   cwd?: string;
+  /** Visit the indexed files in a seeded random order instead of by path (rung 65537 checks nothing depends on it). */
+  fileOrderSeed?: number;
   /** Replace steps (for tests and experiments). */
   steps?: Partial<NavigatorSteps>;
 }
@@ -75,15 +77,34 @@ export interface NavigationOutcome {
   registry?: { source: TierRegistry['source']; origin: string; words: number };
 }
 
+/** A seeded Fisher–Yates shuffle (mulberry32), so a "shuffled order" check is itself reproducible. */
+export function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** The default steps: the real implementations. */
 export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
   return {
     intakeQuery: async (capsule) => intakeCapsule(capsule, options.cwd),
     extractMagicWords: async (intake) => {
-      const index: RepoIndex = await indexRepo(intake.repo_root!, {
+      let index: RepoIndex = await indexRepo(intake.repo_root!, {
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
+      if (options.fileOrderSeed !== undefined) index = { ...index, files: shuffled(index.files, options.fileOrderSeed) };
       const registry = loadRegistry(index, {
         ...(options.registryFile ? { registryFile: options.registryFile } : {}),
         cacheDir: options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir,
