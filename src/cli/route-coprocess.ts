@@ -66,6 +66,9 @@ export function jsonSyntaxMessage(e: unknown): string {
   return m.replace(/, .* is not valid JSON$/s, "");
 }
 
+/** Longest error message written (characters). */
+const MAX_MESSAGE = 2000;
+
 /** An id worth echoing: a string of reasonable length. */
 function echo(v: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 1024 ? v : undefined;
@@ -166,7 +169,9 @@ export async function serveCoProcess(
   };
   const scrub = options.scrub;
   const answerError = (slot: Slot, e: RouteErrorLine) => {
+    // Messages may quote the input (an unknown flow's name): redacted first, then kept to a readable size.
     if (scrub) e.error.message = scrub(e.error.message);
+    if (e.error.message.length > MAX_MESSAGE) e.error.message = `${e.error.message.slice(0, MAX_MESSAGE)}… (cut)`;
     settle(slot, JSON.stringify(e), e);
   };
 
