@@ -66,6 +66,25 @@ export function jsonSyntaxMessage(e: unknown): string {
   return m.replace(/, .* is not valid JSON$/s, "");
 }
 
+/**
+ * The run_id and request_id of a line that is not JSON (truncated, say), when they can still be read: a string
+ * member `"run_id": "…"` anywhere in it. Lets a pipelining runner match even that answer by id.
+ */
+export function idsFromText(text: string): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const key of ['run_id', 'request_id']) {
+    const m = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.){1,1024}")`).exec(text);
+    if (!m) continue;
+    try {
+      const v: unknown = JSON.parse(m[1]!);
+      if (typeof v === 'string') (out ??= {})[key] = v;
+    } catch {
+      // an escape that does not parse: not readable
+    }
+  }
+  return out;
+}
+
 /** Longest error message written (characters). */
 const MAX_MESSAGE = 2000;
 
@@ -234,7 +253,7 @@ export async function serveCoProcess(
           doc = 'value' in r ? r.value : JSON.parse((r as { text: string }).text);
           parsed = true;
         } catch (e) {
-          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }));
+          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }, idsFromText((r as { text: string }).text)));
         }
         if (parsed) dispatch(slot, r.line, doc);
       }

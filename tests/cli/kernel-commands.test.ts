@@ -26,7 +26,8 @@ describe('navkernel route', () => {
     const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED', { request_id: 'q-1' })));
     expect(first).toMatchObject({ decision: 'LOOP', iteration: 1, run_id: 'cli-1', request_id: 'q-1' });
     const bad = JSON.parse(await co.ask('{"run_id": "cli-1", "flow": '));
-    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 } });
+    // Even a truncated line echoes the ids it still shows.
+    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 }, run_id: 'cli-1' });
     const second = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
     expect(second).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
     expect(await co.close()).toBe(1);
