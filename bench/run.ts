@@ -12,6 +12,7 @@ import { benchLedger } from './ledger.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
+import { benchServe } from './serve.js';
 import { benchStartup } from './startup.js';
 import type { BenchSection } from './stats.js';
 
@@ -29,6 +30,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'memory', run: benchMemory },
   { name: 'startup', run: benchStartup },
   { name: 'coprocess', run: benchCoProcess },
+  { name: 'serve', run: benchServe },
 ];
 
 function header(quick: boolean): string {

@@ -41,6 +41,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
+  outputError?: string;
 }
 
 /** A co-process error code and path for anything route() or the framing threw. */
@@ -64,6 +66,28 @@ export function jsonSyntaxMessage(e: unknown): string {
   return m.replace(/, .* is not valid JSON$/s, "");
 }
 
+/**
+ * The run_id and request_id of a line that is not JSON (truncated, say), when they can still be read: a string
+ * member `"run_id": "…"` anywhere in it. Lets a pipelining runner match even that answer by id.
+ */
+export function idsFromText(text: string): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const key of ['run_id', 'request_id']) {
+    const m = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.){1,1024}")`).exec(text);
+    if (!m) continue;
+    try {
+      const v: unknown = JSON.parse(m[1]!);
+      if (typeof v === 'string') (out ??= {})[key] = v;
+    } catch {
+      // an escape that does not parse: not readable
+    }
+  }
+  return out;
+}
+
+/** Longest error message written (characters). */
+const MAX_MESSAGE = 2000;
+
 /** An id worth echoing: a string of reasonable length. */
 function echo(v: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 1024 ? v : undefined;
@@ -84,7 +108,10 @@ function errorLine(line: number, e: { code: ErrorCode; message: string; path?: s
 function decisionLine(decision: Decision, doc: Record<string, unknown>): string {
   const run_id = echo(doc.run_id);
   const request_id = echo(doc.request_id);
-  return JSON.stringify({ ...decision, ...(run_id !== undefined ? { run_id } : {}), ...(request_id !== undefined ? { request_id } : {}) });
+  // The decision's own JSON with the ids appended (no copy of the decision).
+  const json = JSON.stringify(decision);
+  const ids = (run_id !== undefined ? `,"run_id":${JSON.stringify(run_id)}` : '') + (request_id !== undefined ? `,"request_id":${JSON.stringify(request_id)}` : '');
+  return ids ? json.slice(0, -1) + ids + '}' : json;
 }
 
 interface Slot {
@@ -144,7 +171,7 @@ export async function serveCoProcess(
       head = 0;
     }
     if (pendingWrite) {
-      output.write(pendingWrite);
+      if (!outcome.outputError) output.write(pendingWrite);
       pendingWrite = '';
     }
     signal();
@@ -161,7 +188,9 @@ export async function serveCoProcess(
   };
   const scrub = options.scrub;
   const answerError = (slot: Slot, e: RouteErrorLine) => {
+    // Messages may quote the input (an unknown flow's name): redacted first, then kept to a readable size.
     if (scrub) e.error.message = scrub(e.error.message);
+    if (e.error.message.length > MAX_MESSAGE) e.error.message = `${e.error.message.slice(0, MAX_MESSAGE)}… (cut)`;
     settle(slot, JSON.stringify(e), e);
   };
 
@@ -199,6 +228,14 @@ export async function serveCoProcess(
     }
   };
 
+  // The reader of the answers went away (EPIPE): nobody can be answered any more, so stop reading.
+  const onOutputError = (e: Error) => {
+    outcome.outputError = e.message;
+    stop = true;
+    signal();
+  };
+  output.on('error', onOutputError);
+
   const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
   try {
     for await (const r of iterator) {
@@ -216,7 +253,7 @@ export async function serveCoProcess(
           doc = 'value' in r ? r.value : JSON.parse((r as { text: string }).text);
           parsed = true;
         } catch (e) {
-          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }));
+          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }, idsFromText((r as { text: string }).text)));
         }
         if (parsed) dispatch(slot, r.line, doc);
       }
@@ -226,6 +263,7 @@ export async function serveCoProcess(
     // Every line read gets its answer before the co-process ends.
     while (head < slots.length && !stop) await new Promise<void>((resolve) => (wake = resolve));
     flush();
+    output.off('error', onOutputError);
   }
   return outcome;
 }

@@ -34,7 +34,7 @@ import { type AskUser } from './interactive.js';
 import { buildNavigatorOutput, flightPlanYaml } from './output.js';
 import { checkFlightPlanDiff } from './plan-diff.js';
 import { buildExplorerMessages, DEFAULT_VIEW_LIMITS, type ViewLimits } from './prompt.js';
-import type { ExplorerSessionStore } from './session-store.js';
+import type { ExplorerCall, ExplorerSessionStore } from './session-store.js';
 import { startingFlightPlan, type StartingPoint } from './starting-plan.js';
 import { explorerTools, FINALIZE_TOOL, readToolCall, UPDATE_TOOL } from './tools.js';
 import { buildTurnReport } from './turn-report.js';
@@ -71,7 +71,7 @@ export interface ExplorerRunOptions {
   interactive?: boolean;
   /**
    * Called with each model call (every attempt, failed ones included) as an LlmCallRecord, purpose `explore`, and
-   * the step it belongs to: the CLI records them in the ledger's LLM-call table so `runs`/`audit` show the cost.
+   * the step it belongs to (`--verbose` prints them). The store records them in the ledger's LLM-call table.
    */
   onLlmCall?: (record: LlmCallRecord, step: number) => void;
 }
@@ -211,6 +211,8 @@ class Session {
   private error: string | undefined;
   private readonly limits: ViewLimits;
   private readonly persona: PersonaName | undefined;
+  /** Model calls made since the last save: saved with the state, in the same transaction. */
+  private pendingCalls: ExplorerCall[] = [];
 
   constructor(
     readonly id: string,
@@ -230,7 +232,8 @@ class Session {
   }
 
   private save(): void {
-    this.options.store?.save(this.id, this.state, this.config, this.env.now());
+    this.options.store?.save(this.id, this.state, this.config, this.env.now(), this.pendingCalls);
+    this.pendingCalls = [];
   }
 
   private complete(reason: CompletionReason, summary?: string): void {
@@ -318,10 +321,8 @@ class Session {
     return true;
   }
 
-  /** Each attempt of this step's call as an LlmCallRecord (purpose `explore`), handed to `onLlmCall`. */
+  /** Each attempt of this step's call as an LlmCallRecord (purpose `explore`): saved with the step, and handed to `onLlmCall`. */
   private recordCalls(model: LanguageModel, request: Omit<LlmGenerateRequest, 'signal'>, attempts: Awaited<ReturnType<typeof generateWithRetry>>): void {
-    const onCall = this.options.onLlmCall;
-    if (!onCall) return;
     const secrets = environmentSecrets();
     const hash = promptHash(request);
     const pricing = this.state.budget_config.model_pricing_rates;
@@ -340,7 +341,8 @@ class Session {
             latency_ms,
           }
         : { ...base, raw_answer: null, outcome: at.error.outcome, error: redactSecrets(at.error.message, secrets), input_tokens: 0, output_tokens: 0, usd: 0, latency_ms };
-      onCall(record, step);
+      this.pendingCalls.push({ step, record });
+      this.options.onLlmCall?.(record, step);
     });
   }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NavkernelError, type CandidateMove, type LlmCallRecord, type NavigatorAnswer, type NavigatorInput, type NavigatorPort, type ProposedNode, type RejectedMove } from '../contracts/index.js';
 import type { LanguageModel, LlmAnswerSpec, LlmGenerateRequest, LlmGenerateResult, LlmMessage } from './language-model.js';
-import { DEFAULT_BUDGET_USD } from './budget-meter.js';
+import { DEFAULT_BUDGET_USD } from './budget.js';
 import { charterViolation } from './charter-check.js';
 import { DEFAULT_PROMPT_LIMITS, NAVIGATOR_TOOL_NAME, buildNavigatorMessages, navigatorAnswerSchema, type PromptLimits } from './navigator-prompt.js';
 import { costUsd, findPricing, type ModelPricing } from './pricing.js';

@@ -1,53 +1,12 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUserLine } from '../../src/explorer/index.js';
+import { openExplorerStore, parseUserLine } from '../../src/explorer/index.js';
 import { parseLlmSpec } from '../../src/llm/index.js';
-import { BIN } from '../support/cli.js';
-import { ROOT } from '../support/kernel-fixtures.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
-import { makeRepo, tmpDir } from './helpers.js';
+import { makeRepo, runCli, startCli, tmpDir } from './helpers.js';
 
-const NO_KEYS = { ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_API_KEY: '', ANTHROPIC_BASE_URL: '', GOOGLE_GEMINI_BASE_URL: '' };
 const TASK = 'fix the discount calculation in the cart total';
-
-interface Child {
-  stdout: string;
-  stderr: string;
-  write(s: string): void;
-  stderrHas(text: string, count?: number): Promise<void>;
-  done: Promise<number | null>;
-}
-
-function start(args: string[], env: Record<string, string> = {}): Child {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...NO_KEYS, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const c: Child = {
-    stdout: '',
-    stderr: '',
-    write: (s) => child.stdin.write(s),
-    stderrHas: (text, count = 1) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (c.stderr.split(text).length - 1 >= count) (child.stderr.off('data', check), resolve());
-        };
-        child.stderr.on('data', check);
-        child.on('close', () => reject(new Error(`exited before stderr had ${JSON.stringify(text)} x${count}:\n${c.stderr}`)));
-        check();
-      }),
-    done: new Promise((resolve) => child.on('close', (code) => resolve(code))),
-  };
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (c.stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (c.stderr += d));
-  return c;
-}
-
-async function run(args: string[], env: Record<string, string> = {}, stdin = '') {
-  const c = start(args, env);
-  c.write(stdin);
-  const code = await c.done;
-  return { code, stdout: c.stdout, stderr: c.stderr };
-}
 
 let repo: string;
 let dir: string;
@@ -76,7 +35,7 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     server.reset();
     server.enqueue(updateCall({ verbosity: [{ pattern: 'tests/**', level: 0 }] }, 'tests are noise'), finalizeCall());
     const env = { ANTHROPIC_API_KEY: 'fake-key-0123456789abcdef', ANTHROPIC_BASE_URL: server.url };
-    const r = await run([...common(), '--model', 'claude-haiku-4-5', '--verbose', '--json', '--session', 'bare-anthropic'], env);
+    const r = await runCli([...common(), '--model', 'claude-haiku-4-5', '--verbose', '--json', '--session', 'bare-anthropic'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests.map((q) => [q.provider, q.model])).toEqual([
       ['anthropic', 'claude-haiku-4-5'],
@@ -89,13 +48,42 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     expect(r.stderr).toContain('reasoning: tests are noise');
     expect(r.stderr).toMatch(/call 1: anthropic:claude-haiku-4-5 persona=shannon ok \| \d+ in \+ \d+ out tokens \| \$0\.\d{6} \| [\d.]+ ms/);
     expect(r.stderr).not.toContain('fake-key-0123456789abcdef');
+
+    // Each call is a row of the ledger's LLM-call table, as tier 3's are: runs and audit show the explorer's cost.
+    const ledger = path.join(dir, 'ledger.sqlite');
+    const st = openExplorerStore(ledger, { create: false });
+    let spent: number;
+    try {
+      spent = st.load('bare-anthropic')!.state.budget_config.current_spend_usd;
+      const calls = st.calls('bare-anthropic');
+      expect(calls.map((c) => [c.step, c.record.purpose, c.record.provider, c.record.model, c.record.persona, c.record.outcome])).toEqual([
+        [1, 'explore', 'anthropic', 'claude-haiku-4-5', 'shannon', 'ok'],
+        [2, 'explore', 'anthropic', 'claude-haiku-4-5', 'shannon', 'ok'],
+      ]);
+      for (const { record } of calls) {
+        expect(record.prompt_hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(record.input_tokens).toBeGreaterThan(0);
+        expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+      }
+      expect(calls.reduce((n, c) => n + c.record.usd, 0)).toBeCloseTo(spent, 9);
+    } finally {
+      st.close();
+    }
+    const runs = await runCli(['runs', '--ledger', ledger]);
+    expect(runs.code, runs.stderr).toBe(0);
+    expect(runs.stdout).toMatch(new RegExp(`explore:bare-anthropic +2 +2 +${spent.toFixed(4).replace('.', '\\.')} .*anthropic:claude-haiku-4-5`));
+    const audit = await runCli(['audit', 'explore:bare-anthropic', '--ledger', ledger, '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ session_id: 'bare-anthropic', steps: 2, calls: 2, by_model: [{ provider: 'anthropic', model: 'claude-haiku-4-5', persona: 'shannon', calls: 2 }] });
+    const verify = await runCli(['verify', '--ledger', ledger]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
   it('--model gemini-2.5-flash talks to Gemini; --persona knuth replaces the automatic choice', async () => {
     server.reset();
     server.enqueue(finalizeCall());
     const env = { GEMINI_API_KEY: 'fake-gemini-key-0123456789', GOOGLE_GEMINI_BASE_URL: server.url };
-    const r = await run([...common(), '--model', 'gemini-2.5-flash', '--persona', 'knuth', '--json'], env);
+    const r = await runCli([...common(), '--model', 'gemini-2.5-flash', '--persona', 'knuth', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests.map((q) => [q.provider, q.model])).toEqual([['gemini', 'gemini-2.5-flash']]);
     expect(JSON.stringify(server.requests[0]!.body)).toContain('Style prior: Donald Knuth');
@@ -103,10 +91,10 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
 
   it('--no-llm with a bare model name makes no call; a bad --persona is an invalid configuration (exit 2)', async () => {
     server.reset();
-    const r = await run([...common(), '--no-llm', '--model', 'claude-haiku-4-5', '--json']);
+    const r = await runCli([...common(), '--no-llm', '--model', 'claude-haiku-4-5', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests).toHaveLength(0);
-    const bad = await run([...common(), '--no-llm', '--persona', 'turing']);
+    const bad = await runCli([...common(), '--no-llm', '--persona', 'turing']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--persona must be one of shannon, knuth, feynman, auto, none/);
   });
@@ -117,7 +105,7 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     server.reset();
     server.enqueue(updateCall({ verbosity: [{ pattern: 'tests/**', level: 0 }] }, 'tests are noise'), finalizeCall());
     const env = { ANTHROPIC_API_KEY: 'fake-key-0123456789abcdef', ANTHROPIC_BASE_URL: server.url };
-    const c = start([...common(), '--model', 'claude-haiku-4-5', '--interactive', '--json', '--session', 'fb-1'], env);
+    const c = startCli([...common(), '--model', 'claude-haiku-4-5', '--interactive', '--json', '--session', 'fb-1'], env);
     await c.stderrHas('Continue exploration? [y/N/feedback', 1);
     c.write('feedback: keep the discount rules at full text\n');
     expect(await c.done, c.stderr).toBe(0);
@@ -133,13 +121,13 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     const clip = path.join(dir, 'clipboard.txt');
     writeFileSync(path.join(bin, 'xclip'), `#!/bin/sh\n[ "$1 $2" = "-selection clipboard" ] || exit 9\ncat > '${clip}'\n`);
     chmodSync(path.join(bin, 'xclip'), 0o755);
-    const copied = await run([...common(), '--no-llm', '--copy'], { PATH: `${bin}:/bin:/usr/bin`, WAYLAND_DISPLAY: '' });
+    const copied = await runCli([...common(), '--no-llm', '--copy'], { PATH: `${bin}:/bin:/usr/bin`, WAYLAND_DISPLAY: '' });
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stderr).toMatch(/copied the context \(\d+ tokens\) to the clipboard with xclip/);
     expect(readFileSync(clip, 'utf8')).toBe(copied.stdout);
     const empty = path.join(dir, 'empty-bin');
     mkdirSync(empty, { recursive: true });
-    const none = await run([...common(), '--no-llm', '--copy'], { PATH: empty, WAYLAND_DISPLAY: '' });
+    const none = await runCli([...common(), '--no-llm', '--copy'], { PATH: empty, WAYLAND_DISPLAY: '' });
     expect(none.code).toBe(0);
     expect(none.stderr).toContain('--copy: no clipboard tool found on PATH (tried xclip, xsel, wl-copy, clip.exe); the context was not copied');
     expect(none.stdout.length).toBeGreaterThan(0);

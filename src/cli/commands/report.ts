@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { renderRunReport, sqliteServiceLedger } from '../../service/index.js';
+import { renderRunReport, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { flowsOrSample } from '../sample-flows.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
@@ -14,7 +14,7 @@ export function registerReportCommand(program: Command): void {
     .requiredOption('-o, --output <file>', 'HTML file to write');
   addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { output: string }) => {
     const flows = await loadCliFlows(flowsOrSample(opts.flows));
-    const ledger = sqliteServiceLedger(openCliLedger(opts));
+    const ledger = serviceLedger(openCliLedger(opts));
     try {
       const html = await renderRunReport(ledger, flows, run);
       writeFileSync(opts.output, html);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
-import { createService, sqliteServiceLedger } from '../../service/index.js';
+import { createService, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { flowsOrSample } from '../sample-flows.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
@@ -35,7 +35,7 @@ export function registerServeCommand(program: Command): void {
     const flows = await loadCliFlows(flowsOrSample(opts.flows));
     const navigator = navigatorFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
-    const ledger = sqliteServiceLedger(openCliLedger(opts, { create: true }));
+    const ledger = serviceLedger(openCliLedger(opts, { create: true }));
     const service = createService({
       flows,
       ledger,
