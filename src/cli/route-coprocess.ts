@@ -30,6 +30,8 @@ export interface CoProcessOptions {
   multiline?: boolean;
   /** Applied to every error message before it is written (the CLI redacts secrets with it). */
   scrub?: (message: string) => string;
+  /** Stops reading (e.g. on SIGTERM): lines already read are still routed and answered, then it resolves. */
+  signal?: AbortSignal;
   /** Told about every error line written (the CLI logs it on stderr). */
   onError?: (answer: RouteErrorLine) => void;
 }
@@ -41,6 +43,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Whether the signal stopped the reading before the input ended. */
+  interrupted?: boolean;
   /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
   outputError?: string;
 }
@@ -238,7 +242,18 @@ export async function serveCoProcess(
 
   const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
   try {
-    for await (const r of iterator) {
+    // A stop signal (SIGTERM) ends the reading at once, even while it waits for input; lines already read are
+    // still answered below.
+    const signal = options.signal;
+    const aborted = signal ? new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true }))) : undefined;
+    for (;;) {
+      const next = aborted ? await Promise.race([iterator.next(), aborted]) : await iterator.next();
+      if (next === 'aborted') {
+        outcome.interrupted = true;
+        break;
+      }
+      if (next.done) break;
+      const r = next.value;
       if (stop) break;
       if ('text' in r && r.text.trim() === '') continue;
       const slot: Slot = {};
