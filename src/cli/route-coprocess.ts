@@ -30,6 +30,8 @@ export interface CoProcessOptions {
   multiline?: boolean;
   /** Applied to every error message before it is written (the CLI redacts secrets with it). */
   scrub?: (message: string) => string;
+  /** Stops reading (e.g. on SIGTERM): lines already read are still routed and answered, then it resolves. */
+  signal?: AbortSignal;
   /** Told about every error line written (the CLI logs it on stderr). */
   onError?: (answer: RouteErrorLine) => void;
 }
@@ -41,6 +43,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Whether the signal stopped the reading before the input ended. */
+  interrupted?: boolean;
   /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
   outputError?: string;
 }
@@ -65,6 +69,28 @@ export function jsonSyntaxMessage(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return m.replace(/, .* is not valid JSON$/s, "");
 }
+
+/**
+ * The run_id and request_id of a line that is not JSON (truncated, say), when they can still be read: a string
+ * member `"run_id": "…"` anywhere in it. Lets a pipelining runner match even that answer by id.
+ */
+export function idsFromText(text: string): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const key of ['run_id', 'request_id']) {
+    const m = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.){1,1024}")`).exec(text);
+    if (!m) continue;
+    try {
+      const v: unknown = JSON.parse(m[1]!);
+      if (typeof v === 'string') (out ??= {})[key] = v;
+    } catch {
+      // an escape that does not parse: not readable
+    }
+  }
+  return out;
+}
+
+/** Longest error message written (characters). */
+const MAX_MESSAGE = 2000;
 
 /** An id worth echoing: a string of reasonable length. */
 function echo(v: unknown): string | undefined {
@@ -166,7 +192,9 @@ export async function serveCoProcess(
   };
   const scrub = options.scrub;
   const answerError = (slot: Slot, e: RouteErrorLine) => {
+    // Messages may quote the input (an unknown flow's name): redacted first, then kept to a readable size.
     if (scrub) e.error.message = scrub(e.error.message);
+    if (e.error.message.length > MAX_MESSAGE) e.error.message = `${e.error.message.slice(0, MAX_MESSAGE)}… (cut)`;
     settle(slot, JSON.stringify(e), e);
   };
 
@@ -214,7 +242,18 @@ export async function serveCoProcess(
 
   const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
   try {
-    for await (const r of iterator) {
+    // A stop signal (SIGTERM) ends the reading at once, even while it waits for input; lines already read are
+    // still answered below.
+    const signal = options.signal;
+    const aborted = signal ? new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true }))) : undefined;
+    for (;;) {
+      const next = aborted ? await Promise.race([iterator.next(), aborted]) : await iterator.next();
+      if (next === 'aborted') {
+        outcome.interrupted = true;
+        break;
+      }
+      if (next.done) break;
+      const r = next.value;
       if (stop) break;
       if ('text' in r && r.text.trim() === '') continue;
       const slot: Slot = {};
@@ -229,7 +268,7 @@ export async function serveCoProcess(
           doc = 'value' in r ? r.value : JSON.parse((r as { text: string }).text);
           parsed = true;
         } catch (e) {
-          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }));
+          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }, idsFromText((r as { text: string }).text)));
         }
         if (parsed) dispatch(slot, r.line, doc);
       }

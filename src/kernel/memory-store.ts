@@ -1,4 +1,5 @@
-import { LedgerConflictError, type Decision, type KernelStore, type RouteRecord, type RunState } from '../contracts/index.js';
+import { LedgerConflictError } from '../contracts/store-errors.js';
+import type { Decision, KernelStore, RouteRecord, RunState } from '../contracts/index.js';
 
 /**
  * The default store: runs live in this process only. Keeps each run's state and idempotency keys, and

@@ -26,10 +26,22 @@ describe('navkernel route', () => {
     const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED', { request_id: 'q-1' })));
     expect(first).toMatchObject({ decision: 'LOOP', iteration: 1, run_id: 'cli-1', request_id: 'q-1' });
     const bad = JSON.parse(await co.ask('{"run_id": "cli-1", "flow": '));
-    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 } });
+    // Even a truncated line echoes the ids it still shows.
+    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 }, run_id: 'cli-1' });
     const second = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
     expect(second).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
     expect(await co.close()).toBe(1);
+  });
+
+  it('on SIGTERM answers what it read, closes the ledger and exits 143; verify passes afterwards', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-term-'));
+    const ledger = path.join(dir, 'ledger.sqlite');
+    const co = coProcess(['route', '--flows', 'charters', '--ledger', ledger]);
+    expect(JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')))).toMatchObject({ decision: 'LOOP', seq: 1 });
+    const code = await co.terminate();
+    expect(code).toBe(143);
+    const v = runCli(['verify', '--ledger', ledger]);
+    expect(v.code).toBe(0);
   });
 
   it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {
@@ -71,10 +83,22 @@ describe('navkernel validate', () => {
   it('accepts the sample charters and valid requests', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
     writeFileSync(path.join(dir, 'req.json'), step('build-step-1', 'VERIFIED'));
-    writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('a', 'b')}\n${step('c', 'd')}\n`);
+    writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('build-step-2', 'b')}\n${step('build-review', 'APPROVED')}\n`);
     const r = runCli(['validate', 'charters', path.join(dir, 'req.json'), path.join(dir, 'reqs.jsonl')]);
     expect(r.stdout).toBe('ok: 7 flow(s), 3 request(s) valid\n');
     expect(r.code).toBe(0);
+  });
+
+  it('checks a request exactly as route does: a step that is not in the flow is a problem in both', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    const req = step('no-such-step', 'VERIFIED');
+    writeFileSync(path.join(dir, 'req.json'), req);
+    const v = runCli(['validate', path.join(dir, 'req.json')]); // flows from --flows' default, ./charters
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('req.json: $.step_completed: expected a step of flow build, got "no-such-step"');
+    const r = runCli(['route', '--no-ledger'], req);
+    expect(r.stderr).toContain('$.step_completed: expected a step of flow build, got "no-such-step"');
+    expect(runCli(['validate', path.join(dir, 'req.json'), '--no-flows']).stdout).toMatch(/^ok: 0 flow\(s\), 1 request\(s\) valid \(against the schema only/);
   });
 
   it('lists every problem of bad flow and request files', () => {

@@ -77,6 +77,21 @@ describe('navkernel validate holds request files to the same contract', () => {
   });
 });
 
+describe('values that are not JSON (library callers)', () => {
+  it('refuses NaN, Infinity, BigInt, functions, symbols, Dates, class instances and cycles with typed errors', async () => {
+    const kernel = createKernel({ flows: testFlows() });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const [extra, path_] of [[NaN, '$.forensics.extra'], [Infinity, '$.forensics.extra'], [10n, '$.forensics.extra'], [() => 1, '$.forensics.extra'], [Symbol('s'), '$.forensics.extra'], [new Date(0), '$.forensics.extra'], [new Map(), '$.forensics.extra']] as const) {
+      const err = await kernel.route(req('write', 'DONE', { forensics: { extra } as RouteRequest['forensics'] })).catch((e: unknown) => e);
+      expect(err, String(typeof extra)).toBeInstanceOf(InvalidForensicsError);
+      expect((err as InvalidForensicsError).issues[0]).toMatchObject({ path: path_, code: 'not_json' });
+    }
+    await expect(kernel.route(req('write', 'DONE', { forensics: { extra: cyclic } as RouteRequest['forensics'] }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
+    expect(kernel.liveRuns).toBe(0);
+  });
+});
+
 describe('refused proposals', () => {
   it('records an envelope next_step_id that is no edge in rejected[] even when tier 1 decides by another rule', async () => {
     const kernel = createKernel({ flows: testFlows() });
