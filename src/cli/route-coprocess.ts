@@ -240,7 +240,7 @@ export async function serveCoProcess(
   };
   output.on('error', onOutputError);
 
-  const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
+  const iterator = options.multiline ? multilineLines(input, maxLineBytes) : readLines(input, maxLineBytes);
   try {
     // A stop signal (SIGTERM) ends the reading at once, even while it waits for input; lines already read are
     // still answered below.
@@ -260,7 +260,7 @@ export async function serveCoProcess(
       slots.push(slot);
       if ('tooLarge' in r) answerError(slot, errorLine(r.line, { code: 'INPUT_TOO_LARGE', path: '$', message: `line ${r.line}: the line is ${r.tooLarge} bytes, larger than the limit of ${maxLineBytes} bytes` }));
       else if ('notUtf8' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid UTF-8` }));
-      else if ('syntax' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: r.syntax }));
+      else if ('syntax' in r) answerError(slot, errorLine(r.line, { code: r.oversized ? 'INPUT_TOO_LARGE' : 'INVALID_JSON', message: r.syntax }));
       else {
         let doc: unknown;
         let parsed = false;
@@ -284,12 +284,13 @@ export async function serveCoProcess(
 }
 
 /** Pretty-printed documents (`--multiline`): each one as a pseudo-line; a syntax error ends the input (framing is lost). */
-async function* multilineLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<ReadLine | { line: number; value: unknown } | { line: number; syntax: string }> {
+async function* multilineLines(input: AsyncIterable<Buffer | string>, maxBytes: number): AsyncGenerator<ReadLine | { line: number; value: unknown } | { line: number; syntax: string; oversized: boolean }> {
   const { Readable } = await import('node:stream');
   try {
-    for await (const doc of readJsonDocuments(Readable.from(input))) yield { line: doc.line, value: doc.value };
+    for await (const doc of readJsonDocuments(Readable.from(input), maxBytes)) yield { line: doc.line, value: doc.value };
   } catch (e) {
     const line = (e as { line?: number }).line ?? 0;
-    yield { line: Math.max(1, line), syntax: (e as Error).message };
+    const message = (e as Error).message;
+    yield { line: Math.max(1, line), syntax: message, oversized: / larger than the limit /.test(message) };
   }
 }

@@ -85,6 +85,16 @@ describe('the co-process pipeline', () => {
     expect(out.lines().map((d) => d.seq)).toEqual([1, 2, 3]);
   });
 
+  it('--multiline: a document that never closes is refused at the size limit, not held', async () => {
+    const { kernel } = slowKernel(() => 0);
+    const input = new PassThrough();
+    const out = sink();
+    const served = serveCoProcess(kernel, input, out.stream, { multiline: true, maxLineBytes: 100 });
+    input.end(`{"run_id": "a",\n"n": 1}\n{"open": [\n${'"x",\n'.repeat(50)}`);
+    await served;
+    expect(out.lines()).toEqual([expect.objectContaining({ seq: 1 }), { error: { code: 'INPUT_TOO_LARGE', message: 'line 3: the document is larger than the limit of 100 bytes', line: 3 } }]);
+  });
+
   it('splits lines on bytes: CRLF, BOM, a multi-byte character cut across chunks, invalid UTF-8, an over-long line skipped unheld', async () => {
     const input = new PassThrough();
     const got: unknown[] = [];
