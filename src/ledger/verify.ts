@@ -317,7 +317,14 @@ async function verifyJsonl(ledger: LedgerReader, mirror: DecisionsMirror, run_id
   let count = 0;
   for (const [file, flow] of [...files].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))) {
     const want = expected.get(flow) ?? [];
-    const { lines } = readJsonl(file);
+    let lines: string[];
+    try {
+      lines = readJsonl(file).lines;
+    } catch (err) {
+      issues.push({ run_id, seq: null, kind: 'jsonl_mismatch', message: `cannot read the file: ${(err as Error).message}`, file });
+      count++;
+      continue;
+    }
     count++;
     const seqOf = (line: string | undefined): number | null => {
       try {
