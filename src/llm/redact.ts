@@ -69,7 +69,8 @@ const SUPPLEMENTARY_SHAPES: readonly RegExp[] = [
 ];
 
 /** All supplementary shapes in one expression: one scan tells whether any of them needs running. */
-const ANY_SUPPLEMENTARY = new RegExp(SUPPLEMENTARY_SHAPES.map((r) => `(?:${r.source})`).join('|'));
+// 'i': a superset of every shape, the case-insensitive ones included.
+const ANY_SUPPLEMENTARY = new RegExp(SUPPLEMENTARY_SHAPES.map((r) => `(?:${r.source})`).join('|'), 'i');
 
 /**
  * Cheap first look before the secretlint rules (25 rules cost 10-40 µs per string): a token-like run of 16+
