@@ -124,6 +124,11 @@ export function countTokens(text: string): number {
   return total;
 }
 
+/** Empties the in-process count cache (tests and benchmarks: what a new process would see). */
+export function resetTokenCache(): void {
+  cache.clear();
+}
+
 /** Characters actually encoded so far (cache misses), for benchmarks. */
 export function tokenCounterStats(): { calls: number; chars: number; tokenizer_loads: number } {
   return { ...counted, tokenizer_loads: tokenizerLoads };
