@@ -33,6 +33,17 @@ describe('navkernel route', () => {
     expect(await co.close()).toBe(1);
   });
 
+  it('on SIGTERM answers what it read, closes the ledger and exits 143; verify passes afterwards', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-term-'));
+    const ledger = path.join(dir, 'ledger.sqlite');
+    const co = coProcess(['route', '--flows', 'charters', '--ledger', ledger]);
+    expect(JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')))).toMatchObject({ decision: 'LOOP', seq: 1 });
+    const code = await co.terminate();
+    expect(code).toBe(143);
+    const v = runCli(['verify', '--ledger', ledger]);
+    expect(v.code).toBe(0);
+  });
+
   it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {
     const r = runCli(['route', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-3', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(1);
