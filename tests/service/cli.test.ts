@@ -8,7 +8,9 @@ import { CHARTERS } from '../support/kernel-fixtures.js';
 
 describe('navkernel serve / report from the shell', () => {
   it('refuses a non-loopback address without --token, and a bad port', () => {
-    const bind = runCli(['serve', '--flows', CHARTERS, '--host', '0.0.0.0', '--port', '0', '--ledger', path.join(mkdtempSync(path.join(tmpdir(), 'nk-serve-cli-')), 'l.sqlite')]);
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-serve-cli-'));
+    const bind = runCli(['serve', '--flows', CHARTERS, '--host', '0.0.0.0', '--port', '0', '--ledger', path.join(dir, 'l.sqlite')]);
+    rmSync(dir, { recursive: true, force: true });
     expect(bind.code).toBe(2);
     expect(bind.stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without --token/);
     const port = runCli(['serve', '--flows', CHARTERS, '--port', '99999']);
