@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { KernelStore, RouteRequest } from '../src/contracts/index.js';
 import { createKernel } from '../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../src/ledger/index.js';
-import { packageRoot } from '../src/package-root.js';
+import { startThrowawayPostgres } from '../scripts/postgres-server.js';
 import { flowsOnce, requestStream } from './ledger.js';
 import { percentile, table, type BenchSection } from './stats.js';
 
@@ -26,20 +26,7 @@ interface Result {
 /** A durable throwaway server (or BENCH_DATABASE_URL), and how to stop it. */
 async function durableServer(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => {} };
-  const child = spawn('bash', [path.join(packageRoot(), 'scripts', 'with-postgres.sh'), '--durable', '--serve'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, DATABASE_URL: '' } });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`with-postgres.sh exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('DATABASE_URL=') && resolve(l.slice(13)));
-  });
-  child.removeAllListeners('exit');
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.stdin!.end();
-      }),
-  };
+  return startThrowawayPostgres({ durable: true });
 }
 
 async function serverSettings(url: string): Promise<Record<string, string>> {
