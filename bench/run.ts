@@ -11,6 +11,7 @@ import { benchLedger } from './ledger.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
+import { benchStartup } from './startup.js';
 import type { BenchSection } from './stats.js';
 
 /** `outDir`: the folder RESULTS.md goes to; sections that draw charts write their SVGs there. */
@@ -25,6 +26,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'scaling', run: benchScaling },
   { name: 'navigator', run: benchNavigator },
   { name: 'memory', run: benchMemory },
+  { name: 'startup', run: benchStartup },
 ];
 
 function header(quick: boolean): string {

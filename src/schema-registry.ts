@@ -5,6 +5,7 @@ import { Decision } from './contracts/decision.js';
 import { Flow } from './contracts/flow.js';
 import { CandidateMove } from './contracts/candidate.js';
 import { LlmCallRecord } from './contracts/llm-call.js';
+import { RouteAnswerLine, RouteErrorLine } from './contracts/route-answer.js';
 import { NAVIGATOR_SCHEMAS } from './contracts/navigator-schemas.js';
 import { LEDGER_SCHEMAS } from './contracts/ledger.js';
 import { LLM_SCHEMAS } from './llm/llm-schemas.js';
@@ -18,6 +19,8 @@ export type { RegisteredSchema };
 export const SCHEMA_REGISTRY: RegisteredSchema[] = [
   { name: 'route-request', schema: RouteRequest, io: 'input' },
   { name: 'decision', schema: Decision, io: 'output' },
+  { name: 'route-answer-line', schema: RouteAnswerLine, io: 'output' },
+  { name: 'route-error-line', schema: RouteErrorLine, io: 'output' },
   { name: 'flow', schema: Flow, io: 'input' },
   { name: 'candidate-move', schema: CandidateMove, io: 'output' },
   { name: 'llm-call-record', schema: LlmCallRecord, io: 'output' },

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { cliConfig } from './config.js';
+import { UsageError } from './conventions.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, navigatorFromFlags, type LlmFlags } from './llm-options.js';
@@ -8,14 +11,34 @@ export interface KernelCliOptions {
   flows: string;
 }
 
-/** Adds `--flows DIR` to a command. */
+/** The default of `--flows` when neither the environment nor the config file names one. */
+const DEFAULT_FLOWS = 'charters';
+
+/** Adds `--flows DIR` (default `$NAVKERNEL_FLOWS`, else the config file's `flows`, else `./charters`) to a command. */
 export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}): Command {
-  return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS)', process.env.NAVKERNEL_FLOWS ?? defaults.flows ?? 'charters');
+  return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS, config "flows")', process.env.NAVKERNEL_FLOWS || cliConfig().flows || defaults.flows || DEFAULT_FLOWS);
+}
+
+/**
+ * Loads the command's flows (`opts` or the `--flows` value), warning on stderr about each folder entry skipped
+ * (FIFO, device, dangling symlink, …). Without any flows named and no `./charters` here, says how to name them.
+ */
+export async function loadCliFlows(opts: KernelCliOptions | string): Promise<Awaited<ReturnType<typeof loadFlows>>> {
+  const target = typeof opts === 'string' ? opts : opts.flows;
+  if (target === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS)) {
+    throw new UsageError(
+      'no flows to route with: there is no ./charters folder here. Pass --flows DIR (a folder of flow files), set NAVKERNEL_FLOWS, or set "flows" in navkernel.config.json; `navkernel demo` runs on the sample flows shipped with navkernel',
+      'NO_FLOWS',
+    );
+  }
+  const flows = await loadFlows(target);
+  for (const s of flows.skipped ?? []) process.stderr.write(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
+  return flows;
 }
 
 /** Builds a kernel on the command's flows. */
 export async function openKernel(opts: KernelCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
-  return createKernel({ flows: await loadFlows(opts.flows), ...extra });
+  return createKernel({ flows: await loadCliFlows(opts), ...extra });
 }
 
 /** Options of the commands that route (`route`, `demo`): flows, the ledger (or none), tier 3. */
@@ -34,7 +57,7 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
 export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
-  const flows = await loadFlows(opts.flows);
+  const flows = await loadCliFlows(opts);
   const navigator = navigatorFromFlags(opts);
   const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
   return createKernel({ flows, ...(store ? { store } : {}), ...(navigator ? { navigator } : {}), ...extra });

@@ -1,6 +1,8 @@
 import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { DEFAULT_LEDGER_FILE, openLedger, type Durability, type SqliteLedger } from '../ledger/index.js';
+import path from 'node:path';
+import { cliConfig } from './config.js';
 import { UsageError } from './conventions.js';
 
 /** Options of every ledger-backed command. */
@@ -9,12 +11,12 @@ export interface LedgerCliOptions {
   durability?: Durability;
 }
 
-/** Adds `--ledger FILE` (default `$NAVKERNEL_LEDGER`, else `runs/ledger.sqlite`) to a command. */
+/** Adds `--ledger FILE` (default `$NAVKERNEL_LEDGER`, else the config file's `ledger`, else `runs/ledger.sqlite`). */
 export function addLedgerOption(cmd: Command, options: { durability?: boolean } = {}): Command {
-  cmd.option('--ledger <file>', 'the ledger file (env NAVKERNEL_LEDGER)', process.env.NAVKERNEL_LEDGER || DEFAULT_LEDGER_FILE);
+  cmd.option('--ledger <file>', 'the ledger file (env NAVKERNEL_LEDGER, config "ledger")', process.env.NAVKERNEL_LEDGER || cliConfig().ledger || DEFAULT_LEDGER_FILE);
   if (options.durability) {
     cmd.addOption(
-      new Option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)").choices(['normal', 'full']).default('normal'),
+      new Option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)").choices(['normal', 'full']).default(cliConfig().durability ?? 'normal'),
     );
   }
   return cmd;
@@ -27,7 +29,17 @@ export function addLedgerOption(cmd: Command, options: { durability?: boolean } 
 export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): SqliteLedger {
   const durability = opts.durability ?? 'normal';
   if (durability !== 'normal' && durability !== 'full') throw new UsageError(`--durability must be normal or full (got ${durability})`);
-  return openLedger(opts.ledger, { create, durability });
+  return openLedger(opts.ledger, { create, durability, runBase: runsFolderFor(opts.ledger) });
+}
+
+/**
+ * Where the CLI keeps run folders (`<run>/<flow>/routing/decisions.jsonl`): the ledger's own folder when it is
+ * called `runs` (the default `runs/ledger.sqlite`), else a `runs` folder beside the ledger, so `--ledger ./x.sqlite`
+ * leaves one `runs/` folder next to it instead of a folder per run in the working directory.
+ */
+export function runsFolderFor(ledgerFile: string): string {
+  const dir = path.dirname(path.resolve(ledgerFile));
+  return path.basename(dir) === 'runs' ? dir : path.join(dir, 'runs');
 }
 
 /** A progress bar on stderr for long jobs, shown only on a terminal and only once a job turns out long. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { cliConfig } from './config.js';
 import { NavkernelError, ValidationError, compileValidator, type NavigatorPort } from '../contracts/index.js';
 import { createLanguageModel, createLlmNavigator, type PricingTable } from '../llm/index.js';
 
@@ -14,11 +15,12 @@ export interface LlmFlags {
 
 /** Adds `--llm`, `--budget-usd`, `--llm-timeout-ms` and `--pricing` to a command. */
 export function addLlmOptions(cmd: Command): Command {
+  const config = cliConfig();
   return cmd
-    .option('--llm <spec>', 'tier-3 model: anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (keys from ANTHROPIC_API_KEY / GEMINI_API_KEY)')
-    .option('--budget-usd <usd>', 'USD a run may spend on tier 3 (default 2.00)')
-    .option('--llm-timeout-ms <ms>', 'per-attempt model timeout in ms (default 5000)')
-    .option('--pricing <file>', 'pricing table (JSON or YAML, schemas/llm-pricing-table.schema.json) overriding the presets');
+    .option('--llm <spec>', 'tier-3 model: anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (keys from ANTHROPIC_API_KEY / GEMINI_API_KEY; config "llm")', config.llm)
+    .option('--budget-usd <usd>', 'USD a run may spend on tier 3 (default 2.00; config "budget_usd")', config.budget_usd?.toString())
+    .option('--llm-timeout-ms <ms>', 'per-attempt model timeout in ms (default 5000; config "llm_timeout_ms")', config.llm_timeout_ms?.toString())
+    .option('--pricing <file>', 'pricing table (JSON or YAML, schemas/llm-pricing-table.schema.json) overriding the presets (config "pricing")', config.pricing);
 }
 
 function positiveNumber(flag: string, v: string | number): number {

@@ -16,6 +16,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
+  report: async () => (await import('./commands/report.js')).registerReportCommand,
+  diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
 
@@ -33,9 +35,12 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     // Commander's complaints are reported by main() in one line (or as JSON with --json), not followed by the usage.
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
-  const first = commandName(argv);
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  // `navkernel help CMD` needs only CMD; `navkernel --version` needs no command at all.
+  const first = words[0] === 'help' ? words[1] : words[0];
   const name = first && LEDGER_COMMANDS.has(first) ? 'ledger' : first;
-  const wanted = name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
+  const versionOnly = !first && argv.slice(2).some((a) => a === '-V' || a === '--version');
+  const wanted = versionOnly ? [] : name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
   for (const register of await Promise.all(wanted.map((n) => COMMANDS[n]!()))) register(program);
   return program;
 }

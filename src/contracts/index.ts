@@ -13,4 +13,6 @@ export * from './navigator-contracts.js';
 export * from './ledger.js';
 export * from './explorer-contracts.js';
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, httpStatusFor, type ErrorCode } from './error-codes.js';
+export * from './limits.js';
+export * from './route-answer.js';
 export * from './service-api.js';

@@ -101,9 +101,10 @@ export const LedgerStats = z.object({
   routes: z.int().min(0),
   by_tier: z.array(z.object({ tier: Tier, count: z.int() })),
   by_tier_rule: z.array(z.object({ tier: Tier, rule: z.string(), decision: DecisionKind, count: z.int() })),
+  bucket_seconds: z.int().min(1).describe('Width of each cost_over_time bucket: 1, 10, 60, 300, 3600 or 86400, the smallest that gives at most 240 buckets'),
   cost_over_time: z
-    .array(z.object({ bucket: z.string().describe('Start of the hour (ISO)'), routes: z.int(), llm_calls: z.int(), usd: z.number() }))
-    .describe('Per hour of route time, oldest first'),
+    .array(z.object({ bucket: z.string().describe('Start of the bucket (ISO)'), routes: z.int(), llm_calls: z.int(), usd: z.number() }))
+    .describe('Per bucket of route time, oldest first; buckets without routes are left out'),
 });
 export type LedgerStats = z.infer<typeof LedgerStats>;
 

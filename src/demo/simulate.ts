@@ -19,8 +19,11 @@ export interface SimulationSummary {
   byRule: Record<string, number>;
   offRoad: number;
   escalations: number;
+  /** USD spent on tier 3 over every run (the runs' own spend, as the kernel recorded it). */
   llmCostUsd: number;
   elapsedMs: number;
+  /** The run ids routed, in order. */
+  runIds: string[];
 }
 
 const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
@@ -38,7 +41,7 @@ const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
 export async function simulate(kernel: Kernel, scenario: Scenario, options: { runPrefix?: string; onStep?: (s: SimulatedStep) => void; maxStepsPerRun?: number } = {}): Promise<SimulationSummary> {
   const rand = seededRandom(scenario.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const summary: SimulationSummary = { scenario: scenario.name, routes: 0, byTier: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 }, byDecision: {}, byRule: {}, offRoad: 0, escalations: 0, llmCostUsd: 0, elapsedMs: 0 };
+  const summary: SimulationSummary = { scenario: scenario.name, routes: 0, byTier: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 }, byDecision: {}, byRule: {}, offRoad: 0, escalations: 0, llmCostUsd: 0, elapsedMs: 0, runIds: [] };
   const t0 = performance.now();
   const maxSteps = options.maxStepsPerRun ?? 400;
 
@@ -71,6 +74,8 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
       // The known fix works: the step that detoured passes its signature next time.
       if (decision.decision === 'DETOUR' || decision.decision === 'INJECT_FLOW') lastSignature.delete(key);
     }
+    summary.runIds.push(run_id);
+    summary.llmCostUsd += kernel.runState(run_id)?.spent_usd ?? 0;
 
     function makeRequest(run: string, flow: string, id: string, step: CompiledStep | undefined, visit: number): RouteRequest {
       const base = { run_id: run, flow, step_completed: id, agent: step?.def.agent ?? 'ad-hoc', iteration: { current: visit, max: 3 } };

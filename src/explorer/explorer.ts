@@ -110,7 +110,7 @@ export function exitCodeFor(result: Pick<ExplorerResult, 'state'>): 0 | 1 | 4 | 
 }
 
 /**
- * USD estimate of the next call, as the budget check computes it: js-tiktoken over the messages and tools
+ * USD estimate of the next call, as the budget check computes it: gpt-tokenizer (cl100k_base) over the messages and tools
  * (with the margin of `estimateInputTokens`) plus the full output cap, at the session's prices.
  */
 export async function estimateCallUsd(request: Pick<LlmGenerateRequest, 'messages' | 'answer' | 'maxOutputTokens'>, pricing: ModelPricingRates): Promise<{ inputTokens: number; outputTokens: number; usd: number }> {

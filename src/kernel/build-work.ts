@@ -39,6 +39,10 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
     memo: {},
   };
   if (node) w.node = node;
+  // A proposed next step that is no edge is refused whichever tier decides (tier 1 may decide by another rule).
+  const proposed = request.envelope?.next_step_id;
+  if (step && proposed && !step.edges.has(proposed))
+    w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'CONTINUE', target: proposed, why: flow.steps.has(proposed) ? `${proposed} is not an edge from ${step.id}` : `${proposed} is not a step of flow ${flow.id}` });
   if (!hasNavigator) w.skipped.push({ tier: 3, rule: 'navigator_unavailable', reason: 'no navigator configured (createKernel({ navigator }))' });
   return w;
 }

@@ -1,7 +1,5 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
-import { InvalidForensicsError } from '../contracts/errors.js';
-import { compileValidator } from '../contracts/validate.js';
 import type {
   CandidateMove,
   Decision,
@@ -17,6 +15,7 @@ import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import { MemoryStore } from './memory-store.js';
 import type { RouteWork } from './route-work.js';
+import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
 import { emptyRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
 
@@ -35,6 +34,10 @@ export interface KernelOptions {
   maxLiveRuns?: number;
   /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
   navigatorTimeoutMs?: number;
+  /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits". */
+  limits?: RequestGuardOptions['limits'];
+  /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
+  redact?: RequestGuardOptions['redact'];
 }
 
 export interface Kernel {
@@ -52,8 +55,6 @@ export interface Kernel {
 }
 
 type RunActor = Actor<typeof kernelMachine>;
-
-const validateRequest = compileValidator<RouteRequest>('route-request');
 
 /** Creates a routing kernel. See README "Embedding the kernel". */
 export function createKernel(options: KernelOptions): Kernel {
@@ -135,12 +136,7 @@ export function createKernel(options: KernelOptions): Kernel {
     }
   }
 
-  function parse(request: unknown): RouteRequest {
-    if (!validate) return request as RouteRequest;
-    const r = validateRequest(request);
-    if (!r.success) throw new InvalidForensicsError('route()', r.issues);
-    return r.data;
-  }
+  const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
   async function routeNow(req: RouteRequest): Promise<Decision> {
     const t0 = performance.now();

@@ -4,6 +4,7 @@ import { LlmCallError, kindForStatus, parseRetryAfter } from './llm-call-error.j
 import { interpretAnswer } from './answer-parts.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { DEFAULT_MODELS } from './pricing.js';
+import { requireOptionalPackage } from '../optional-package.js';
 
 export interface AnthropicModelOptions {
   /** Default: the economy model `claude-haiku-4-5`. */
@@ -21,6 +22,7 @@ type AnthropicClient = InstanceType<AnthropicSdk['default']>;
 
 /** A Claude model on the Messages API through `@anthropic-ai/sdk` (loaded on the first call). */
 export function createAnthropicModel(options: AnthropicModelOptions = {}): LanguageModel {
+  requireOptionalPackage('@anthropic-ai/sdk', 'an Anthropic model (--llm anthropic)');
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new NavkernelError('LLM_KEY_MISSING', 'ANTHROPIC_API_KEY is not set (needed by --llm anthropic)');

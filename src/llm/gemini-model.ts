@@ -5,6 +5,7 @@ import { interpretAnswer } from './answer-parts.js';
 import { toGeminiSchema } from './gemini-schema.js';
 import { redactSecrets, redactValue } from './redact.js';
 import { DEFAULT_MODELS } from './pricing.js';
+import { requireOptionalPackage } from '../optional-package.js';
 
 export interface GeminiModelOptions {
   /** Default: the economy model `gemini-2.5-flash-lite`. */
@@ -23,6 +24,7 @@ type GenAiClient = InstanceType<GenAiSdk['GoogleGenAI']>;
 
 /** A Gemini model on generateContent through `@google/genai` (loaded on the first call). */
 export function createGeminiModel(options: GeminiModelOptions = {}): LanguageModel {
+  requireOptionalPackage('@google/genai', 'a Gemini model (--llm gemini)');
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? env.GEMINI_API_KEY ?? env.GOOGLE_API_KEY;
   if (!apiKey) throw new NavkernelError('LLM_KEY_MISSING', 'GEMINI_API_KEY is not set (needed by --llm gemini)');

@@ -7,7 +7,7 @@ export { createRecordedModel } from './recorded-model.js';
 export { parseLlmSpec, createLanguageModel, type LlmSpec } from './llm-spec.js';
 export { ModelPricing, PricingTable, PRICING_PRESETS, DEFAULT_MODELS, findPricing, costUsd, estimateCallUsd } from './pricing.js';
 export { BudgetMeter, DEFAULT_BUDGET_USD } from './budget-meter.js';
-export { countTokens, loadTokenizer, splitLongRuns } from './token-estimate.js';
+export { countTokens, loadTokenizer, splitLongRuns, type TokenCounter } from './token-estimate.js';
 export { extractJson, type ExtractJsonResult } from './extract-json.js';
 export { generateWithRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryEnv, type AttemptOutcome } from './retry.js';
 export { redactSecrets, environmentSecrets } from './redact.js';

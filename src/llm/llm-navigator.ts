@@ -24,7 +24,7 @@ export interface LlmNavigatorOptions {
   /** Clock, sleep and randomness of the retry loop (tests and replays). */
   retryEnv?: Partial<RetryEnv>;
   promptLimits?: Partial<PromptLimits>;
-  /** Multiplier on the js-tiktoken input count: Claude and Gemini tokenizers count more than cl100k (default 1.25). */
+  /** Multiplier on the cl100k_base input count: Claude and Gemini tokenizers count more than cl100k (default 1.25). */
   estimateMargin?: number;
   /** How many times an invalid answer is asked again (default 1, at most 1 is sensible). */
   invalidAnswerRetries?: number;
@@ -130,7 +130,7 @@ export function pricingForModel(model: LanguageModel, overrides: readonly ModelP
   throw new NavkernelError('LLM_UNPRICED', `no price known for model ${id}: add it to the pricing table (input_per_million, output_per_million)`);
 }
 
-/** Upper estimate of a request's input tokens: js-tiktoken over the messages and the schema, times a margin. */
+/** Upper estimate of a request's input tokens: cl100k_base tokens over the messages and the schema, times a margin. */
 export async function estimateInputTokens(req: Pick<LlmGenerateRequest, 'messages' | 'answer'>, margin = 1.25): Promise<number> {
   const text = req.messages.map((m) => m.content).join('\n') + JSON.stringify(req.answer);
   return Math.ceil((await countTokens(text)) * margin) + 8 * req.messages.length;

@@ -22,7 +22,7 @@ function offeredEnum(req: LlmGenerateRequest, field: string): string[] {
 
 /**
  * A model that answers from a script (for users' own tests and the demo): no network, no key.
- * Token usage is the script's, or counted with js-tiktoken over the prompt and the answer, so costs
+ * Token usage is the script's, or counted with gpt-tokenizer (cl100k_base) over the prompt and the answer, so costs
  * can be reported as if the calls had gone to `model`.
  */
 export function createScriptedModel(script: ScriptedScriptInput, options: { name?: string } = {}): LanguageModel {

@@ -11,7 +11,8 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * VALIDATE_COMPRESSION, with counted tokens only:
- * `compression_ratio = tokens of the candidate corpus (text files in scope) / tokens loaded (context.md)`,
+ * `compression_ratio = tokens of the candidate corpus (text files in scope, estimated from their bytes / 4: counting
+ * the whole corpus would cost more than the navigation) / tokens loaded (context.md, counted)`,
  * `context_minimum_tokens` = tokens of loaded spans owned by definitions (or paths) matching a magic word.
  */
 export function measureCompression(task: string, load: LoadResult): CompressionResult {
@@ -23,7 +24,7 @@ export function measureCompression(task: string, load: LoadResult): CompressionR
   const notes = !computed
     ? 'nothing was loaded: no ratio to report'
     : passed
-      ? `${load.corpus_tokens} corpus tokens in ${load.corpus_files.length} files / ${loaded} loaded tokens = ${ratio} (gate ${COMPRESSION_GATE}, target ${COMPRESSION_TARGET})${ratio < COMPRESSION_TARGET ? '; below target' : ''}`
+      ? `~${load.corpus_tokens} corpus tokens (bytes/4) in ${load.corpus_files.length} files / ${loaded} loaded tokens = ${ratio} (gate ${COMPRESSION_GATE}, target ${COMPRESSION_TARGET})${ratio < COMPRESSION_TARGET ? '; below target' : ''}`
       : `ratio ${ratio} is below the ${COMPRESSION_GATE} gate${over ? `, and ${load.cut_for_budget.length} planned file(s) did not fit the budget` : ''}`;
   const report: CompressionReport = {
     schema_version: '1.0.0',

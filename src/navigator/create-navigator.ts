@@ -119,6 +119,7 @@ function traversalInput(ctx: NavigatorMachineContext): TraversalInput {
   const m = found(ctx);
   const skip = ctx.violations.length > 0;
   return {
+    task: ctx.intake!.task!,
     words: skip ? [] : m.words,
     registry: m.registry,
     index: m.index,
@@ -179,6 +180,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
           words: m.words,
           planned,
           index: m.index,
+          text: m.registry.text,
           budget: ctx.intake!.capsule.budget,
           constraints: ctx.intake!.capsule.constraints,
           pass: ctx.pass,

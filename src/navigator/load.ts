@@ -1,6 +1,10 @@
 import type { ContextLoadReceipt, FlightPlan, NavigatorBudget, NavigatorConstraints } from '../contracts/index.js';
-import { countTokens, renderFlightPlan, type RepoIndex } from '../repomap/index.js';
+import { readFileSync } from 'node:fs';
+import { countTokens, fileHeader, resolveInsideRoot, type IndexedFile, type Level, type MapFile, type RepoIndex } from '../repomap/index.js';
+import { termsOfWord } from './ranking.js';
+import type { TextIndex } from './text-index.js';
 import { inScope } from './traverse.js';
+import { selectLines } from './windows.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
 
 export interface LoadInput {
@@ -9,6 +13,8 @@ export interface LoadInput {
   /** Files planned by this pass's traversal, trunk first. */
   planned: PlannedFile[];
   index: RepoIndex;
+  /** The full-text index (term weights for finding where the words are). */
+  text: TextIndex;
   budget: NavigatorBudget;
   constraints: NavigatorConstraints;
   pass: number;
@@ -40,56 +46,127 @@ export function contextTitle(task: string, words: MagicWord[]): string {
   return `# Context for: ${task.replace(/\s+/g, ' ').trim()}\nmagic words: ${words.map((w) => w.word).join(', ')}`;
 }
 
+/** Fewest lines a planned file is given while lines remain (a window and its signature). */
+export const MIN_FILE_LINES = 12;
+const MAX_LINE = 240;
+const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line);
+
+/** Renders the chosen lines of a file: a header, then numbered lines with `⋮` where lines are skipped. */
+export function renderLines(file: IndexedFile, lines: string[], chosen: number[], level: Level): string {
+  const full = chosen.length === lines.length && lines.length > 0;
+  let out = fileHeader(file, level, full ? undefined : `${chosen.length} shown`);
+  let prev = 0;
+  for (const l of chosen) {
+    if (!full && l > prev + 1) out += '⋮\n';
+    out += full ? `${clip(lines[l - 1]!)}\n` : `${l}│${clip(lines[l - 1]!)}\n`;
+    prev = l;
+  }
+  if (!full && prev < lines.length && chosen.length) out += '⋮\n';
+  return out;
+}
+
+/** Term weights (idf) of the magic words, for finding where they are in a file. */
+function termWeights(words: MagicWord[], index: RepoIndex, text: TextIndex): Map<string, number> {
+  const n = Math.max(1, text.size);
+  const out = new Map<string, number>();
+  for (const w of words) for (const t of termsOfWord(w.word, text)) out.set(t, Math.log(1 + n / Math.max(1, text.docFreq(t))));
+  return out;
+}
+
 /**
- * LOAD_CONTEXT: renders the planned files through the repo map (trunk first, then by plan order),
- * within max_files (and the tool-call budget), max_lines (lines read) and the token budget. The
- * receipt starts empty on every pass.
+ * LOAD_CONTEXT: for each planned file in plan order (trunk first, then by rank), the lines where the
+ * magic words are — the densest windows widened to their definitions, plus the outline of the rest —
+ * within max_files (and the tool-call budget), max_lines and the token budget. Lines are shared out by
+ * rank (a better file gets more, every file at least MIN_FILE_LINES while lines remain). `lines_read`
+ * is exactly the lines put in the context. Tokens are counted of what is loaded only; the corpus is
+ * estimated from its bytes. The receipt starts empty on every pass.
  */
 export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const { index, budget } = input;
   const plan = planToFlightPlan(input.planned, input.words, budget.max_tokens);
+  const text = input.text;
+  const weights = termWeights(input.words, index, text);
   // One tool call reads the registry; each file read is one more.
   const callsLeft = Math.max(0, budget.max_tool_calls - input.tool_calls_before - 1);
-  const render = await renderFlightPlan(index.root, plan, {
-    index,
-    maxFiles: Math.min(budget.max_files, callsLeft),
-    maxLines: budget.max_lines,
-    matchWords: input.words.map((w) => w.word),
-    priority: input.planned.map((p) => p.path),
-    title: contextTitle(input.task, input.words),
-  });
-  const byPath = new Map(input.planned.map((p) => [p.path, p]));
-  const loaded = render.files.filter((f) => f.level > 0);
+  const maxFiles = Math.min(budget.max_files, callsLeft);
+  const title = `${contextTitle(input.task, input.words)}\n\n`;
+  const byPathFile = new Map(index.files.map((f) => [f.path, f]));
+  let tokensUsed = countTokens(title);
+  let linesLeft = budget.max_lines;
+  const loaded: { map: MapFile; block: string; matched: string; planned: PlannedFile }[] = [];
+  const cut: string[] = [];
+  const queue = input.planned.filter((p) => byPathFile.has(p.path));
+  const relevance = queue.map((p) => Math.max(0.05, p.relevance));
+  for (let i = 0; i < queue.length; i++) {
+    const p = queue[i]!;
+    const file = byPathFile.get(p.path)!;
+    if (loaded.length >= maxFiles || linesLeft <= 0 || budget.max_tokens - tokensUsed < 8) {
+      cut.push(p.path);
+      continue;
+    }
+    const after = Math.min(queue.length - i - 1, maxFiles - loaded.length - 1);
+    const share = relevance[i]! / relevance.slice(i, i + 1 + after).reduce((a, b) => a + b, 0);
+    let allowance = Math.max(Math.min(MIN_FILE_LINES, linesLeft), Math.min(linesLeft - after * MIN_FILE_LINES, Math.floor(linesLeft * share)));
+    const content = readFileSync(resolveInsideRoot(index.root, file.path), 'utf8');
+    const lines = content.split('\n');
+    if (content.endsWith('\n')) lines.pop();
+    let done = false;
+    while (allowance > 0 && !done) {
+      const sel = selectLines(content, file.outline.defs, weights, allowance);
+      if (!sel.lines.length) break;
+      const level: Level = sel.lines.length === lines.length ? 4 : sel.windows.length ? 3 : 2;
+      const block = renderLines(file, lines, sel.lines, level);
+      const tokens = countTokens(block);
+      if (tokensUsed + tokens > budget.max_tokens) {
+        allowance = Math.floor(allowance / 2);
+        continue;
+      }
+      const matchedSet = new Set(sel.matched);
+      const matched = sel.lines.filter((l) => matchedSet.has(l)).map((l) => `${l}│${clip(lines[l - 1]!)}\n`).join('');
+      tokensUsed += tokens;
+      linesLeft -= sel.lines.length;
+      loaded.push({
+        map: { path: file.path, level, wanted_level: p.level, tokens, lines_read: sel.lines.length, rank: i + 1, score: p.relevance, matched_tokens: 0, captures: 0 },
+        block,
+        matched,
+        planned: p,
+      });
+      done = true;
+    }
+    if (!done) cut.push(p.path);
+  }
+  let context = title + loaded.map((l) => l.block).join('');
+  // Blocks are counted one by one; joined text can differ by a token at a seam. Keep the limit hard.
+  while (loaded.length && countTokens(context) > budget.max_tokens) {
+    cut.push(loaded.pop()!.map.path);
+    context = title + loaded.map((l) => l.block).join('');
+  }
+  for (const l of loaded) l.map.matched_tokens = l.matched ? countTokens(l.matched) : 0;
+  const files = loaded.map((l) => l.map);
   const receipt: ContextLoadReceipt = {
     schema_version: '1.0.0',
     agent_type: 'navigator',
-    files_loaded: loaded.map((f) => ({
-      path: f.path,
-      lines_read: f.lines_read,
-      magic_word_match: byPath.get(f.path)?.words[0] ?? '',
-      relevance_score: byPath.get(f.path)?.relevance ?? 0,
-    })),
-    total_lines_loaded: loaded.reduce((s, f) => s + f.lines_read, 0),
+    files_loaded: loaded.map((l) => ({ path: l.map.path, lines_read: l.map.lines_read, magic_word_match: l.planned.words[0] ?? '', relevance_score: l.planned.relevance })),
+    total_lines_loaded: files.reduce((s, f) => s + f.lines_read, 0),
     budget_limit_lines: budget.max_lines,
-    budget_used_fraction: round4(loaded.reduce((s, f) => s + f.lines_read, 0) / budget.max_lines),
+    budget_used_fraction: round4(files.reduce((s, f) => s + f.lines_read, 0) / budget.max_lines),
     null_checks_performed: true,
   };
   const matches: Record<string, string[]> = {};
-  for (const f of loaded) matches[f.path] = byPath.get(f.path)?.words ?? [];
+  for (const l of loaded) matches[l.map.path] = l.planned.words;
   const allowed = inScope(input.constraints);
   const corpus = index.files.filter((f) => allowed(f.path));
-  const cut = render.files.filter((f) => byPath.has(f.path) && f.cut !== undefined).map((f) => f.path);
   return {
     pass: input.pass,
-    context: render.text,
+    context,
     receipt,
     matches,
-    files: loaded,
+    files,
     flight_plan: plan,
-    tokens_loaded: countTokens(render.text),
-    matched_tokens: loaded.reduce((s, f) => s + f.matched_tokens, 0),
+    tokens_loaded: countTokens(context),
+    matched_tokens: files.reduce((s, f) => s + f.matched_tokens, 0),
     lines_read: receipt.total_lines_loaded,
-    tool_calls: input.tool_calls_before + 1 + loaded.filter((f) => f.lines_read > 0).length,
+    tool_calls: input.tool_calls_before + 1 + files.length,
     cut_for_budget: cut,
     corpus_tokens: corpus.reduce((s, f) => s + f.tokens, 0),
     corpus_files: corpus.map((f) => f.path),

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { MagicWordRecord, ValidationError, type ValidationIssue } from '../contracts/index.js';
 import type { IndexedFile, RepoIndex } from '../repomap/index.js';
 import { splitWords } from '../repomap/index.js';
 import { isCandidateWord } from './stop-words.js';
-import type { TierRegistry } from './types.js';
+import { termsOfWord } from './ranking.js';
+import { openTextIndex, type TextIndex } from './text-index.js';
+import type { TierRegistry, WordLookup } from './types.js';
 
 /** Conventional registry locations inside a repository, tried in order. */
 export const REGISTRY_PATHS = ['.navkernel/magic-words.jsonl', 'magic-words.jsonl', 'data/magic-words.jsonl', 'docs/magic-words.jsonl'];
@@ -37,18 +39,7 @@ export function trunkFiles(files: IndexedFile[]): string[] {
   return out.sort();
 }
 
-/** Singular/plural variant used as a direct alias in built registries (tokens ↔ token). */
-function inflection(w: string): string {
-  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
-  if (w.endsWith('s') && !w.endsWith('ss') && w.length > 3) return w.slice(0, -1);
-  if (w.endsWith('y') && !/[aeiou]y$/.test(w)) return `${w.slice(0, -1)}ies`;
-  return `${w}s`;
-}
-
-const GRAVITY = [1, 0.7, 0.4, 0.2];
-const DOMAIN = ['universal', 'universal', 'protocol', 'domain-specific'];
-
-/** The words a file anchors: from its path, its definitions, and (Markdown) its top headings. */
+/** The words a file anchors: from its path, its definitions, and (Markdown) its top headings (repo registries without paths). */
 export function fileWords(f: IndexedFile): Set<string> {
   const words = new Set<string>();
   for (const w of splitWords(f.path.replace(/\.[^./]+$/, ''))) if (isCandidateWord(w)) words.add(w);
@@ -60,69 +51,41 @@ export function fileWords(f: IndexedFile): Set<string> {
 }
 
 /**
- * Builds a tier registry from an index, deterministically: tier 0 the trunk, tier 1 top-level folders,
- * tier 2 the folders below them, tier 3 files. A word's tier is the shallowest place it occurs (a
- * trunk file, a top-level folder name, a module folder name, or anything in a file); its `paths` are
- * every file it occurs in.
+ * The built registry: the repository's full-text index. Every word whose terms (the word, its stem, a
+ * compound's whole form) occur in the index is a registry word; its files are the files containing it.
+ * No records are materialised (a word's tier is where its best file sits, decided by the traversal).
  */
-export function buildRegistry(index: RepoIndex): TierRegistry {
+export function textRegistry(index: RepoIndex, text: TextIndex): TierRegistry {
   const trunk = trunkFiles(index.files);
-  const trunkSet = new Set(trunk);
-  const occ = new Map<string, { tier: number; files: Set<string>; parent: string | null }>();
-  const rootWord = splitWords(path.basename(index.root)).filter(isCandidateWord)[0] ?? 'repository';
-  const note = (w: string, tier: number, file: string, parent: string | null) => {
-    let o = occ.get(w);
-    if (!o) occ.set(w, (o = { tier, files: new Set(), parent }));
-    if (tier < o.tier) {
-      o.tier = tier;
-      o.parent = parent;
-    }
-    o.files.add(file);
+  const known = new Map<string, boolean>();
+  const lookup: WordLookup = {
+    get(k) {
+      const key = k.toLowerCase();
+      let ok = known.get(key);
+      if (ok === undefined) known.set(key, (ok = /^[a-z0-9]+$/.test(key) && termsOfWord(key, text).length > 0));
+      return ok ? key : undefined;
+    },
+    has(k) {
+      return lookup.get(k) !== undefined;
+    },
   };
-  for (const f of index.files) {
-    const parts = f.path.split('/');
-    const folderWord = (seg: string | undefined) => (seg ? splitWords(seg).filter(isCandidateWord)[0] ?? null : null);
-    const top = parts.length > 1 ? parts[0] : undefined;
-    const mod = parts.length > 2 ? parts[1] : undefined;
-    const inTrunk = trunkSet.has(f.path);
-    if (top) for (const w of splitWords(top)) if (isCandidateWord(w)) note(w, inTrunk ? 0 : 1, f.path, inTrunk ? null : rootWord);
-    if (mod) for (const w of splitWords(mod)) if (isCandidateWord(w)) note(w, inTrunk ? 0 : 2, f.path, inTrunk ? null : folderWord(top) ?? rootWord);
-    const parent = folderWord(mod) ?? folderWord(top) ?? rootWord;
-    for (const w of fileWords(f)) note(w, inTrunk ? 0 : 3, f.path, inTrunk ? null : parent);
-  }
-  const words = [...occ.keys()].sort();
-  const children = new Map<string, string[]>();
-  for (const w of words) {
-    const p = occ.get(w)!.parent;
-    if (p && p !== w) {
-      let list = children.get(p);
-      if (!list) children.set(p, (list = []));
-      list.push(w);
-    }
-  }
-  const records: MagicWordRecord[] = words.map((w, i) => {
-    const o = occ.get(w)!;
-    const alias = inflection(w);
-    const files = [...o.files].sort();
-    return {
-      id: `NK-${String(i + 1).padStart(4, '0')}`,
-      word: w,
-      tier: o.tier,
-      definition: `occurs in ${files.length} file${files.length === 1 ? '' : 's'}, first ${files[0]}`,
-      parent: o.tier === 0 ? null : o.parent === w ? rootWord : o.parent,
-      children: o.tier === 3 ? [] : (children.get(w) ?? []),
-      gravity: GRAVITY[o.tier]!,
-      domain: DOMAIN[o.tier]!,
-      related_words: [],
-      aliases: occ.has(alias) ? [] : [alias],
-      paths: files,
-    };
-  });
-  return toRegistry('built', 'built from the repository', records, index, trunk);
+  const memo = new Map<string, string[]>();
+  const files = {
+    get(w: string): string[] | undefined {
+      let list = memo.get(w);
+      if (!list) {
+        const set = new Set<string>();
+        for (const t of termsOfWord(w, text)) for (const p of text.filesWith(t)) set.add(p);
+        memo.set(w, (list = [...set].sort()));
+      }
+      return list;
+    },
+  };
+  return { source: 'built', origin: text.origin, records: [], lookup, files, text, trunk };
 }
 
 /** A registry from records: resolves each word's `paths` globs against the index (or, without paths, the files it occurs in). */
-export function toRegistry(source: TierRegistry['source'], origin: string, records: MagicWordRecord[], index: RepoIndex, trunkHint?: string[]): TierRegistry {
+export function toRegistry(source: TierRegistry['source'], origin: string, records: MagicWordRecord[], index: RepoIndex, text: TextIndex, trunkHint?: string[]): TierRegistry {
   const lookup = new Map<string, string>();
   for (const r of records) lookup.set(r.word.toLowerCase(), r.word);
   for (const r of records) for (const a of r.aliases) if (!lookup.has(a.toLowerCase())) lookup.set(a.toLowerCase(), r.word);
@@ -161,7 +124,7 @@ export function toRegistry(source: TierRegistry['source'], origin: string, recor
   }
   const trunk = new Set(trunkHint ?? trunkFiles(index.files));
   if (source === 'repo') for (const r of records) if (r.tier === 0) for (const f of files.get(r.word) ?? []) if (r.paths.length) trunk.add(f);
-  return { source, origin, records, lookup, files, trunk: [...trunk].sort() };
+  return { source, origin, records, lookup, files, text, trunk: [...trunk].sort() };
 }
 
 /** Parses a magic-words JSONL file; every bad line is reported at once with its line number. */
@@ -199,37 +162,27 @@ export function registryToJsonl(records: MagicWordRecord[]): string {
 export interface LoadRegistryOptions {
   /** An explicit registry file (`--registry`); otherwise the conventional paths, otherwise built. */
   registryFile?: string;
-  /** Cache directory for built registries (keyed by the repository state hash); false disables. */
+  /** Cache directory for the persistent full-text index; false keeps it in memory. */
   cacheDir?: string | false;
 }
 
-/** The registry for a repository: an explicit file, a conventional one in the repo, or a built (cached) one. */
+/** Where the persistent text index of a repository lives in a cache directory. */
+export function textIndexFile(cacheDir: string, root: string): string {
+  return path.join(cacheDir, 'navigator', `text-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sqlite`);
+}
+
+/** The registry for a repository: an explicit file, a conventional one in the repo, or the full-text index itself. */
 export function loadRegistry(index: RepoIndex, options: LoadRegistryOptions = {}): TierRegistry {
+  const text = openTextIndex(index, options.cacheDir ? textIndexFile(options.cacheDir, index.root) : false);
   if (options.registryFile) {
     const records = parseRegistryJsonl(readFileSync(options.registryFile, 'utf8'), options.registryFile);
-    return toRegistry('repo', options.registryFile, records, index);
+    return toRegistry('repo', options.registryFile, records, index, text);
   }
   for (const rel of REGISTRY_PATHS) {
     if (index.files.some((f) => f.path === rel)) {
       const records = parseRegistryJsonl(readFileSync(path.join(index.root, rel), 'utf8'), rel);
-      return toRegistry('repo', rel, records, index);
+      return toRegistry('repo', rel, records, index, text);
     }
   }
-  if (options.cacheDir) {
-    const file = path.join(options.cacheDir, 'navigator', `registry-${createHash('sha256').update(`${index.root}\0${index.state_hash}`).digest('hex').slice(0, 24)}.jsonl`);
-    if (existsSync(file)) {
-      try {
-        return toRegistry('built', file, parseRegistryJsonl(readFileSync(file, 'utf8'), file), index);
-      } catch {
-        // a corrupt cache entry is rebuilt
-      }
-    }
-    const built = buildRegistry(index);
-    mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, registryToJsonl(built.records));
-    renameSync(tmp, file);
-    return { ...built, origin: file };
-  }
-  return buildRegistry(index);
+  return textRegistry(index, text);
 }

@@ -1,5 +1,6 @@
 import type { CnfCapsule, CompressionReport, ContextLoadReceipt, FlightPlan, MagicWordRecord, NavigationMap, TierPathEntry } from '../contracts/index.js';
 import type { MapFile, RepoIndex } from '../repomap/index.js';
+import type { TextIndex } from './text-index.js';
 
 /** The seed-002 forbidden states. Entering one ends the run in EXIT_BLOCKED naming it. */
 export const FORBIDDEN_STATES = [
@@ -21,6 +22,12 @@ export interface Violation {
   detail: string;
 }
 
+/** Word → canonical registry word. */
+export interface WordLookup {
+  get(key: string): string | undefined;
+  has(key: string): boolean;
+}
+
 /** The tier registry in use: its records and how a word resolves to files. */
 export interface TierRegistry {
   /** `repo` (a magic-words.jsonl found in or given for the repo) or `built` (derived from the repo). */
@@ -28,10 +35,12 @@ export interface TierRegistry {
   /** Where it came from: the registry file, or the cache file of a built one. */
   origin: string;
   records: MagicWordRecord[];
-  /** Lowercase word or alias → canonical word. */
-  lookup: Map<string, string>;
-  /** Canonical word → repo-relative files it anchors, sorted. */
-  files: Map<string, string[]>;
+  /** Lowercase word or alias → canonical word (a built registry: any word whose terms the full-text index holds). */
+  lookup: WordLookup;
+  /** Canonical word → repo-relative files it anchors, sorted (a built registry: the files containing it). */
+  files: { get(word: string): string[] | undefined };
+  /** The full-text index of the repository (built registries are this index). */
+  text: TextIndex;
   /** Files of the trunk (tier 0), sorted. */
   trunk: string[];
 }

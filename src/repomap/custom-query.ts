@@ -1,3 +1,5 @@
+/// <reference types="emscripten" preserve="true" />
+// web-tree-sitter's types name Emscripten globals: the reference keeps them resolvable in a consumer (skipLibCheck false).
 import { Query } from 'web-tree-sitter';
 import { type CodeLanguage, loadLanguage, parserFor } from './languages.js';
 

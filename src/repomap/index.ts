@@ -1,7 +1,8 @@
 export { renderFlightPlan, type RenderFlightPlanOptions, type RenderResult, type MapFile, type MapMetadata } from './render-flight-plan.js';
 export { renderFile, fileHeader, type RenderedFile, type RenderFileOptions, type Level } from './render-file.js';
-export { indexRepo, defaultCacheDir, type RepoIndex, type IndexedFile, type IndexOptions, type IndexStats } from './repo-index.js';
-export { scanRepo, type ScanOptions, type ScanResult, type ScannedFile, type SkippedFile } from './scan.js';
+export { indexRepo, defaultCacheDir, estimateTokens, type RepoIndex, type IndexedFile, type IndexOptions, type IndexStats } from './repo-index.js';
+export { classifyPath, isGeneratedFileName, type FileClass } from './file-class.js';
+export { scanRepo, readRegularFile, type ScanOptions, type ScanResult, type ScannedFile, type SkippedFile } from './scan.js';
 export { extractOutline, markdownOutline, type Outline, type Definition } from './outline.js';
 export { rankFiles, type FileScore } from './rank.js';
 export { countTokens, tokenPieces, tokenCounterStats, TOKEN_ENCODING } from './tokens.js';

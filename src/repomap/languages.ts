@@ -1,6 +1,9 @@
+/// <reference types="emscripten" preserve="true" />
+// web-tree-sitter's types name Emscripten globals: the reference keeps them resolvable in a consumer (skipLibCheck false).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Language, Parser } from 'web-tree-sitter';
+import { requireOptionalPackage } from '../optional-package.js';
 
 /** Languages the repo map parses with tree-sitter. */
 export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
@@ -40,14 +43,11 @@ export function isCodeLanguage(lang: FileLanguage): lang is CodeLanguage {
 
 const require = createRequire(import.meta.url);
 
-/** Where each grammar comes from: `@repomix/tree-sitter-wasms` 0.1.17, Java from `@vscode/tree-sitter-wasm` 0.3.1. */
+/** Where each grammar comes from: one grammar set, `@vscode/tree-sitter-wasm` 0.3.x (its `wasm/` folder). */
 export function grammarPath(lang: CodeLanguage): string {
-  if (lang === 'java') {
-    const dir = path.dirname(require.resolve('@vscode/tree-sitter-wasm/package.json'));
-    return path.join(dir, 'wasm', 'tree-sitter-java.wasm');
-  }
-  const dir = path.dirname(require.resolve('@repomix/tree-sitter-wasms/package.json'));
-  return path.join(dir, 'out', `tree-sitter-${lang}.wasm`);
+  requireOptionalPackage('@vscode/tree-sitter-wasm', 'the repo map (navigate, explore, renderFlightPlan)', '@vscode/tree-sitter-wasm/package.json');
+  const dir = path.dirname(require.resolve('@vscode/tree-sitter-wasm/package.json'));
+  return path.join(dir, 'wasm', `tree-sitter-${lang}.wasm`);
 }
 
 let initialised: Promise<void> | undefined;

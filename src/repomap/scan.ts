@@ -1,8 +1,9 @@
-import { lstatSync, openSync, readSync, closeSync, readdirSync, readFileSync, realpathSync, statSync, existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { NavkernelError } from '../contracts/errors.js';
+import { BUILD_DIRS_BESIDE_MANIFEST, BUILD_MANIFESTS, BUILD_OUTPUT_DIRS, isGeneratedFileName } from './file-class.js';
 import { isInside } from './safe-path.js';
 
 /** A file the repo map may read. */
@@ -16,7 +17,7 @@ export interface ScannedFile {
 /** A file left out, with why (reported, never read). */
 export interface SkippedFile {
   path: string;
-  reason: 'gitignored' | 'excluded' | 'binary' | 'oversized' | 'symlink_outside_root' | 'symlink_dir' | 'unreadable';
+  reason: 'gitignored' | 'excluded' | 'binary' | 'oversized' | 'symlink_outside_root' | 'symlink_dir' | 'unreadable' | 'not_a_regular_file' | 'generated';
 }
 
 export interface ScanOptions {
@@ -53,6 +54,48 @@ function looksBinary(abs: string, size: number): boolean {
 }
 
 /**
+ * Reads `rel` under `root` only if it is a regular file inside the root no larger than `maxBytes`
+ * (a symlink is followed only when its target stays inside). Returns the text, undefined when there is
+ * no such path, or why it was not read — a FIFO would block the read, `/dev/zero` never ends, and a
+ * symlink could read outside the repository.
+ */
+export function readRegularFile(root: string, rel: string, maxBytes: number): string | undefined | { reason: SkippedFile['reason'] } {
+  const abs = path.join(root, rel);
+  let st;
+  try {
+    st = lstatSync(abs);
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink()) {
+    let real: string;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      return { reason: 'unreadable' };
+    }
+    if (!isInside(root, real)) return { reason: 'symlink_outside_root' };
+    st = statSync(real);
+  }
+  if (!st.isFile()) return { reason: 'not_a_regular_file' };
+  if (st.size > maxBytes) return { reason: 'oversized' };
+  try {
+    const fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      // Read no more than the cap even if the file grew since the stat.
+      const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      if (n > maxBytes) return { reason: 'oversized' };
+      return buf.subarray(0, n).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return { reason: 'unreadable' };
+  }
+}
+
+/**
  * Lists the text files of a repository: sorted, inside the root only (symlinks leaving it are skipped,
  * symlinked directories are not followed), `.gitignore`d, binary and oversized files left out.
  */
@@ -71,15 +114,12 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
     const dirAbs = path.join(root, dirRel);
     let active = rules;
     if (useGitignore) {
-      const gi = path.join(dirAbs, '.gitignore');
-      if (existsSync(gi)) {
-        try {
-          active = [...rules, { base: dirRel, ig: ignore().add(readFileSync(gi, 'utf8')) }];
-        } catch {
-          // an unreadable .gitignore is ignored rather than fatal
-        }
-      }
+      const giRel = dirRel ? `${dirRel}/.gitignore` : '.gitignore';
+      const gi = readRegularFile(root, giRel, maxBytes);
+      if (typeof gi === 'string') active = [...rules, { base: dirRel, ig: ignore().add(gi) }];
+      else if (gi) skipped.push({ path: giRel, reason: gi.reason });
     }
+    const manifestHere = BUILD_MANIFESTS.some((m) => existsSync(path.join(dirAbs, m)));
     const isIgnored = (rel: string, isDir: boolean): boolean =>
       active.some(({ base, ig }) => {
         const sub = base ? rel.slice(base.length + 1) : rel;
@@ -110,6 +150,10 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
       }
       if (st.isDirectory()) {
         if (ALWAYS_SKIPPED_DIRS.has(e.name)) continue;
+        if (BUILD_OUTPUT_DIRS.has(e.name) || (manifestHere && BUILD_DIRS_BESIDE_MANIFEST.has(e.name))) {
+          skipped.push({ path: `${rel}/`, reason: 'generated' });
+          continue;
+        }
         if (isIgnored(rel, true)) {
           skipped.push({ path: `${rel}/`, reason: 'gitignored' });
           continue;
@@ -121,8 +165,12 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
         walk(rel, active);
         continue;
       }
-      if (!st.isFile()) continue;
+      if (!st.isFile()) {
+        skipped.push({ path: rel, reason: 'not_a_regular_file' });
+        continue;
+      }
       if (isIgnored(rel, false)) skipped.push({ path: rel, reason: 'gitignored' });
+      else if (isGeneratedFileName(e.name)) skipped.push({ path: rel, reason: 'generated' });
       else if (excluded?.(rel)) skipped.push({ path: rel, reason: 'excluded' });
       else if (st.size > maxBytes) skipped.push({ path: rel, reason: 'oversized' });
       else {

@@ -2,6 +2,8 @@ const memo = new Map<string, readonly string[]>();
 const MEMO_MAX = 100_000;
 
 function split(text: string): string[] {
+  // Most parts of most identifiers are plain lowercase words: no regex work for them.
+  if (/^[a-z]+$/.test(text)) return [text];
   const out: string[] = [];
   for (const raw of text.split(/[^A-Za-z0-9]+/)) {
     if (!raw) continue;
@@ -22,12 +24,17 @@ function split(text: string): string[] {
  * Memoised: ranking and rendering split the same definition names and paths many times over.
  */
 export function splitWords(text: string): string[] {
+  // A copy: callers may change what they get.
+  return splitWordsShared(text).slice();
+}
+
+/** `splitWords` without the copy, for hot loops that only read the parts (never change the array). */
+export function splitWordsShared(text: string): readonly string[] {
   let words = memo.get(text);
   if (!words) {
     words = split(text);
     if (memo.size >= MEMO_MAX) memo.clear();
     memo.set(text, words);
   }
-  // A copy: callers may change what they get.
-  return words.slice();
+  return words;
 }

@@ -128,7 +128,11 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
           byTier.set(t.tier, (byTier.get(t.tier) ?? 0) + t.count);
         }
       }
-      // Cost over time by hour of route time: one pass over the routes (fine for a few million routes).
+      // Cost over time by bucket of route time: one pass over the routes (fine for a few million routes).
+      const first = Math.min(...runs.map((r) => Date.parse(r.created_ts)).filter(Number.isFinite));
+      const last = Math.max(...runs.map((r) => Date.parse(r.updated_ts)).filter(Number.isFinite));
+      const span = Number.isFinite(first) && Number.isFinite(last) ? last - first : 0;
+      const width = [1_000, 10_000, 60_000, 300_000, HOUR_MS, 24 * HOUR_MS].find((w) => span / w <= 240) ?? 24 * HOUR_MS;
       const buckets = new Map<number, { routes: number; llm_calls: number; usd: number }>();
       for (const r of runs) {
         for (let after = 0; ; ) {
@@ -136,7 +140,7 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
           if (page.length === 0) break;
           for (const row of page) {
             const t = Date.parse(row.ts);
-            const h = Number.isFinite(t) ? Math.floor(t / HOUR_MS) * HOUR_MS : 0;
+            const h = Number.isFinite(t) ? Math.floor(t / width) * width : 0;
             let b = buckets.get(h);
             if (!b) buckets.set(h, (b = { routes: 0, llm_calls: 0, usd: 0 }));
             b.routes++;
@@ -151,6 +155,7 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
         routes,
         by_tier: [...byTier].sort((a, b) => a[0] - b[0]).map(([tier, count]) => ({ tier: tier as Tier, count })),
         by_tier_rule: [...byRule.values()].sort((a, b) => a.tier - b.tier || b.count - a.count || a.rule.localeCompare(b.rule)),
+        bucket_seconds: width / 1000,
         cost_over_time: [...buckets]
           .sort((a, b) => a[0] - b[0])
           .map(([h, b]) => ({ bucket: new Date(h).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),

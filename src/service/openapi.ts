@@ -132,7 +132,7 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       '/v1/flows': { get: { operationId: 'listFlows', summary: 'The flows this service routes with', responses: { '200': ok('FlowsList', 'Flow definitions'), ...problems() } } },
       '/v1/stats': {
-        get: { operationId: 'ledgerStats', summary: 'Decisions by tier and rule over the whole ledger, and cost per hour', responses: { '200': ok('LedgerStats', 'Ledger statistics'), ...problems() } },
+        get: { operationId: 'ledgerStats', summary: 'Decisions by tier and rule over the whole ledger, and cost over time', responses: { '200': ok('LedgerStats', 'Ledger statistics'), ...problems() } },
       },
       '/v1/healthz': { get: { operationId: 'health', summary: 'Liveness (never needs the token)', security: [{}], responses: { '200': ok('Health', 'Serving') } } },
       '/v1/metrics': {

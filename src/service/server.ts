@@ -21,6 +21,7 @@ import { VERSION } from '../version.js';
 import type { ServiceLedger } from './ledger-reader.js';
 import { buildOpenApi } from './openapi.js';
 import { ApiError, problem, problemFor } from './problem.js';
+import { flowsList } from './report.js';
 import { RunQueue } from './run-queue.js';
 import { createMetrics, navkernelTracer, observedStore, tracedNavigator, type ServiceMetrics } from './telemetry.js';
 
@@ -243,9 +244,7 @@ export function createService(options: ServiceOptions): Service {
 
   app.get('/v1/verify', async (_req, reply) => json(reply, 'verify-report', await deadline(ledger.verify())));
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
-  app.get('/v1/flows', async (_req, reply) =>
-    json(reply, 'flows-list', { flows_hash: flows.hash, flows: [...flows.flows.values()].map((f) => f.def).sort((a, b) => a.flow.localeCompare(b.flow)) }),
-  );
+  app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
   app.get('/v1/healthz', async (_req, reply) => json(reply, 'health', { status: 'ok', version: VERSION, flows_hash: flows.hash, ledger: ledger.location }));
   app.get('/v1/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
   app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(openapi)));

@@ -8,40 +8,56 @@ const line = (o: object) => JSON.stringify(o);
 const step = (step_completed: string, status: string, extra: object = {}) => line({ run_id: 'cli-1', flow: 'build', step_completed, status, ...extra });
 
 describe('navkernel route', () => {
-  it('prints one decision per JSONL line, and accepts pretty-printed documents', () => {
+  it('prints one decision per JSONL line; pretty-printed documents only with --multiline', () => {
     const pretty = JSON.stringify({ run_id: 'cli-1', flow: 'build', step_completed: 'build-step-2', status: 'UNVERIFIED' }, null, 2);
-    const r = runCli(['route', '--flows', 'charters', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
+    const r = runCli(['route', '--flows', 'charters', '--no-ledger', '--multiline'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const decisions = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(decisions.map((d) => `${d.decision}:${d.next_step_id}`)).toEqual(['CONTINUE:build-step-2', 'LOOP:build-step-1']);
+    // Without the flag each line of a pretty-printed document is its own (bad) line, each answered.
+    const strict = runCli(['route', '--no-ledger'], `${pretty}\n`);
+    expect(strict.stdout.trim().split('\n')).toHaveLength(pretty.split('\n').length);
+    expect(strict.code).toBe(1);
   });
 
-  it('answers each line before the next is written (co-process)', async () => {
+  it('answers each line before the next is written (co-process), echoing run_id and request_id', async () => {
     const co = coProcess(['route', '--flows', 'charters', '--no-ledger']);
-    const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
-    expect(first).toMatchObject({ decision: 'LOOP', iteration: 1 });
+    const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED', { request_id: 'q-1' })));
+    expect(first).toMatchObject({ decision: 'LOOP', iteration: 1, run_id: 'cli-1', request_id: 'q-1' });
+    const bad = JSON.parse(await co.ask('{"run_id": "cli-1", "flow": '));
+    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 } });
     const second = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
     expect(second).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
-    expect(await co.close()).toBe(0);
+    expect(await co.close()).toBe(1);
   });
 
-  it('stops at a bad line with one error naming the line and JSON path; earlier lines stay routed', () => {
-    const r = runCli(['route', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
-    expect(r.code).toBe(2);
-    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {
+    const r = runCli(['route', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-3', 'VERIFIED')].join('\n'));
+    expect(r.code).toBe(1);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(answers).toHaveLength(3);
+    expect(answers[1]).toEqual({ error: { code: 'INVALID_FORENSICS', message: '$.iteration.current: expected a number >= 1', path: '$.iteration.current', line: 2 }, request_id: 'q-2', run_id: 'cli-1' });
+    expect(answers[2]).toMatchObject({ decision: 'CONTINUE', run_id: 'cli-1' });
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });
 
-  it('routes nothing from a half-read or malformed document', () => {
-    const half = runCli(['route', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"`);
-    expect(half.code).toBe(2);
-    expect(half.stdout.trim().split('\n')).toHaveLength(1);
+  it('--fail-fast stops at the first bad line (exit 2); earlier lines stay routed', () => {
+    const r = runCli(['route', '--no-ledger', '--fail-fast'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
+    expect(r.code).toBe(2);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(answers.map((a) => a.decision ?? a.error.code)).toEqual(['CONTINUE', 'INVALID_FORENSICS']);
+  });
+
+  it('never glues a truncated line onto the next one', () => {
+    const r = runCli(['route', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"}\n${step('build-step-2', 'VERIFIED')}`);
+    expect(r.code).toBe(1);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(answers.map((a) => a.decision ?? a.error.code)).toEqual(['CONTINUE', 'INVALID_JSON', 'INVALID_JSON', 'CONTINUE']);
+    expect(answers[1].error.line).toBe(2);
+    const half = runCli(['route', '--no-ledger', '--multiline'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"`);
+    expect(half.stdout.trim().split('\n').map((l) => JSON.parse(l).decision ?? JSON.parse(l).error.code)).toEqual(['CONTINUE', 'INVALID_JSON']);
     expect(half.stderr).toMatch(/line 2: the input ended in the middle of a JSON document/);
-    const junk = runCli(['route', '--no-ledger'], '{"run_id": oops}\n');
-    expect(junk.code).toBe(2);
-    expect(junk.stdout).toBe('');
-    expect(junk.stderr).toMatch(/line 1: not valid JSON/);
   });
 
   it('reports an unknown flow directory clearly', () => {
@@ -81,16 +97,20 @@ describe('navkernel demo and help', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    expect(s.byTier[3]).toBeGreaterThan(0); // the scripted navigator (no key, no network)
-    expect((s.byTier[1] + s.byTier[2]) / s.routes).toBeGreaterThan(0.9);
+    expect(s.by_tier[3]).toBeGreaterThan(0); // the scripted navigator (no key, no network)
+    expect(s.llm_cost_usd).toBeGreaterThan(0); // its calls are priced as Claude Haiku
+    expect((s.by_tier[1] + s.by_tier[2]) / s.routes).toBeGreaterThan(0.9);
     const runs = runCli(['runs', '--ledger', ledger, '--json']);
     expect(runs.code).toBe(0);
-    expect(runs.stdout.trim().split("\n").map((l) => JSON.parse(l).run_id)).toHaveLength(6);
+    const listed = runs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { run_id: string; cost_usd: number });
+    expect(listed.map((l) => l.run_id).sort()).toEqual([...s.run_ids].sort());
+    expect(s.llm_cost_usd).toBeCloseTo(listed.reduce((a, l) => a + l.cost_usd, 0), 9);
+    expect(s).toMatchObject({ ledger, runs_folder: path.join(path.dirname(ledger), 'runs') });
     expect(s.routes).toBeGreaterThan(150);
-    expect(s.byTier[1] + s.byTier[2] + s.byTier[3] + s.byTier[4] + s.byTier[5]).toBe(s.routes);
-    expect(s.byDecision.DETOUR).toBeGreaterThan(0);
-    expect(s.byDecision.INJECT_FLOW).toBe(1);
-    expect(s.byDecision.LOOP).toBeGreaterThan(0);
+    expect(s.by_tier[1] + s.by_tier[2] + s.by_tier[3] + s.by_tier[4] + s.by_tier[5]).toBe(s.routes);
+    expect(s.by_decision.DETOUR).toBeGreaterThan(0);
+    expect(s.by_decision.INJECT_FLOW).toBe(1);
+    expect(s.by_decision.LOOP).toBeGreaterThan(0);
   });
 
   it('has --help on every command', () => {

@@ -55,8 +55,8 @@ describe('tier 3: the navigator port', () => {
 
   it('validates injected nodes, and routes them in order before returning to the step', async () => {
     const nodes = [
-      { id: 'add-retry', agent: 'implementer' },
-      { id: 'recheck', agent: 'critic' },
+      { id: 'add-retry', agent: 'implementer', purpose: 'add the retry wrapper the plan asks for' },
+      { id: 'recheck', agent: 'critic', purpose: 'check that it works' },
     ];
     const k = createKernel({ flows: testFlows(), navigator: async () => answer({ proposal: { candidate_id: 'inject_nodes', reason: 'needs a retry wrapper', inject_nodes: nodes } }) });
     expect(await k.route(failing)).toMatchObject({ decision: 'INJECT_NODES', next_step_id: 'add-retry', inject_nodes: nodes, return_to: 'linear' });

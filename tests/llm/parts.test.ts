@@ -37,7 +37,7 @@ describe('extractJson (seed 004: strip fences, parse, bracket-match)', () => {
   });
 });
 
-describe('token estimate (js-tiktoken)', () => {
+describe('token estimate (gpt-tokenizer, cl100k_base)', () => {
   it('counts special-token text as text instead of throwing', async () => {
     expect(await countTokens('a <|endoftext|> b')).toBeGreaterThan(3);
   });

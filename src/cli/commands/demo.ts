@@ -5,7 +5,9 @@ import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type SimulatedStep, type Simul
 import path from 'node:path';
 import { packageRoot, sampleChartersDir } from '../../package-root.js';
 import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
-import { UsageError } from '../conventions.js';
+import { UsageError, writeJson } from '../conventions.js';
+import { runsFolderFor } from '../ledger-option.js';
+import { DEFAULT_LEDGER_FILE } from '../../ledger/index.js';
 
 const SCENARIOS = { demo: DEMO_SCENARIO, harsh: HARSH_SCENARIO } as const;
 
@@ -22,9 +24,10 @@ function describe(d: Decision): string {
   return `${colour(d.decision.padEnd(11))} ${target.padEnd(26)} tier ${d.tier} ${pc.dim(d.rule)}`;
 }
 
-function printStep({ request, decision }: SimulatedStep): void {
+/** Prints one routed step; `width` is the widest `run flow/step` of the demo, so columns line up. */
+function printStep({ request, decision }: SimulatedStep, width: number): void {
   const where = `${request.run_id} ${request.flow}/${request.step_completed}`;
-  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(44)} ${request.status.padEnd(11)} ${describe(decision)}\n`);
+  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(width)} ${request.status.padEnd(11)} ${describe(decision)}\n`);
 }
 
 function printSummary(s: SimulationSummary): void {
@@ -36,6 +39,7 @@ function printSummary(s: SimulationSummary): void {
     `  off-road (anything but CONTINUE) ${s.offRoad} (${pct(s.offRoad)}), escalations ${s.escalations}, tiers 1-2 ${pct(s.byTier[1] + s.byTier[2])}`,
     `  decisions: ${Object.entries(s.byDecision).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  rules:     ${Object.entries(s.byRule).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `  tier-3 (LLM) cost: $${s.llmCostUsd.toFixed(4)}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -59,9 +63,36 @@ export function registerDemoCommand(program: Command): void {
     try {
       const quiet = opts.quiet || opts.json;
       const runPrefix = opts.runPrefix ?? `${scenario.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
-      const summary = await simulate(kernel, scenario, quiet ? { runPrefix } : { runPrefix, onStep: printStep });
-      if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
-      else printSummary(summary);
+      const longestStep = Math.max(...[...kernel.flows.flows.values()].flatMap((f) => [...f.steps.keys()].map((s) => f.id.length + 1 + s.length)));
+      const width = `${runPrefix}-run-${scenario.runs}`.length + 1 + longestStep;
+      const summary = await simulate(kernel, scenario, quiet ? { runPrefix } : { runPrefix, onStep: (s) => printStep(s, width) });
+      const ledger = opts.ledger === false ? null : path.resolve(opts.ledger);
+      const runsFolder = ledger ? runsFolderFor(ledger) : null;
+      if (opts.json) {
+        writeJson({
+          scenario: summary.scenario,
+          routes: summary.routes,
+          elapsed_ms: Math.round(summary.elapsedMs * 1000) / 1000,
+          by_tier: summary.byTier,
+          by_decision: summary.byDecision,
+          by_rule: summary.byRule,
+          off_road: summary.offRoad,
+          escalations: summary.escalations,
+          llm_cost_usd: Math.round(summary.llmCostUsd * 1e10) / 1e10,
+          run_ids: summary.runIds,
+          ledger,
+          runs_folder: runsFolder,
+        });
+        return;
+      }
+      printSummary(summary);
+      const first = summary.runIds[0] ?? '';
+      const runs = summary.runIds.length > 1 ? `${first} … ${summary.runIds.at(-1)}` : first;
+      const where = ledger
+        ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; off-road decisions in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
+        : 'nothing recorded (--no-ledger)';
+      process.stdout.write(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
+      if (ledger) process.stdout.write(`next: navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
     } finally {
       kernel.close();
     }

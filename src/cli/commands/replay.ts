@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { NavkernelError, type ReplayedDecision } from '../../contracts/index.js';
-import { loadFlows } from '../../kernel/index.js';
 import { replayRun } from '../../ledger/index.js';
-import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
 
@@ -22,7 +21,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)')
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean }) => {
-    const flows = await loadFlows(opts.flows);
+    const flows = await loadCliFlows(opts);
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
     const live = opts.live ? navigatorFromFlags(opts) : undefined;
     if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { loadFlows } from '../../kernel/index.js';
 import { resolveEscalation } from '../../ledger/index.js';
-import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 interface ResolveOptions extends LedgerCliOptions, KernelCliOptions {
@@ -24,12 +23,17 @@ export function registerResolveCommand(program: Command): void {
     .requiredOption('--reason <text>', 'why')
     .option('--json', 'print the resolved escalation as JSON (schemas/escalation.schema.json)');
   addLedgerOption(addKernelOptions(cmd)).action(async (id: string, opts: ResolveOptions) => {
-    const flows = await loadFlows(opts.flows);
+    const flows = await loadCliFlows(opts);
     const ledger = openCliLedger(opts);
     try {
       const e = resolveEscalation(ledger, flows, { escalation_id: id, decision: opts.decision, ...(opts.next !== undefined ? { next: opts.next } : {}), by: opts.by, reason: opts.reason });
       if (opts.json) process.stdout.write(JSON.stringify(e) + '\n');
-      else process.stdout.write(`resolved ${e.escalation_id} (run ${e.run_id}, #${e.seq} ${e.flow}/${e.step}): ${e.resolution!.decision}${e.resolution!.next_step_id ? ` → ${e.resolution!.next_step_id}` : ''} by ${e.resolution!.by}\n`);
+      else {
+        const r = e.resolution!;
+        // Without --next the step is chosen from the flow: say which and why.
+        const chosen = opts.next === undefined && r.next_step_id ? ` (no --next given: ${r.decision === 'LOOP' ? "the step's loop target" : "the step's default next"})` : '';
+        process.stdout.write(`resolved ${e.escalation_id} (run ${e.run_id}, #${e.seq} ${e.flow}/${e.step}): ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}${chosen}` : ''} by ${r.by}\n`);
+      }
     } finally {
       ledger.close();
     }

@@ -1,40 +1,71 @@
 import type { Command } from 'commander';
-import { ValidationError } from '../../contracts/index.js';
-import { EXIT } from '../conventions.js';
-import { DocumentSyntaxError, readJsonDocuments } from '../read-documents.js';
+import { EXIT, UsageError } from '../conventions.js';
 import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
+import { createRedactor } from '../../llm/redact.js';
+import { serveCoProcess } from '../route-coprocess.js';
 
-/** `navkernel route`: one decision per input document, answered and flushed as soon as the document is read. */
+interface RouteCliOptions extends RoutingCliOptions {
+  failFast?: boolean;
+  multiline?: boolean;
+  maxDepth?: string;
+  maxBytes?: string;
+  redactPattern?: string[];
+  redact?: boolean;
+}
+
+function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+/**
+ * `navkernel route`: the co-process. One answer line per input line, in input order (README "The co-process
+ * protocol"); exit 0 when every line got a decision, 1 when some got an error, 2 when --fail-fast stopped it.
+ */
 export function registerRouteCommand(program: Command): void {
   const cmd = program
     .command('route')
-    .description('Route step results read from stdin (JSONL, or JSON documents one after another); prints one decision per line')
-    .addHelpText('after', '\nExample:\n  echo \'{"run_id":"r1","flow":"build","step_completed":"build-step-1","status":"VERIFIED"}\' | navkernel route --flows charters\n\nA bad document prints one error naming its line and JSON path on stderr and exits 2; documents before it stay routed.');
-  addRoutingOptions(cmd).action(async (opts: RoutingCliOptions) => {
-    const kernel = await openRoutingKernel(opts);
+    .description('Route step results read from stdin, one JSON document per line (JSONL); answers each line with one line of JSON, in order')
+    .option('--fail-fast', 'stop at the first line that gets an error (exit 2); lines are then routed one at a time')
+    .option('--multiline', 'accept pretty-printed JSON documents spanning several lines (a syntax error ends the input)')
+    .option('--max-depth <n>', 'deepest nesting of a request (default 64)')
+    .option('--max-bytes <n>', 'largest request or line, in bytes (default 1048576)')
+    .option('--redact-pattern <regex>', 'an extra secret shape to redact (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--no-redact', 'do not redact secrets from requests (they are then stored and may be sent to a model)')
+    .addHelpText(
+      'after',
+      '\nExample:\n  echo \'{"run_id":"r1","flow":"build","step_completed":"build-step-1","status":"VERIFIED"}\' | navkernel route --flows charters\n\n' +
+        'Each line is answered with the decision (plus run_id and request_id) or an error line\n' +
+        '{"error":{"code","message","path","line"},"request_id","run_id"}; the co-process keeps serving after an error.\n' +
+        'Exit 0 when every line got a decision, 1 when some got an error, 2 when --fail-fast stopped at one.',
+    );
+  addRoutingOptions(cmd).action(async (opts: RouteCliOptions) => {
+    const maxDepth = positiveInt('--max-depth', opts.maxDepth);
+    const maxBytes = positiveInt('--max-bytes', opts.maxBytes);
+    let patterns: RegExp[] = [];
     try {
-      for await (const doc of readJsonDocuments(process.stdin)) {
-        try {
-          const decision = await kernel.route(doc.value);
-          process.stdout.write(JSON.stringify(decision) + '\n');
-        } catch (e) {
-          if (e instanceof ValidationError) {
-            process.stderr.write(`navkernel route: line ${doc.line}: ${e.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}\n`);
-            process.exitCode = EXIT.USAGE;
-            return;
-          }
-          throw e;
-        }
-      }
+      patterns = (opts.redactPattern ?? []).map((p) => new RegExp(p, 'g'));
     } catch (e) {
-      if (e instanceof DocumentSyntaxError) {
-        process.stderr.write(`navkernel route: ${e.message}\n`);
-        process.exitCode = EXIT.USAGE;
-        return;
-      }
-      throw e;
+      throw new UsageError(`--redact-pattern: ${(e as Error).message}`);
+    }
+    const kernel = await openRoutingKernel(opts, {
+      limits: { ...(maxDepth ? { maxDepth } : {}), ...(maxBytes ? { maxBytes } : {}) },
+      redact: opts.redact === false ? false : { patterns },
+    });
+    try {
+      const outcome = await serveCoProcess(kernel, process.stdin, process.stdout, {
+        failFast: opts.failFast ?? false,
+        multiline: opts.multiline ?? false,
+        ...(maxBytes ? { maxLineBytes: maxBytes } : {}),
+        ...(opts.redact === false ? {} : { scrub: createRedactor({ patterns }).text }),
+        onError: (e) => process.stderr.write(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
+      });
+      if (outcome.stoppedEarly) process.exitCode = EXIT.USAGE;
+      else if (outcome.errors > 0) process.exitCode = EXIT.FINDING;
     } finally {
-      kernel.close();
+      await kernel.close();
     }
   });
 }

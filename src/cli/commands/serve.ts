@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
-import { loadFlows } from '../../kernel/index.js';
 import { createService, sqliteServiceLedger } from '../../service/index.js';
-import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
 
@@ -32,7 +31,7 @@ export function registerServeCommand(program: Command): void {
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
-    const flows = await loadFlows(opts.flows);
+    const flows = await loadCliFlows(opts);
     const navigator = navigatorFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const ledger = sqliteServiceLedger(openCliLedger(opts, { create: true }));

@@ -40,6 +40,14 @@ export interface FlowSet {
   /** sha256 of the canonical JSON of all flow definitions, sorted by flow id. */
   readonly hash: string;
   get(flow: string): CompiledFlow | undefined;
+  /** Entries of a flows folder that `loadFlows` did not read (FIFO, device, dangling symlink, …), with why. */
+  readonly skipped?: readonly SkippedFlowFile[];
+}
+
+/** A folder entry `loadFlows` skipped, and why (`not a regular file (FIFO)`, `dangling symlink`, …). */
+export interface SkippedFlowFile {
+  file: string;
+  reason: string;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 2;

@@ -1,4 +1,6 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 // Contracts by file, not the barrel: the kernel entry loads only the models it uses.
@@ -7,17 +9,96 @@ import { Flow, type FlowInput } from '../../contracts/flow.js';
 import { compileValidator } from '../../contracts/validate.js';
 import { checkFlowGraphs } from './check-graph.js';
 import { makeFlowSet } from './compile-flow.js';
-import type { FlowSet } from './compiled-flow.js';
+import type { FlowSet, SkippedFlowFile } from './compiled-flow.js';
 
 const FLOW_FILE = /\.(ya?ml|json)$/i;
 
-/** Files under `target` (a flow file or a folder of them), sorted so load order never depends on the disk. */
-export async function listFlowFiles(target: string): Promise<string[]> {
+/** Largest flow file read (default 1 MiB): a flow is a few kilobytes; anything bigger is refused unread. */
+export const DEFAULT_MAX_FLOW_FILE_BYTES = 1024 * 1024;
+
+export interface LoadFlowsOptions {
+  /** Largest flow file read, in bytes (default 1 MiB). */
+  maxFileBytes?: number;
+}
+
+/** What kind of thing a non-regular entry is, in words. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Flow files under `target` (a flow file or a folder of them), sorted so load order never depends on the disk,
+ * and the folder entries skipped with why: only regular files are read (a symlink counts when it resolves to a
+ * regular file inside the folder); FIFOs, devices, sockets, folders and dangling or escaping symlinks are not.
+ */
+export async function findFlowFiles(target: string): Promise<{ files: string[]; skipped: SkippedFlowFile[] }> {
   const st = await stat(target).catch(() => undefined);
-  if (!st) throw new FlowValidationError(target, [{ path: '$', code: 'not_found', message: 'no such file or folder' }]);
-  if (st.isFile()) return [target];
-  const names = (await readdir(target)).filter((n) => FLOW_FILE.test(n)).sort();
-  return names.map((n) => path.join(target, n));
+  if (!st) throw new FlowValidationError(target, [{ path: '$', code: 'not_found', message: (await lstat(target).catch(() => undefined)) ? 'a dangling symlink' : 'no such file or folder' }]);
+  if (st.isFile()) return { files: [target], skipped: [] };
+  if (!st.isDirectory()) throw new FlowValidationError(target, [{ path: '$', code: 'not_a_file', message: `${kindOf(st)}, not a flow file or folder` }]);
+  const root = await realpath(target);
+  const files: string[] = [];
+  const skipped: SkippedFlowFile[] = [];
+  for (const name of (await readdir(target)).filter((n) => FLOW_FILE.test(n)).sort()) {
+    const file = path.join(target, name);
+    const l = await lstat(file).catch(() => undefined);
+    if (!l) continue; // removed while listing
+    if (l.isSymbolicLink()) {
+      const real = await realpath(file).catch(() => undefined);
+      if (!real) {
+        skipped.push({ file, reason: 'a dangling symlink' });
+        continue;
+      }
+      if (path.relative(root, real).startsWith('..') || path.isAbsolute(path.relative(root, real))) {
+        skipped.push({ file, reason: `a symlink to ${real}, outside the flows folder` });
+        continue;
+      }
+    }
+    const t = l.isSymbolicLink() ? await stat(file).catch(() => undefined) : l;
+    if (!t) skipped.push({ file, reason: 'a dangling symlink' });
+    else if (!t.isFile()) skipped.push({ file, reason: `${kindOf(t)}, not a regular file` });
+    else files.push(file);
+  }
+  return { files, skipped };
+}
+
+/** Flow files under `target`; see findFlowFiles for what is skipped. */
+export async function listFlowFiles(target: string): Promise<string[]> {
+  return (await findFlowFiles(target)).files;
+}
+
+/**
+ * Reads a flow file as UTF-8 without ever blocking on it or reading more than `maxBytes`: opened non-blocking
+ * (a FIFO swapped in after listing cannot hang it), checked to be a regular file, then read up to the cap.
+ */
+export async function readFlowFile(file: string, maxBytes = DEFAULT_MAX_FLOW_FILE_BYTES): Promise<{ text: string } | { issue: ValidationIssue }> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    return { issue: { path: '$', code: 'unreadable', message: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` } };
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { issue: { path: '$', code: 'not_a_file', message: `${kindOf(st)}, not a regular file` } };
+    if (st.size > maxBytes) return { issue: { path: '$', code: 'too_large', message: `${st.size} bytes, larger than the limit of ${maxBytes} bytes` } };
+    const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
+    let n = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+      if (n >= buf.length) return { issue: { path: '$', code: 'too_large', message: `grew past the limit of ${maxBytes} bytes while being read` } };
+    }
+    return { text: buf.subarray(0, n).toString('utf8') };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Parses YAML or JSON text into a plain value, or gives the syntax issue with its line. */
@@ -60,17 +141,23 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
  * Loads every flow file (`*.yaml`, `*.yml`, `*.json`) of a folder, or one file, checks the whole graph and
  * returns the FlowSet. Throws one FlowValidationError listing every problem with its file and JSON path.
  */
-export async function loadFlows(target: string | readonly string[]): Promise<FlowSet> {
+export async function loadFlows(target: string | readonly string[], options: LoadFlowsOptions = {}): Promise<FlowSet> {
   const targets = typeof target === 'string' ? [target] : target;
-  const files = (await Promise.all(targets.map(listFlowFiles))).flat();
+  const found = await Promise.all(targets.map(findFlowFiles));
+  const files = found.flatMap((f) => f.files);
+  const skipped = found.flatMap((f) => f.skipped);
   const docs: { file: string; value: unknown }[] = [];
   const syntax: ValidationIssue[] = [];
   for (const file of files) {
-    const parsed = parseFlowText(await readFile(file, 'utf8'), file);
+    const read = await readFlowFile(file, options.maxFileBytes);
+    const parsed = 'issue' in read ? read : parseFlowText(read.text, file);
     if ('issue' in parsed) syntax.push({ ...parsed.issue, path: `${file}: ${parsed.issue.path}` });
     else docs.push({ file, value: parsed.value });
   }
-  if (files.length === 0) throw new FlowValidationError(targets.join(', '), [{ path: '$', code: 'empty', message: 'no flow files (*.yaml, *.yml, *.json) found' }]);
+  if (files.length === 0) {
+    const why = skipped.length ? `; skipped: ${skipped.map((s) => `${s.file} (${s.reason})`).join(', ')}` : '';
+    throw new FlowValidationError(targets.join(', '), [{ path: '$', code: 'empty', message: `no flow files (*.yaml, *.yml, *.json) found${why}` }]);
+  }
   let set: FlowSet | undefined;
   let graph: ValidationIssue[] = [];
   try {
@@ -81,7 +168,7 @@ export async function loadFlows(target: string | readonly string[]): Promise<Flo
   }
   const issues = [...syntax, ...graph];
   if (issues.length || !set) throw new FlowValidationError(files.length === 1 ? files[0]! : `${files.length} flow files`, issues);
-  return set;
+  return skipped.length ? Object.assign(set, { skipped }) : set;
 }
 
 /** Builds a FlowSet from flow objects written in code (same checks as files). */

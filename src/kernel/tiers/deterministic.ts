@@ -50,10 +50,8 @@ export function deterministic(w: RouteWork): TierResult | undefined {
     return { decision: decide(w, 'LOOP', 2, 'microloop', `${stepId} did not meet its exit condition (${[...step.exitWhen].join(', ').toUpperCase()}); iteration ${w.iteration} of ${w.max}`, { next_step_id: step.loopTo, confidence: 0.9 }) };
 
   const proposed = w.request.envelope?.next_step_id;
-  if (proposed && !step.edges.has(proposed)) {
-    const known = w.flow.steps.has(proposed);
-    w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'CONTINUE', target: proposed, why: known ? `${proposed} is not an edge from ${stepId}` : `${proposed} is not a step of flow ${w.flow.id}` });
-  } else if (proposed && proposed === step.loopTo) {
+  // A proposal that is no edge at all was recorded when the work was built (buildRouteWork).
+  if (proposed && step.edges.has(proposed) && proposed === step.loopTo) {
     w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'LOOP', target: proposed, why: `loop of ${stepId} has used its ${w.max ?? '?'} iterations` });
   }
   return undefined;

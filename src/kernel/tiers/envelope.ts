@@ -1,6 +1,7 @@
 import { DECISION_KINDS, type DecisionKind } from '../../contracts/decision.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { buildCandidates, decisionForCandidate } from './candidates.js';
+import { decisionTarget, goalMisalignment } from './goal-alignment.js';
 
 /** The candidate id the agent's envelope asks for, or why it cannot name one. */
 function envelopeCandidate(w: RouteWork, kind: DecisionKind, next: string | undefined): { id: string } | { why: string } {
@@ -56,6 +57,11 @@ export function envelopeFallback(w: RouteWork): TierResult | undefined {
   if (!decision) {
     const legal = buildCandidates(w).map((c) => c.id).join(', ');
     w.rejected.push({ tier: 4, rule: 'envelope', decision: kind, target: next ?? null, why: `${pick.id} is not a legal move here (legal: ${legal})` });
+    return undefined;
+  }
+  const drift = goalMisalignment(w, decision, { reason: env.purpose });
+  if (drift) {
+    w.rejected.push({ tier: 4, rule: 'goal_alignment', decision: kind, target: decisionTarget(decision), why: drift });
     return undefined;
   }
   return { decision };

@@ -1,6 +1,7 @@
 import type { NavigatorAnswer, ProposedNode } from '../../contracts/index.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
+import { decisionTarget, goalMisalignment } from './goal-alignment.js';
 
 /** Why a set of proposed nodes is not acceptable in this flow, or undefined when it is. */
 export function checkProposedNodes(w: RouteWork, nodes: readonly ProposedNode[] | undefined): string | undefined {
@@ -47,6 +48,11 @@ export function acceptNavigatorAnswer(w: RouteWork, answer: NavigatorAnswer | un
     }
     decision.inject_nodes = p.inject_nodes!.map((n) => ({ ...n }));
     decision.next_step_id = p.inject_nodes![0]!.id;
+  }
+  const drift = goalMisalignment(w, decision, { reason: p.reason, nodes: p.inject_nodes });
+  if (drift) {
+    w.rejected.push({ tier: 3, rule: 'goal_alignment', decision: decision.decision, target: decisionTarget(decision), why: drift });
+    return undefined;
   }
   return { decision };
 }

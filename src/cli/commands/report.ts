@@ -1,0 +1,26 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { loadFlows } from '../../kernel/index.js';
+import { renderRunReport, sqliteServiceLedger } from '../../service/index.js';
+import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+
+/** `navkernel report RUN -o run.html`: the UI's run page as one self-contained HTML file. */
+export function registerReportCommand(program: Command): void {
+  const cmd = program
+    .command('report')
+    .description("Write a run's page (flows with the path taken, timeline of decisions, escalations) as one self-contained HTML file")
+    .argument('<run>', 'run id')
+    .requiredOption('-o, --output <file>', 'HTML file to write');
+  addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { output: string }) => {
+    const flows = await loadFlows(opts.flows);
+    const ledger = sqliteServiceLedger(openCliLedger(opts));
+    try {
+      const html = await renderRunReport(ledger, flows, run);
+      writeFileSync(opts.output, html);
+      process.stderr.write(`wrote ${opts.output} (${Math.round(html.length / 1024)} KB)\n`);
+    } finally {
+      await ledger.close();
+    }
+  });
+}

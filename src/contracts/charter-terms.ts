@@ -1,0 +1,35 @@
+// The words of a flow's charter, as the charter checks compare them: deterministic, no model, no dictionary.
+
+// Words that name the kind of thing, not what it does, and English function words: they never decide a match.
+const IGNORED = new Set(
+  (
+    'step flow node agent stage task the a an and or but nor of to for in on at by from into onto with without within any all ' +
+    'new is are was were be been being do does did done it its this that these those there here we we\'re re you your our they ' +
+    'their them he she his her i me my as if so than then when while where which who whom what why how not no yes can could ' +
+    'should would will shall may might must has have had get got make made let up out over under again also just only very ' +
+    'more most some such each every one two same other own about after before during through'
+  ).split(/\s+/),
+);
+const SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ers', 'er', 'ed', 'es', 's'];
+
+function stem(word: string): string {
+  for (const suf of SUFFIXES) if (word.endsWith(suf) && word.length - suf.length >= 3) return word.slice(0, -suf.length);
+  return word.endsWith('e') && word.length >= 5 ? word.slice(0, -1) : word;
+}
+
+/** Significant stems of an id or a phrase: split on non-alphanumerics and camelCase, lower-cased, ignored words dropped. */
+export function stems(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9']+/)
+    .map((w) => w.replace(/'/g, ''))
+    .filter((w) => w.length > 1 && !IGNORED.has(w))
+    .map(stem);
+}
+
+/** The significant stems two texts share, in the order they appear in `text` (deduplicated). */
+export function sharedStems(text: string, reference: string): string[] {
+  const have = new Set(stems(reference));
+  return [...new Set(stems(text).filter((s) => have.has(s)))];
+}

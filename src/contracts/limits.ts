@@ -1,0 +1,99 @@
+import { InvalidForensicsError, NavkernelError } from './errors.js';
+
+/** Limits every request is held to before anything else looks at it (README "Limits"). */
+export interface InputLimits {
+  /** Deepest nesting of objects and arrays; `$` is depth 0, `$.forensics.tests` depth 2. Default 64. */
+  maxDepth: number;
+  /** Largest request, in bytes of its compact JSON (UTF-8). Default 1 MiB. */
+  maxBytes: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<InputLimits> = Object.freeze({ maxDepth: 64, maxBytes: 1024 * 1024 });
+
+/** A request (or co-process line) over the size or depth limit. Code INPUT_TOO_LARGE; `path` names where. */
+export class InputTooLargeError extends NavkernelError {
+  constructor(
+    readonly source: string,
+    readonly path: string,
+    readonly limit: 'depth' | 'size',
+    message: string,
+  ) {
+    super('INPUT_TOO_LARGE', `${source}: ${path}: ${message}`);
+    this.name = 'InputTooLargeError';
+  }
+}
+
+/** Limits with defaults filled in, checked to be positive integers. */
+export function resolveLimits(limits: Partial<InputLimits> = {}): InputLimits {
+  const out = { ...DEFAULT_LIMITS, ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)) } as InputLimits;
+  for (const [k, v] of Object.entries(out)) {
+    if (!Number.isSafeInteger(v) || v <= 0) throw new NavkernelError('INVALID_OPTION', `limit ${k} must be a positive integer, got ${String(v)}`);
+  }
+  return out;
+}
+
+interface Frame {
+  value: unknown;
+  depth: number;
+  parent: Frame | undefined;
+  key: string | number | undefined;
+}
+
+function pathOf(f: Frame | undefined, extraKey?: string): string {
+  const keys: (string | number)[] = [];
+  if (extraKey !== undefined) keys.push(extraKey);
+  for (let x = f; x && x.key !== undefined; x = x.parent) keys.push(x.key);
+  let out = '$';
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const k = keys[i]!;
+    out += typeof k === 'number' ? `[${k}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+  }
+  return out;
+}
+
+const isWellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === 'function'
+    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !/[\uD800-\uDFFF]/u.test(s);
+
+/**
+ * Checks a parsed request before validation, without recursion (a 100,000-deep document cannot overflow the
+ * stack here): nesting depth, size, and that every string and key is well-formed Unicode (a lone surrogate
+ * would make two different ids collide once encoded as UTF-8). Throws InputTooLargeError or
+ * InvalidForensicsError (issue code `ill_formed_unicode`), each naming the JSON path.
+ */
+export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_LIMITS, source = 'route()'): void {
+  // A lower bound of the JSON size, summed as the walk goes: string lengths in UTF-16 units (never more than
+  // their UTF-8 bytes) plus punctuation. Exact bytes are computed only when the bound gets close to the limit.
+  let approx = 0;
+  const stack: Frame[] = [{ value, depth: 0, parent: undefined, key: undefined }];
+  while (stack.length) {
+    const f = stack.pop()!;
+    const v = f.value;
+    if (typeof v === 'string') {
+      approx += v.length + 2;
+      if (!isWellFormed(v)) throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'ill_formed_unicode', message: 'expected well-formed Unicode (the string holds a lone surrogate)' }]);
+    } else if (v !== null && typeof v === 'object') {
+      if (f.depth >= limits.maxDepth) throw new InputTooLargeError(source, pathOf(f), 'depth', `nested deeper than the limit of ${limits.maxDepth} levels`);
+      if (Array.isArray(v)) {
+        approx += 2 + v.length;
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: f.depth + 1, parent: f, key: i });
+      } else {
+        const keys = Object.keys(v);
+        approx += 2;
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const k = keys[i]!;
+          approx += k.length + 4;
+          if (!isWellFormed(k)) throw new InvalidForensicsError(source, [{ path: pathOf(f, k), code: 'ill_formed_unicode', message: 'expected a well-formed Unicode key (the key holds a lone surrogate)' }]);
+          stack.push({ value: (v as Record<string, unknown>)[k], depth: f.depth + 1, parent: f, key: k });
+        }
+      }
+    } else approx += 8;
+    if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
+  }
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: only a request within a factor 3 of the limit needs measuring.
+  if (approx * 3 > limits.maxBytes) {
+    const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    if (bytes > limits.maxBytes) throw new InputTooLargeError(source, '$', 'size', `the request is ${bytes} bytes, larger than the limit of ${limits.maxBytes} bytes`);
+  }
+}

@@ -1,0 +1,48 @@
+import { InvalidForensicsError } from '../contracts/errors.js';
+import { checkInputLimits, resolveLimits, type InputLimits } from '../contracts/limits.js';
+import type { RouteRequest } from '../contracts/route-request.js';
+import { compileValidator } from '../contracts/validate.js';
+import { createRedactor, type RedactOptions } from '../llm/redact.js';
+
+/** How `route()` checks a request before any tier, store or model sees it. */
+export interface RequestGuardOptions {
+  /** Validate against the RouteRequest schema, after the limits (default true). */
+  validate?: boolean;
+  /** Depth and size limits (defaults 64 levels, 1 MiB); checked with ill-formed Unicode before validation. */
+  limits?: Partial<InputLimits>;
+  /** Secret redaction (on by default); `false` turns it off. */
+  redact?: RedactOptions | false;
+}
+
+/**
+ * The contract at `route()`'s door, in order: limits and well-formed Unicode (InputTooLargeError /
+ * InvalidForensicsError naming the path), the schema (InvalidForensicsError), then secrets redacted from
+ * everything but the identifiers (run_id, flow, step_completed, request_id), so nothing downstream — the run
+ * state, the ledger, decisions.jsonl, a prompt, a log — ever holds them.
+ */
+export function createRequestGuard(options: RequestGuardOptions = {}, source = 'route()'): (request: unknown) => RouteRequest {
+  const validate = options.validate ?? true;
+  const limits = resolveLimits(options.limits);
+  const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
+  const validateRequest = compileValidator<RouteRequest>('route-request');
+  return (request) => {
+    let req = request as RouteRequest;
+    if (validate) {
+      checkInputLimits(request, limits, source);
+      const r = validateRequest(request);
+      if (!r.success) throw new InvalidForensicsError(source, r.issues);
+      req = r.data;
+    }
+    if (!redactor) return req;
+    const status = redactor.text(req.status);
+    const agent = req.agent === undefined ? undefined : redactor.text(req.agent);
+    const forensics = req.forensics === undefined ? undefined : redactor.value(req.forensics);
+    const envelope = req.envelope === undefined ? undefined : redactor.value(req.envelope);
+    if (status === req.status && agent === req.agent && forensics === req.forensics && envelope === req.envelope) return req;
+    const out: RouteRequest = { ...req, status };
+    if (agent !== undefined) out.agent = agent;
+    if (forensics !== undefined) out.forensics = forensics;
+    if (envelope !== undefined) out.envelope = envelope;
+    return out;
+  };
+}

@@ -1,0 +1,213 @@
+import type { FileClass } from '../repomap/file-class.js';
+import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
+import { splitWords } from '../repomap/words.js';
+import type { TextIndex } from './text-index.js';
+import { stemOf } from './terms.js';
+import type { MagicWord } from './types.js';
+
+/** How a file ranks for a task, and why. */
+export interface RankedFile {
+  path: string;
+  score: number;
+  /** BM25F over the fields, normalised to the best hit (0–1). */
+  text: number;
+  /** 1 when the file defines a name equal to a magic word, 0.5 for a name containing it, else 0. */
+  definition: number;
+  /** Personalised PageRank over the reference graph, seeded by the text hits, normalised (0–1). */
+  graph: number;
+  class: FileClass;
+  /** Magic words whose terms occur in the file, rarest first. */
+  words: string[];
+}
+
+export interface TaskRanking {
+  files: RankedFile[];
+  /** Per magic word: its index terms and the files containing them (sorted). */
+  terms: Map<string, { terms: string[]; idf: number; files: Set<string> }>;
+  /** What the task is about, for the class weights. */
+  about: { tests: boolean; docs: boolean; examples: boolean };
+}
+
+/** The index terms of a magic word: the word itself (a whole identifier) and its stem, those the index knows. */
+export function termsOfWord(word: string, text: TextIndex): string[] {
+  const parts = splitWords(word);
+  const cands = parts.length > 1 ? [parts.join(''), ...parts.map(stemOf)] : [word.toLowerCase(), stemOf(word.toLowerCase())];
+  return [...new Set(cands)].filter((t) => text.docFreq(t) > 0);
+}
+
+const TEST_WORDS = new Set(['test', 'tests', 'testing', 'spec', 'specs', 'unittest', 'pytest', 'fixture', 'fixtures', 'coverage']);
+const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'readme', 'changelog', 'typo', 'typos', 'docstring', 'docstrings', 'guide']);
+const EXAMPLE_WORDS = new Set(['example', 'examples', 'demo', 'demos', 'sample', 'samples', 'tutorial']);
+
+/** Class weights: sources first; tests, docs and examples only when the task is about them; generated and vendored last. */
+export function classWeight(c: FileClass, about: TaskRanking['about']): number {
+  switch (c) {
+    case 'source':
+      return 1;
+    case 'test':
+      return about.tests ? 1.1 : 0.3;
+    case 'doc':
+      return about.docs ? 1.1 : 0.3;
+    case 'example':
+      return about.examples ? 1.1 : 0.3;
+    case 'config':
+      return 0.5;
+    default:
+      return 0.1;
+  }
+}
+
+/** What a task is about, from its own words. */
+export function taskAbout(task: string): TaskRanking['about'] {
+  const words = new Set(splitWords(task));
+  const has = (s: Set<string>) => [...words].some((w) => s.has(w));
+  return { tests: has(TEST_WORDS), docs: has(DOC_WORDS), examples: has(EXAMPLE_WORDS) };
+}
+
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** The reference graph: file → files defining names it references (weights √count / definers), as aider builds it. */
+function referenceGraph(files: IndexedFile[]): { to: number; w: number }[][] {
+  const definers = new Map<string, number[]>();
+  files.forEach((f, i) => {
+    const seen = new Set<string>();
+    for (const d of f.outline.defs) {
+      if (d.kind === 'heading' || d.name.length < 3 || seen.has(d.name)) continue;
+      seen.add(d.name);
+      let list = definers.get(d.name);
+      if (!list) definers.set(d.name, (list = []));
+      list.push(i);
+    }
+  });
+  return files.map((f, i) => {
+    const acc = new Map<number, number>();
+    for (const [name, count] of f.outline.refs) {
+      const defs = definers.get(name);
+      // A name defined in many files says little about which one is meant.
+      if (!defs || defs.length > 8) continue;
+      const w = Math.sqrt(count) / defs.length;
+      for (const j of defs) if (j !== i) acc.set(j, (acc.get(j) ?? 0) + w);
+    }
+    return [...acc.entries()].sort((a, b) => a[0] - b[0]).map(([to, w]) => ({ to, w }));
+  });
+}
+
+/**
+ * Personalised PageRank where the walk follows references in both directions (a file that uses a hit
+ * and the file a hit uses are both neighbours), restarting at the seeds in proportion to their weight.
+ */
+function personalisedPageRank(edges: { to: number; w: number }[][], seeds: Map<number, number>, iterations = 30, damping = 0.5): Float64Array<ArrayBuffer> {
+  const n = edges.length;
+  const adj: { to: number; w: number }[][] = Array.from({ length: n }, () => []);
+  edges.forEach((list, i) => {
+    for (const e of list) {
+      adj[i]!.push(e);
+      adj[e.to]!.push({ to: i, w: e.w });
+    }
+  });
+  const total = adj.map((l) => l.reduce((s, e) => s + e.w, 0));
+  const personal = new Float64Array(n);
+  let psum = 0;
+  for (const [i, w] of seeds) psum += w;
+  for (const [i, w] of seeds) personal[i] = w / psum;
+  let rank = Float64Array.from(personal);
+  for (let it = 0; it < iterations; it++) {
+    const next = new Float64Array(n);
+    let dangling = 0;
+    for (let i = 0; i < n; i++) {
+      const r = rank[i]!;
+      if (r === 0) continue;
+      if (total[i] === 0) {
+        dangling += r;
+        continue;
+      }
+      for (const e of adj[i]!) next[e.to]! += (damping * r * e.w) / total[i]!;
+    }
+    for (let i = 0; i < n; i++) next[i]! += (1 - damping + damping * dangling) * personal[i]!;
+    rank = next;
+  }
+  return rank;
+}
+
+/**
+ * Ranks the repository's files for a task's magic words: BM25F text score (rarer words weigh more),
+ * a bonus for defining a magic word exactly (more than for a name that merely contains it), credit
+ * through the reference graph for files that use or are used by the hits, times the class weight.
+ * `allowed` filters the candidates (scope, files dropped by the review). Deterministic: ties by path.
+ */
+export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, text: TextIndex, allowed: (p: string) => boolean, anchored?: Map<string, string[]>): TaskRanking {
+  const about = taskAbout(task);
+  const N = Math.max(1, text.size);
+  const terms = new Map<string, { terms: string[]; idf: number; files: Set<string> }>();
+  for (const w of words) {
+    const ts = termsOfWord(w.word, text);
+    const files = new Set<string>();
+    for (const t of ts) for (const p of text.filesWith(t)) files.add(p);
+    for (const p of anchored?.get(w.word) ?? []) files.add(p);
+    const idf = Math.log(1 + N / Math.max(1, files.size));
+    terms.set(w.word, { terms: ts, idf, files });
+  }
+  const allTerms = [...terms.values()].flatMap((t) => t.terms);
+  const hits = text.search(allTerms, 400);
+  const maxText = Math.max(1e-9, ...hits.map((h) => h.score));
+  const textOf = new Map(hits.map((h) => [h.path, h.score / maxText]));
+  for (const [w, t] of terms) for (const p of anchored?.get(w) ?? []) textOf.set(p, Math.max(textOf.get(p) ?? 0, 0.5));
+  const pos = new Map(index.files.map((f, i) => [f.path, i]));
+  const fileAt = index.files;
+  const maxIdf = Math.max(1e-9, ...[...terms.values()].map((t) => t.idf));
+  // Definitions: exact (the name is the word) beats partial (the name contains it).
+  const wholeWords = words.map((w) => ({ w: w.word, whole: splitWords(w.word).join(''), stem: stemOf(w.word.toLowerCase()), idf: terms.get(w.word)?.idf ?? 0 }));
+  const definition = (f: IndexedFile): number => {
+    let best = 0;
+    for (const d of f.outline.defs) {
+      if (d.kind === 'heading') continue;
+      const parts = splitWords(d.name);
+      const whole = parts.join('');
+      for (const q of wholeWords) {
+        const exact = whole === q.whole || (parts.length === 1 && stemOf(parts[0]!) === q.stem);
+        const partial = !exact && (parts.includes(q.whole) || parts.some((p) => stemOf(p) === q.stem) || whole.includes(q.whole));
+        const v = (exact ? 1 : partial ? 0.5 : 0) * (q.idf / maxIdf);
+        if (v > best) best = v;
+      }
+    }
+    return best;
+  };
+  const wordSet = new Set(words.map((w) => splitWords(w.word).join('')));
+  const namesFile = (p: string) => {
+    const base = p.slice(p.lastIndexOf('/') + 1).replace(/\..*$/, '');
+    return base.length > 0 && wordSet.has(splitWords(base).join(''));
+  };
+  // Seeds for the graph: the text hits, weighted by score and class.
+  const seeds = new Map<number, number>();
+  for (const [p, s] of textOf) {
+    const i = pos.get(p);
+    if (i === undefined) continue;
+    const cw = classWeight(text.classOf(p), about);
+    if (s * cw > 0.05) seeds.set(i, s * cw);
+  }
+  let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
+  if (seeds.size) graph = personalisedPageRank(referenceGraph(fileAt), seeds);
+  // Only what the walk adds beyond the restart (a seed's own restart mass is its text score again).
+  let maxGraph = 1e-12;
+  for (let i = 0; i < graph.length; i++) if (graph[i]! > maxGraph) maxGraph = graph[i]!;
+  const out: RankedFile[] = [];
+  for (let i = 0; i < fileAt.length; i++) {
+    const f = fileAt[i]!;
+    if (!allowed(f.path)) continue;
+    const t = textOf.get(f.path) ?? 0;
+    const g = graph[i]! / maxGraph;
+    if (t === 0 && g < 0.02) continue;
+    const cls = text.classOf(f.path);
+    const def = t > 0 ? definition(f) : 0;
+    // A configuration file the task names (`package.json` for "the package manifest") is wanted like a source.
+    const cw = cls === 'config' && namesFile(f.path) ? 1 : classWeight(cls, about);
+    const score = (t + 0.35 * def + 0.25 * g) * cw;
+    const matched = [...terms.entries()].filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
+    // A file is loaded for a word it contains, never for its neighbours alone.
+    if (!matched.length) continue;
+    out.push({ path: f.path, score: round(score), text: round(t), definition: round(def), graph: round(g), class: cls, words: matched });
+  }
+  out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
+  return { files: out, terms, about };
+}

@@ -1,0 +1,171 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { classifyPath, type FileClass } from '../repomap/file-class.js';
+import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
+import { identifierTerms, lexText } from './terms.js';
+
+/**
+ * The navigator's full-text index: one SQLite FTS5 row per file with four fields — path (folder and
+ * file names), names (definition names), idents (every identifier in code) and text (comments, string
+ * literals, prose) — ranked with FTS5's `bm25()` and per-field weights (a BM25F: weighted term
+ * frequencies over the fields, one length normalisation). Terms are written pre-split and stemmed
+ * (see terms.ts), so FTS5's tokenizer only cuts at spaces.
+ *
+ * Persistent when given a file: rows are keyed by path and carry the content hash, and a sync
+ * re-lexes only files whose hash changed (the repo index tells which without reading unchanged files).
+ * The table always holds exactly the repository's current files, so BM25's statistics — and with them
+ * every score — are the same for a cold and a warm index.
+ */
+
+/** Field weights of the BM25F (path, names, idents, text): names and places count more than uses. */
+export const FIELD_WEIGHTS = { path: 4, names: 3, idents: 1, text: 0.6 } as const;
+/** Bump when the terms or fields change: a persistent index of another version is rebuilt. */
+export const TEXT_INDEX_VERSION = 'fts1';
+
+export interface TextHit {
+  path: string;
+  /** BM25F score (higher is better). */
+  score: number;
+}
+
+export interface TextIndexStats {
+  /** Files whose terms were (re)written: 0 on a warm run over an unchanged repository. */
+  lexed: number;
+  removed: number;
+  files: number;
+}
+
+export interface TextIndex {
+  /** The database file, or `:memory:`. */
+  origin: string;
+  stats: TextIndexStats;
+  classOf(path: string): FileClass;
+  /** Files with at least one of `terms`, best first (ties by path), at most `limit`. */
+  search(terms: string[], limit: number): TextHit[];
+  /** Number of files containing `term`. */
+  docFreq(term: string): number;
+  /** Every file containing `term`, sorted by path. */
+  filesWith(term: string): string[];
+  /** Number of indexed files. */
+  size: number;
+  close(): void;
+}
+
+function pathTerms(rel: string): string[] {
+  const out: string[] = [];
+  const parts = rel.split('/');
+  parts[parts.length - 1] = parts[parts.length - 1]!.replace(/\.[^.]+$/, '').replace(/\.d$/, '');
+  for (const seg of parts) identifierTerms(seg, out);
+  return out;
+}
+
+function nameTerms(f: IndexedFile): string[] {
+  const out: string[] = [];
+  for (const d of f.outline.defs) identifierTerms(d.name, out);
+  return out;
+}
+
+const open = new Map<string, TextIndex>();
+
+/**
+ * Opens (or builds) the text index of `index`'s files and brings it up to date. `dbFile` false keeps
+ * it in memory for this process only.
+ */
+export function openTextIndex(index: RepoIndex, dbFile: string | false): TextIndex {
+  const origin = dbFile || ':memory:';
+  if (dbFile) {
+    const prev = open.get(dbFile);
+    if (prev) {
+      prev.close();
+      open.delete(dbFile);
+    }
+    mkdirSync(path.dirname(dbFile), { recursive: true });
+  }
+  const db = new Database(origin);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const version = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").get()
+    ? (db.prepare("SELECT value FROM meta WHERE key='version'").get() as { value: string } | undefined)?.value
+    : undefined;
+  if (version !== TEXT_INDEX_VERSION) {
+    db.exec('DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;');
+    db.exec(`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+      CREATE TABLE files(path TEXT PRIMARY KEY, hash TEXT NOT NULL, id INTEGER NOT NULL UNIQUE);
+      CREATE VIRTUAL TABLE fts USING fts5(path, names, idents, text, tokenize = "ascii", detail = column);`);
+    db.prepare("INSERT INTO meta VALUES ('version', ?)").run(TEXT_INDEX_VERSION);
+  }
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)');
+  const stats: TextIndexStats = { lexed: 0, removed: 0, files: index.files.length };
+  const rows = new Map<string, { hash: string; id: number }>();
+  for (const r of db.prepare('SELECT path, hash, id FROM files').all() as { path: string; hash: string; id: number }[]) rows.set(r.path, r);
+  const current = new Map(index.files.map((f) => [f.path, f]));
+  const delFts = db.prepare('DELETE FROM fts WHERE rowid = ?');
+  const delFile = db.prepare('DELETE FROM files WHERE path = ?');
+  const insFts = db.prepare('INSERT INTO fts(rowid, path, names, idents, text) VALUES (?, ?, ?, ?, ?)');
+  const upFile = db.prepare('INSERT OR REPLACE INTO files(path, hash, id) VALUES (?, ?, ?)');
+  let nextId = 1 + Math.max(0, ...[...rows.values()].map((r) => r.id));
+  db.transaction(() => {
+    for (const [p, r] of rows) {
+      if (current.get(p)?.hash === r.hash) continue;
+      delFts.run(r.id);
+      delFile.run(p);
+      rows.delete(p);
+      stats.removed++;
+    }
+    for (const f of index.files) {
+      if (rows.has(f.path)) continue;
+      let text: string;
+      try {
+        text = readFileSync(path.join(index.root, f.path), 'utf8');
+      } catch {
+        text = '';
+      }
+      const lexed = lexText(f.language, f.path, text);
+      const id = nextId++;
+      insFts.run(id, pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed.idents.join(' '), lexed.text.join(' '));
+      upFile.run(f.path, f.hash, id);
+      rows.set(f.path, { hash: f.hash, id });
+      stats.lexed++;
+    }
+  })();
+  const byId = new Map<number, string>();
+  for (const [p, r] of rows) byId.set(r.id, p);
+  const classes = new Map<string, FileClass>();
+  const w = FIELD_WEIGHTS;
+  const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
+  const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');
+  const withStmt = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ?');
+  const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
+  const round = (x: number) => Math.round(x * 1e9) / 1e9;
+  const ti: TextIndex = {
+    origin,
+    stats,
+    size: rows.size,
+    classOf(p) {
+      let c = classes.get(p);
+      if (!c) classes.set(p, (c = classifyPath(p)));
+      return c;
+    },
+    search(terms, limit) {
+      const uniq = [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
+      if (!uniq.length) return [];
+      const hits = (searchStmt.all(uniq.map(quote).join(' OR '), limit) as { id: number; s: number }[]).map((r) => ({ path: byId.get(r.id)!, score: round(-r.s) }));
+      return hits.filter((h) => h.path !== undefined).sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    },
+    docFreq(term) {
+      if (!/^[a-z0-9]+$/.test(term)) return 0;
+      return (dfStmt.get(term) as { doc: number } | undefined)?.doc ?? 0;
+    },
+    filesWith(term) {
+      if (!/^[a-z0-9]+$/.test(term)) return [];
+      return (withStmt.all(quote(term)) as { id: number }[]).map((r) => byId.get(r.id)!).filter(Boolean).sort();
+    },
+    close() {
+      if (db.open) db.close();
+      if (dbFile && open.get(dbFile) === ti) open.delete(dbFile);
+    },
+  };
+  if (dbFile) open.set(dbFile, ti);
+  return ti;
+}

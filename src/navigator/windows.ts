@@ -1,0 +1,113 @@
+import type { Definition } from '../repomap/outline.js';
+import { lineTerms } from './terms.js';
+
+/** The lines chosen in one file, and why. */
+export interface LineSelection {
+  /** 1-based line numbers, ascending. */
+  lines: number[];
+  /** The windows of matched terms (after widening), in the order they were chosen. */
+  windows: [number, number][];
+  /** Lines holding a matched term (a subset of `lines`). */
+  matched: number[];
+  /** Top-level definition lines added as the outline of the rest. */
+  outline: number[];
+}
+
+const RADIUS = 3;
+
+/**
+ * Lines of one file for a task: the densest windows of matched terms (distinct terms weighted by
+ * rarity, repeats counting a little), each widened to its innermost enclosing definition when that
+ * fits, else to the window plus the definition's signature; then the outline (top-level definitions)
+ * of the rest. Never more than `allowance` lines. `weights` maps index terms to their weight (idf).
+ */
+export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number): LineSelection {
+  const lines = text.split('\n');
+  if (text.endsWith('\n')) lines.pop();
+  const n = lines.length;
+  const chosen = new Set<number>();
+  const windows: [number, number][] = [];
+  const outline: number[] = [];
+  if (n === 0 || allowance <= 0) return { lines: [], windows, matched: [], outline };
+  // Terms matched on each line.
+  const hits: (string[] | undefined)[] = new Array(n + 1);
+  const matched: number[] = [];
+  for (let l = 1; l <= n; l++) {
+    const line = lines[l - 1]!;
+    if (line.length > 2000) continue;
+    const ts = lineTerms(line).filter((t) => weights.has(t));
+    if (ts.length) {
+      hits[l] = ts;
+      matched.push(l);
+    }
+  }
+  const take = (a: number, b: number): number => {
+    let added = 0;
+    for (let l = Math.max(1, a); l <= Math.min(n, b) && chosen.size < allowance; l++) {
+      if (!chosen.has(l)) {
+        chosen.add(l);
+        added++;
+      }
+    }
+    return added;
+  };
+  const windowScore = (c: number): number => {
+    const seen = new Map<string, number>();
+    for (let l = Math.max(1, c - RADIUS); l <= Math.min(n, c + RADIUS); l++) {
+      if (chosen.has(l)) continue;
+      for (const t of hits[l] ?? []) seen.set(t, (seen.get(t) ?? 0) + 1);
+    }
+    let s = 0;
+    for (const [t, k] of seen) s += weights.get(t)! * (1 + 0.2 * Math.log(k));
+    return s;
+  };
+  const innermost = (l: number): Definition | undefined => {
+    let best: Definition | undefined;
+    for (const d of defs) if (d.kind !== 'heading' && d.start <= l && l <= d.end && (!best || d.end - d.start < best.end - best.start)) best = d;
+    return best;
+  };
+  let first = 0;
+  // Windows, densest first, while they are worth a third of the best one and lines remain.
+  for (;;) {
+    if (chosen.size >= allowance) break;
+    let best = 0;
+    let at = 0;
+    for (const c of matched) {
+      if (chosen.has(c)) continue;
+      const s = windowScore(c);
+      if (s > best) {
+        best = s;
+        at = c;
+      }
+    }
+    if (!at || best < first / 3) break;
+    if (!first) first = best;
+    const left = allowance - chosen.size;
+    const d = innermost(at);
+    if (d && d.end - d.start + 1 <= Math.max(12, Math.floor(left * 0.6))) {
+      take(d.start, d.end);
+      windows.push([d.start, d.end]);
+    } else {
+      if (d) take(d.start, Math.min(d.header_end, d.start + 2));
+      const a = Math.max(1, at - RADIUS);
+      const b = Math.min(n, at + RADIUS);
+      take(a, b);
+      windows.push([a, b]);
+    }
+  }
+  // The outline of the rest: top-level definitions, those nearest the windows first, at most a quarter of the allowance.
+  const cap = Math.min(allowance - chosen.size, Math.max(3, Math.floor(allowance / 4)));
+  if (cap > 0) {
+    const centres = windows.map(([a, b]) => (a + b) / 2);
+    const dist = (l: number) => (centres.length ? Math.min(...centres.map((c) => Math.abs(c - l))) : l);
+    const tops = defs.filter((d) => d.parent === null && !chosen.has(d.start)).sort((a, b) => dist(a.start) - dist(b.start) || a.start - b.start);
+    for (const d of tops.slice(0, cap)) {
+      chosen.add(d.start);
+      outline.push(d.start);
+    }
+  }
+  // Nothing matched and no outline: the head of the file.
+  if (chosen.size === 0) take(1, Math.min(n, allowance, 10));
+  const sorted = [...chosen].sort((a, b) => a - b);
+  return { lines: sorted, windows, matched: matched.filter((l) => chosen.has(l)), outline: outline.sort((a, b) => a - b) };
+}

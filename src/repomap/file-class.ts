@@ -1,0 +1,50 @@
+/**
+ * What kind of file a path is, from its path alone (no content): a source file, a test, a document, an
+ * example, generated or build output, or vendored third-party code. The navigator ranks sources first
+ * unless the task is about tests or docs; the scanner skips build output even without a `.gitignore`.
+ */
+export type FileClass = 'source' | 'test' | 'doc' | 'example' | 'generated' | 'vendored' | 'config';
+
+const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testing', 'testdata', 'e2e', 'fixtures', '__fixtures__', '__mocks__', 'benchmark', 'benchmarks', 'bench']);
+const DOC_DIRS = new Set(['doc', 'docs', 'documentation', 'man', 'site', 'website']);
+const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'sample', 'samples', 'playground', 'tutorial', 'tutorials']);
+const VENDOR_DIRS = new Set(['vendor', 'vendors', 'third_party', 'third-party', 'thirdparty', 'external', 'deps', 'bower_components', 'jspm_packages']);
+/** Folders that only ever hold build output or caches: skipped by the scanner wherever they are. */
+export const BUILD_OUTPUT_DIRS = new Set([
+  'dist', 'coverage', '__pycache__', '.next', '.nuxt', '.svelte-kit', '.turbo', '.parcel-cache', '.cache', '.tox', '.nox', '.venv', 'venv',
+  '.pytest_cache', '.mypy_cache', '.ruff_cache', '.gradle', '.eggs', 'htmlcov', '.terraform',
+]);
+/** Folders that hold build output when a build manifest sits beside them (`build/` next to `package.json`). */
+export const BUILD_DIRS_BESIDE_MANIFEST = new Set(['build', 'out', 'target', 'lib-cov', 'bin-release']);
+export const BUILD_MANIFESTS = ['package.json', 'setup.py', 'pyproject.toml', 'Cargo.toml', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'go.mod', 'tsconfig.json'];
+
+const DOC_EXT = /\.(md|mdx|markdown|rst|txt|adoc|asciidoc|textile|org)$/i;
+const CONFIG_EXT = /\.(json|ya?ml|toml|ini|cfg|conf|lock|xml|properties|editorconfig|gitattributes|gitignore|npmrc|nvmrc)$/i;
+/** Files that are build output or generated, by name alone (skipped by the scanner). */
+const GENERATED_FILE = /(\.min\.(js|css|mjs)|\.bundle\.js|\.map|\.chunk\.js)$|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|npm-shrinkwrap\.json|bun\.lockb?|Cargo\.lock|poetry\.lock|Pipfile\.lock|go\.sum|composer\.lock|Gemfile\.lock|uv\.lock)$/;
+/** Files that are generated but may be worth a look (declarations, protobuf stubs): ranked last, not skipped. */
+const GENERATED_SOURCE = /(\.d\.[mc]?ts|\.pb\.go|_pb2\.py|_pb2_grpc\.py|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|_string\.go)$/;
+
+/** True for a file name the scanner skips as generated output (lock files, minified bundles, source maps). */
+export function isGeneratedFileName(base: string): boolean {
+  return GENERATED_FILE.test(base);
+}
+
+/** The class of a repository-relative POSIX path. */
+export function classifyPath(rel: string): FileClass {
+  const parts = rel.split('/');
+  const base = parts[parts.length - 1]!;
+  const dirs = parts.slice(0, -1).map((d) => d.toLowerCase());
+  if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules')) return 'vendored';
+  if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d))) return 'generated';
+  const lower = base.toLowerCase();
+  if (
+    dirs.some((d) => TEST_DIRS.has(d)) ||
+    /^test_.*\.py$|_test\.(py|go|rs|rb|exs?)$|\.(test|spec|e2e)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(java|kt|cs|swift)$|_spec\.rb$/.test(base)
+  )
+    return 'test';
+  if (dirs.some((d) => EXAMPLE_DIRS.has(d))) return 'example';
+  if (dirs.some((d) => DOC_DIRS.has(d)) || DOC_EXT.test(base) || /^(readme|changelog|changes|history|contributing|license|licence|authors|notice|security|code_of_conduct)(\.|$)/.test(lower)) return 'doc';
+  if (CONFIG_EXT.test(base) || base.startsWith('.') || /^(makefile|dockerfile|procfile|justfile)$/.test(lower)) return 'config';
+  return 'source';
+}

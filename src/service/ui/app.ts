@@ -1,0 +1,385 @@
+// The navkernel web UI: runs, a run (its flows drawn with Mermaid, the path it took, a timeline of decisions,
+// open escalations to resolve) and the ledger. It uses only the public /v1 API; `navkernel report` embeds the
+// same page with its data instead.
+import uPlot from 'uplot';
+import type { Escalation, RunSummary } from '../../contracts/ledger.js';
+import type { FlowsList, LedgerStats, Problem, RecordedDecision, RunDetail, RunsPage } from '../../contracts/service-api.js';
+import { flowDiagram, runOverlay } from '../diagram.js';
+
+interface ReportData {
+  run: RunDetail;
+  flows: FlowsList;
+  generated: string;
+}
+
+declare const mermaid: {
+  initialize(config: Record<string, unknown>): void;
+  render(id: string, text: string): Promise<{ svg: string }>;
+};
+
+const REPORT = (window as unknown as { __NAVKERNEL_REPORT__?: ReportData }).__NAVKERNEL_REPORT__;
+const app = document.getElementById('app')!;
+const TOKEN_KEY = 'navkernel.token';
+
+class ApiProblem extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail);
+  }
+}
+
+/** Calls the /v1 API with the bearer token the user gave (if any); problem documents become ApiProblem. */
+async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const headers: Record<string, string> = {};
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`/v1${path}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  if (res.status === 401) {
+    askToken();
+    throw new ApiProblem((await res.json()) as Problem);
+  }
+  if (!res.ok) throw new ApiProblem((await res.json()) as Problem);
+  return (await res.json()) as T;
+}
+
+function askToken(): void {
+  app.innerHTML = '';
+  const box = el('form', { class: 'token' }, [
+    el('p', {}, ['This server needs a bearer token (the --token it was started with). It is kept in this tab only.']),
+    el('input', { type: 'password', name: 'token', placeholder: 'token', autocomplete: 'off' }),
+    el('button', { type: 'submit' }, ['Use token']),
+  ]) as HTMLFormElement;
+  box.addEventListener('submit', (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, (box.elements.namedItem('token') as HTMLInputElement).value);
+    void route();
+  });
+  app.append(box);
+}
+
+type Child = Node | string | null | undefined | false;
+
+/** Creates an element; text children are text nodes (never parsed as HTML). */
+function el(tag: string, attrs: Record<string, string | number | undefined> = {}, children: Child[] = []): HTMLElement {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) e.setAttribute(k, String(v));
+  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+const usd = (n: number) => `$${n.toFixed(n < 0.01 && n > 0 ? 5 : 4)}`;
+const runLink = (id: string) => `#/runs/${encodeURIComponent(id)}`;
+
+function setNav(which: string): void {
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('header nav a[data-nav]')) a.classList.toggle('active', a.dataset.nav === which);
+}
+
+function showError(e: unknown): void {
+  if (e instanceof ApiProblem && e.problem.code === 'UNAUTHORIZED') return;
+  app.innerHTML = '';
+  app.append(el('p', { class: 'error' }, [e instanceof ApiProblem ? `${e.problem.code}: ${e.problem.detail}` : String(e)]));
+}
+
+// ---------------------------------------------------------------- runs list
+
+async function runsPage(params: URLSearchParams): Promise<void> {
+  setNav('runs');
+  const query = new URLSearchParams();
+  for (const k of ['status', 'flow', 'has_open_escalation', 'cursor']) if (params.get(k)) query.set(k, params.get(k)!);
+  query.set('limit', '100');
+  const page = await api<RunsPage>(`/runs?${query}`);
+  app.innerHTML = '';
+  app.append(el('h1', {}, ['Runs']));
+  const status = el('select', { name: 'status' }, ['', 'active', 'escalated', 'terminated'].map((s) => el('option', { value: s }, [s || 'any status']))) as HTMLSelectElement;
+  status.value = params.get('status') ?? '';
+  const open = el('input', { type: 'checkbox', name: 'has_open_escalation' }) as HTMLInputElement;
+  open.checked = params.get('has_open_escalation') === 'true';
+  const apply = () => {
+    const p = new URLSearchParams();
+    if (status.value) p.set('status', status.value);
+    if (open.checked) p.set('has_open_escalation', 'true');
+    location.hash = `#/?${p}`;
+  };
+  status.addEventListener('change', apply);
+  open.addEventListener('change', apply);
+  app.append(el('div', { class: 'filters' }, [status, el('label', {}, [open, ' with an open escalation']), el('span', { class: 'muted' }, [`${page.total} runs`])]));
+  if (page.runs.length === 0) {
+    app.append(el('p', { class: 'muted' }, ['No runs yet. Route a step (POST /v1/route) or run `npx navkernel demo`.']));
+    return;
+  }
+  const head = el('tr', {}, ['Run', 'Flow', 'Status', 'Steps', 'Off-road', 'LLM calls', 'Cost', 'Open esc.', 'Last decision', 'Last activity'].map((h, i) => el('th', { class: i >= 3 && i <= 7 ? 'num' : undefined }, [h])));
+  const rows = page.runs.map((r: RunSummary) => {
+    const tr = el('tr', { class: 'run-row', 'data-run': r.run_id }, [
+      el('td', {}, [el('a', { href: runLink(r.run_id) }, [r.run_id])]),
+      el('td', {}, [r.flows.length > 1 ? `${r.flow} +${r.flows.length - 1}` : r.flow]),
+      el('td', {}, [el('span', { class: `badge status-${r.status}` }, [r.status])]),
+      el('td', { class: 'num' }, [String(r.steps)]),
+      el('td', { class: 'num' }, [String(r.offroad)]),
+      el('td', { class: 'num' }, [String(r.llm_calls)]),
+      el('td', { class: 'num' }, [usd(r.cost_usd)]),
+      el('td', { class: 'num' }, [r.open_escalations ? el('b', { class: 'error' }, [String(r.open_escalations)]) : '0']),
+      el('td', {}, [`${r.last_decision} at ${r.last_step}`]),
+      el('td', { class: 'muted' }, [r.last_ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')]),
+    ]);
+    tr.addEventListener('click', (e) => {
+      if ((e.target as HTMLElement).tagName !== 'A') location.hash = runLink(r.run_id);
+    });
+    return tr;
+  });
+  app.append(el('table', { id: 'runs' }, [el('thead', {}, [head]), el('tbody', {}, rows)]));
+  if (page.next_cursor) {
+    const p = new URLSearchParams(params);
+    p.set('cursor', page.next_cursor);
+    app.append(el('p', {}, [el('a', { href: `#/?${p}` }, ['Next page →'])]));
+  }
+}
+
+// ---------------------------------------------------------------- one run
+
+let diagramCounter = 0;
+
+async function drawFlows(container: HTMLElement, flows: FlowsList, decisions: RecordedDecision[]): Promise<void> {
+  const order: string[] = [];
+  for (const d of decisions) if (!order.includes(d.flow)) order.push(d.flow);
+  if (typeof mermaid === 'undefined') {
+    container.append(el('p', { class: 'error' }, ['Mermaid did not load.']));
+    return;
+  }
+  mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'default', themeVariables: { fontSize: '12px' }, flowchart: { htmlLabels: true, curve: 'basis', nodeSpacing: 24, rankSpacing: 28, useMaxWidth: false } });
+  for (const id of order) {
+    const flow = flows.flows.find((f) => f.flow === id);
+    const box = el('div', { class: 'diagram', 'data-flow': id }, [el('h3', {}, [`flow ${id}`])]);
+    container.append(box);
+    if (!flow) {
+      box.append(el('p', { class: 'muted' }, ['(not among the served flows)']));
+      continue;
+    }
+    const { text } = flowDiagram(flow, runOverlay(id, decisions));
+    try {
+      const { svg } = await mermaid.render(`nkd${++diagramCounter}`, text);
+      const holder = el('div', { class: 'svg' });
+      holder.innerHTML = svg; // Mermaid's own output, rendered with securityLevel strict.
+      box.append(holder);
+    } catch (e) {
+      box.append(el('pre', {}, [text]), el('p', { class: 'error' }, [`Mermaid: ${String(e)}`]));
+    }
+  }
+}
+
+function move(d: RecordedDecision): string {
+  const x = d.decision;
+  if (x.decision === 'INJECT_FLOW') return `INJECT_FLOW ${x.inject_flow ?? ''} → ${x.next_step_id ?? ''}`;
+  if (x.decision === 'DETOUR') return `DETOUR → ${x.detour_target ?? x.next_step_id ?? ''}${x.return_to ? ` (return to ${x.return_to})` : ''}`;
+  if (x.decision === 'INJECT_NODES') return `INJECT_NODES ${(x.inject_nodes ?? []).map((n) => n.id).join(', ')}`;
+  return `${x.decision}${x.next_step_id ? ` → ${x.next_flow ? `${x.next_flow}/` : ''}${x.next_step_id}` : ''}`;
+}
+
+function timeline(decisions: RecordedDecision[]): HTMLElement {
+  return el(
+    'ol',
+    { class: 'timeline', id: 'timeline' },
+    decisions.map((d) => {
+      const x = d.decision;
+      const extra: Child[] = [];
+      for (const r of x.rejected) extra.push(el('div', { class: 'rejected' }, [`✗ rejected (tier ${r.tier} ${r.rule}): ${r.decision}${r.target ? ` → ${r.target}` : ''} — ${r.why}`]));
+      for (const s of x.skipped ?? []) extra.push(el('div', { class: 'muted' }, [`skipped tier ${s.tier} (${s.rule}): ${s.reason}`]));
+      for (const c of d.llm_calls) {
+        extra.push(
+          el('div', { class: 'llm' }, [
+            `LLM ${c.provider}/${c.model} attempt ${c.attempt}: ${c.outcome}, ${c.input_tokens}+${c.output_tokens} tokens, ${usd(c.usd)}, ${Math.round(c.latency_ms)} ms`,
+            c.raw_answer ? el('div', { class: 'muted' }, [`answer: ${c.raw_answer.length > 240 ? c.raw_answer.slice(0, 240) + '…' : c.raw_answer}`]) : null,
+          ]),
+        );
+      }
+      for (const w of x.warnings) extra.push(el('div', { class: 'muted' }, [`⚠ ${w}`]));
+      return el('li', { class: `t${x.tier}`, 'data-seq': d.seq, 'data-tier': x.tier }, [
+        el('div', { class: 'tl-head' }, [
+          el('span', { class: 'seq' }, [`#${d.seq}`]),
+          el('span', { class: `tier tier-${x.tier}` }, [`tier ${x.tier}`]),
+          el('span', {}, [`${d.flow}/${d.step}`]),
+          el('span', { class: 'muted' }, [d.status]),
+          el('span', { class: 'move' }, [move(d)]),
+          el('code', {}, [x.rule]),
+          x.iteration && x.iteration > 1 ? el('span', { class: 'muted' }, [`iteration ${x.iteration}`]) : null,
+        ]),
+        el('div', { class: 'tl-reason' }, [x.reason]),
+        extra.length ? el('div', { class: 'tl-extra' }, extra) : null,
+      ]);
+    }),
+  );
+}
+
+const RESOLVE_DECISIONS = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'TERMINATE'];
+
+function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void) | undefined): HTMLElement {
+  const head = el('div', {}, [el('b', {}, [`Escalation ${e.escalation_id}`]), ` at #${e.seq} ${e.flow}/${e.step}: ${e.reason}`]);
+  if (e.resolution) {
+    const r = e.resolution;
+    return el('div', { class: 'escalation resolved', 'data-escalation': e.escalation_id }, [
+      head,
+      el('div', { class: 'resolution' }, [`Resolved by ${r.by} at ${r.ts}: ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}` : ''}${r.inject_flow ? ` (flow ${r.inject_flow})` : ''} — ${r.reason}`]),
+    ]);
+  }
+  const box = el('div', { class: 'escalation', 'data-escalation': e.escalation_id }, [head]);
+  if (!onResolved) {
+    box.append(el('p', { class: 'muted' }, [`Open. Resolve it with: navkernel resolve ${e.escalation_id} --decision D --by NAME --reason TEXT`]));
+    return box;
+  }
+  const flow = flows.flows.find((f) => f.flow === e.flow);
+  const listId = `steps-${e.escalation_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const options = [...(flow?.steps.map((s) => s.id) ?? []), ...(flow?.inject_flows ?? [])];
+  const form = el('form', { class: 'resolve' }, [
+    el('label', { for: `${listId}-d` }, ['Decision']),
+    el('select', { id: `${listId}-d`, name: 'decision' }, RESOLVE_DECISIONS.map((d) => el('option', { value: d }, [d]))),
+    el('label', { for: `${listId}-n` }, ['Next step / flow']),
+    el('input', { id: `${listId}-n`, name: 'next', list: listId, placeholder: 'step id (CONTINUE, DETOUR, LOOP) or flow (INJECT_FLOW)' }),
+    el('datalist', { id: listId }, options.map((o) => el('option', { value: o }))),
+    el('label', { for: `${listId}-b` }, ['By']),
+    el('input', { id: `${listId}-b`, name: 'by', required: 'required', placeholder: 'your name' }),
+    el('label', { for: `${listId}-r` }, ['Reason']),
+    el('textarea', { id: `${listId}-r`, name: 'reason', required: 'required', rows: 2 }),
+    el('button', { type: 'submit' }, ['Resolve']),
+  ]) as HTMLFormElement;
+  const message = el('div', { class: 'error', role: 'alert' });
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const v = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
+    message.textContent = '';
+    try {
+      await api<Escalation>(`/escalations/${encodeURIComponent(e.escalation_id)}/resolve`, {
+        method: 'POST',
+        body: { decision: v('decision'), by: v('by'), reason: v('reason'), ...(v('next').trim() ? { next: v('next').trim() } : {}) },
+      });
+      onResolved();
+    } catch (err) {
+      message.textContent = err instanceof ApiProblem ? `${err.problem.code}: ${err.problem.detail}` : String(err);
+    }
+  });
+  box.append(form, message);
+  return box;
+}
+
+async function renderRun(detail: RunDetail, flows: FlowsList, reload: (() => void) | undefined): Promise<void> {
+  const r = detail.run;
+  app.innerHTML = '';
+  app.append(
+    el('h1', {}, [`Run ${r.run_id} `, el('span', { class: `badge status-${r.status}`, id: 'run-status' }, [r.status])]),
+    el('div', { class: 'summary' }, [
+      el('div', {}, [el('b', {}, [String(r.steps)]), 'routes']),
+      el('div', {}, [el('b', {}, [String(r.offroad)]), 'off-road']),
+      el('div', {}, [el('b', {}, [String(r.llm_calls)]), 'LLM calls']),
+      el('div', {}, [el('b', {}, [usd(r.cost_usd)]), 'cost']),
+      el('div', {}, [el('b', {}, [String(r.open_escalations)]), 'open escalations']),
+      el('div', {}, [el('b', {}, [[...new Set(detail.decisions.map((d) => d.flow))].join(' → ') || r.flows.join(', ')]), 'flows in order']),
+    ]),
+  );
+  if (detail.escalations.length) {
+    app.append(el('h2', {}, ['Escalations']));
+    for (const e of detail.escalations) app.append(escalationBox(e, flows, reload));
+  }
+  const left = el('section', { id: 'flows' }, [
+    el('h2', {}, ['Path through the flows']),
+    el('div', { class: 'legend' }, [el('span', {}, ['orange: steps and edges the run took; ✔ n×: times completed; loops per step']), el('span', {}, ['yellow: where it is now; red: escalated'])]),
+  ]);
+  const right = el('section', {}, [
+    el('h2', {}, [`Decisions (${detail.decisions.length}${detail.next_after !== null ? '+' : ''})`]),
+    el('div', { class: 'legend' }, [1, 2, 3, 4, 5].map((t) => el('span', {}, [el('span', { class: `tier tier-${t}` }, [`tier ${t}`]), ' ', ['fast path', 'deterministic', 'navigator LLM', 'envelope', 'escalate'][t - 1]!]))),
+    timeline(detail.decisions),
+  ]);
+  app.append(el('div', { class: 'layout' }, [left, right]));
+  await drawFlows(left, flows, detail.decisions);
+  app.dataset.ready = 'run';
+}
+
+async function runPage(id: string): Promise<void> {
+  setNav('runs');
+  const [detail, flows] = await Promise.all([api<RunDetail>(`/runs/${encodeURIComponent(id)}?limit=5000`), api<FlowsList>('/flows')]);
+  await renderRun(detail, flows, () => void runPage(id).catch(showError));
+}
+
+// ---------------------------------------------------------------- ledger
+
+const TIER_COLOURS = ['#2f9e44', '#1971c2', '#9c36b5', '#e8590c', '#c92a2a'];
+
+async function ledgerPage(): Promise<void> {
+  setNav('ledger');
+  const s = await api<LedgerStats>('/stats');
+  app.innerHTML = '';
+  const totalUsd = s.cost_over_time.reduce((n, b) => n + b.usd, 0);
+  app.append(
+    el('h1', {}, ['Ledger']),
+    el('div', { class: 'summary' }, [
+      el('div', {}, [el('b', {}, [String(s.runs)]), 'runs']),
+      el('div', {}, [el('b', {}, [String(s.routes)]), 'routes']),
+      el('div', {}, [el('b', {}, [usd(totalUsd)]), 'LLM cost']),
+      ...s.by_tier.map((t) => el('div', {}, [el('b', {}, [`${((100 * t.count) / Math.max(1, s.routes)).toFixed(1)}%`]), el('span', { class: `tier tier-${t.tier}` }, [`tier ${t.tier}`])])),
+    ]),
+    el('h2', {}, [`Cost over time (USD per ${({ 1: 'second', 10: '10 seconds', 60: 'minute', 300: '5 minutes', 3600: 'hour', 86400: 'day' } as Record<number, string>)[s.bucket_seconds] ?? `${s.bucket_seconds} s`})`]),
+  );
+  const chart = el('div', { class: 'chart', id: 'cost-chart' });
+  app.append(chart);
+  const xs = s.cost_over_time.map((b) => Date.parse(b.bucket) / 1000);
+  let cum = 0;
+  const cumulative = s.cost_over_time.map((b) => (cum += b.usd));
+  if (xs.length) {
+    new uPlot(
+      {
+        width: Math.min(900, app.clientWidth - 20),
+        height: 240,
+        series: [{}, { label: 'USD per bucket', stroke: '#9c36b5', width: 2, points: { show: true } }, { label: 'USD cumulative', stroke: '#d9480f', dash: [6, 4] }, { label: 'routes', stroke: '#1971c2', scale: 'routes' }],
+        axes: [{}, { label: 'USD', values: (_u: uPlot, v: number[]) => v.map((x) => `$${x.toFixed(4)}`), size: 70 }, { scale: 'routes', side: 1, label: 'routes', grid: { show: false } }],
+        scales: { x: { time: true, range: (_u: uPlot, min: number, max: number) => (min === max ? [min - s.bucket_seconds * 5, max + s.bucket_seconds * 5] : [min, max]) } },
+      },
+      [xs, s.cost_over_time.map((b) => b.usd), cumulative, s.cost_over_time.map((b) => b.routes)],
+      chart,
+    );
+  } else chart.append(el('p', { class: 'muted' }, ['No routes yet.']));
+  const max = Math.max(1, ...s.by_tier_rule.map((r) => r.count));
+  app.append(
+    el('h2', {}, ['Decisions by tier and rule']),
+    el('table', { class: 'bars', id: 'by-rule' }, [
+      el('thead', {}, [el('tr', {}, ['Tier', 'Rule', 'Decision', 'Count', ''].map((h, i) => el('th', { class: i === 3 ? 'num' : undefined }, [h])))]),
+      el(
+        'tbody',
+        {},
+        s.by_tier_rule.map((r) =>
+          el('tr', {}, [
+            el('td', {}, [el('span', { class: `tier tier-${r.tier}` }, [`tier ${r.tier}`])]),
+            el('td', {}, [el('code', {}, [r.rule])]),
+            el('td', {}, [r.decision]),
+            el('td', { class: 'num' }, [String(r.count)]),
+            el('td', { class: 'bar' }, [el('span', { style: `width:${Math.max(1, (100 * r.count) / max)}%;background:${TIER_COLOURS[r.tier - 1]}` })]),
+          ]),
+        ),
+      ),
+    ]),
+  );
+  app.dataset.ready = 'ledger';
+}
+
+// ---------------------------------------------------------------- router
+
+async function route(): Promise<void> {
+  delete app.dataset.ready;
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [pathPart, queryPart] = hash.split('?');
+  const path = pathPart ?? '/';
+  try {
+    const m = /^\/runs\/(.+)$/.exec(path);
+    if (m) await runPage(decodeURIComponent(m[1]!));
+    else if (path === '/ledger') await ledgerPage();
+    else await runsPage(new URLSearchParams(queryPart ?? ''));
+  } catch (e) {
+    showError(e);
+  }
+}
+
+if (REPORT) {
+  document.querySelector('header nav')?.remove();
+  void renderRun(REPORT.run, REPORT.flows, undefined).then(() => {
+    app.append(el('p', { class: 'muted' }, [`Report generated ${REPORT.generated} by navkernel report.`]));
+  });
+} else {
+  window.addEventListener('hashchange', () => void route());
+  void route();
+}

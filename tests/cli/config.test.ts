@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findConfig } from '../../src/cli/config.js';
+import { BIN } from '../support/cli.js';
+import { ROOT } from '../support/kernel-fixtures.js';
+
+const request = JSON.stringify({ run_id: 'c1', flow: 'build', step_completed: 'build-step-3', status: 'UNVERIFIED', forensics: { lint: { errors: 2, output: 'eslint: 2 errors' } } });
+
+function cli(cwd: string, args: string[], input = '') {
+  const env = { ...process.env };
+  delete env.NAVKERNEL_FLOWS;
+  delete env.NAVKERNEL_LEDGER;
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('where flows, the ledger and run folders come from', () => {
+  it('outside a project with no flows, route says how to name them (exit 2)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-noflows-'));
+    const r = cli(dir, ['route', '--no-ledger'], request);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^navkernel: no flows to route with: .*Pass --flows DIR/);
+  });
+
+  it('reads navkernel.config.yaml (paths relative to it) from a subfolder; flags win', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-config-'));
+    cpSync(path.join(ROOT, 'charters'), path.join(dir, 'my-flows'), { recursive: true });
+    writeFileSync(path.join(dir, 'navkernel.config.yaml'), 'flows: my-flows\nledger: data/ledger.sqlite\n');
+    const sub = path.join(dir, 'sub');
+    cpSync(path.join(dir, 'my-flows'), path.join(sub, 'other'), { recursive: true });
+    const r = cli(sub, ['route'], request);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'LOOP', next_step_id: 'build-step-3' });
+    // The ledger named by the file, and its run folders beside it in one runs/ folder.
+    expect(existsSync(path.join(dir, 'data', 'ledger.sqlite'))).toBe(true);
+    expect(readdirSync(path.join(dir, 'data', 'runs'))).toEqual(['c1']);
+    const flag = cli(sub, ['route', '--ledger', 'here.sqlite', '--flows', 'other'], request.replace('"c1"', '"c2"'));
+    expect(flag.code).toBe(0);
+    expect(readdirSync(sub).sort()).toEqual(['here.sqlite', 'other', 'runs']);
+  });
+
+  it('reads the navkernel key of package.json and refuses unknown keys with the file named', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-config-'));
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', navkernel: { budget_usd: 0.5, flows: 'f' } }));
+    expect(findConfig(dir)).toEqual({ config: { budget_usd: 0.5, flows: path.join(dir, 'f') }, file: path.join(dir, 'package.json') });
+    writeFileSync(path.join(dir, 'navkernel.config.json'), JSON.stringify({ flow: 'typo' }));
+    const r = cli(dir, ['runs', '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringMatching(/navkernel\.config\.json: unknown key "flow"/) });
+  });
+});

@@ -1,0 +1,250 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { compareRuns, createNavigator, loadRegistry, navigate, openTextIndex, rankForTask } from '../../src/navigator/index.js';
+import { extractMagicWords } from '../../src/navigator/magic-words.js';
+import { classifyPath, indexRepo } from '../../src/repomap/index.js';
+import { tmpDir } from '../repomap/fixture.js';
+
+// A small repository of our own (not the eval sets), one file per rule.
+const FILES: Record<string, string> = {
+  'package.json': '{ "name": "fetchy", "version": "1.0.0" }\n',
+  'README.md': '# fetchy\n\nA tiny HTTP client with retries and custom fetch support.\n',
+  'src/index.ts': "export { request } from './client.js';\nexport { merge } from './merge.js';\n",
+  // A word used only inside a body (an option property), and a header only in a string.
+  'src/retry.ts': [
+    'export interface RetryOptions {',
+    '  limit: number;',
+    '}',
+    '',
+    'export function computeDelay(options: RetryOptions, attempt: number, headers: Headers): number {',
+    '  const base = 2 ** attempt * 100;',
+    '  const capped = Math.min(base, options.backoffLimit ?? Infinity);',
+    "  const ip = headers.get('CF-Connecting-IP');",
+    '  return ip ? capped : base;',
+    '}',
+    '',
+  ].join('\n'),
+  // Exact definition `merge` vs a name that merely contains it.
+  'src/merge.ts': 'export function merge<T extends object>(a: T, b: Partial<T>): T {\n  return { ...a, ...b };\n}\n',
+  'src/merge-headers.ts': 'export function mergeHeaderValues(a: Headers, b: Headers): Headers {\n  const out = new Headers(a);\n  b.forEach((v, k) => out.set(k, v));\n  return out;\n}\n',
+  // The source that *uses* fetch; the test file *defines* the matching names.
+  'src/client.ts': [
+    "import { merge } from './merge.js';",
+    '',
+    'export interface ClientOptions {',
+    '  fetch?: typeof globalThis.fetch;',
+    '}',
+    '',
+    'export async function request(url: string, options: ClientOptions = {}): Promise<Response> {',
+    '  const settings = merge({ fetch: globalThis.fetch }, options);',
+    '  const customFetch = settings.fetch!;',
+    '  return customFetch(url);',
+    '}',
+    '',
+  ].join('\n'),
+  'test/fetch.test.ts': [
+    "import { request } from '../src/client.js';",
+    'function customFetch(url: string) { return fetchStub(url); }',
+    'function fetchStub(url: string) { return new Response(url); }',
+    'function customFetchWithHeaders(url: string) { return customFetch(url); }',
+    "test('custom fetch', async () => { await request('x', { fetch: customFetch }); });",
+    "test('custom fetch with headers', async () => { await request('x', { fetch: customFetchWithHeaders }); });",
+    '',
+  ].join('\n'),
+  // Build output next to a manifest, with no .gitignore to exclude it.
+  'dist/client.js': 'export async function request(url, options = {}) {\n  const customFetch = options.fetch ?? globalThis.fetch;\n  return customFetch(url);\n}\n',
+  // A long file: the matched words sit deep inside it.
+  'src/long.ts': [
+    ...Array.from({ length: 120 }, (_, i) => `export function filler${i}(x: number): number {\n  return x + ${i};\n}`),
+    'export function parseRetryAfter(value: string): number {',
+    '  const seconds = Number(value);',
+    '  return Number.isNaN(seconds) ? Date.parse(value) - Date.now() : seconds * 1000;',
+    '}',
+    '',
+  ].join('\n'),
+};
+
+function makeRepo(): string {
+  const root = path.join(tmpDir('nk-fetchy-'), 'fetchy');
+  for (const [rel, text] of Object.entries(FILES)) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+
+const REPO = makeRepo();
+const cacheDir = tmpDir('nk-cache-');
+const nav = (task: string, extra: Record<string, unknown> = {}) => navigate({ task, repo_root: REPO, ...extra }, { cacheDir });
+const loadedPaths = (o: Awaited<ReturnType<typeof nav>>) => o.artifacts.context_load_receipt.files_loaded.map((f) => f.path);
+
+async function ranking(task: string) {
+  const index = await indexRepo(REPO, { cacheDir: false });
+  const registry = loadRegistry(index, { cacheDir: false });
+  const { words } = extractMagicWords(task, undefined, registry);
+  const r = rankForTask(task, words, index, registry.text, () => true);
+  registry.text.close();
+  return r;
+}
+
+describe('full-text retrieval rules (fixture repository "fetchy")', () => {
+  it('finds a word that occurs only in a code body or a string (no NEED_INFO), and loads the lines where it is', async () => {
+    const o = await nav('honour backoffLimit when computing the delay');
+    expect(o.exit).toBe('EXIT_PASS');
+    expect(o.magic_words.map((w) => w.word)).toContain('backofflimit');
+    expect(loadedPaths(o)[0]).toBe('src/retry.ts');
+    expect(o.artifacts.context_md).toContain('options.backoffLimit ?? Infinity');
+    const header = await nav('read the CF-Connecting-IP header');
+    expect(header.exit).toBe('EXIT_PASS');
+    expect(loadedPaths(header)).toContain('src/retry.ts');
+    expect(header.artifacts.context_md).toContain("headers.get('CF-Connecting-IP')");
+  });
+
+  it('ranks an exact definition above a name that merely contains the word', async () => {
+    const r = await ranking('merge two objects');
+    const exact = r.files.find((f) => f.path === 'src/merge.ts')!;
+    const partial = r.files.find((f) => f.path === 'src/merge-headers.ts')!;
+    expect(exact.definition).toBeGreaterThan(0);
+    expect(partial.definition).toBeCloseTo(exact.definition / 2, 5);
+    expect(r.files.indexOf(exact)).toBeLessThan(r.files.indexOf(partial));
+  });
+
+  it('reaches a file through a stemmed word ("merging" → merge.ts)', async () => {
+    const o = await nav('stop merging options twice');
+    expect(o.magic_words.map((w) => w.word)).toContain('merging');
+    expect(loadedPaths(o)).toContain('src/merge.ts');
+  });
+
+  it('puts the source that uses a name before the test file that defines it, unless the task is about tests', async () => {
+    const r = await ranking('support a custom fetch');
+    const src = r.files.findIndex((f) => f.path === 'src/client.ts');
+    const test = r.files.findIndex((f) => f.path === 'test/fetch.test.ts');
+    expect(src).toBeGreaterThanOrEqual(0);
+    expect(test === -1 || src < test).toBe(true);
+    expect(r.files.find((f) => f.path === 'test/fetch.test.ts')?.class).toBe('test');
+    const t = await ranking('add tests for custom fetch');
+    expect(t.about.tests).toBe(true);
+    expect(t.files[0]!.path).toBe('test/fetch.test.ts');
+  });
+
+  it('skips build output even without a .gitignore, and classifies files', async () => {
+    const index = await indexRepo(REPO, { cacheDir: false });
+    expect(index.files.some((f) => f.path.startsWith('dist/'))).toBe(false);
+    expect(index.skipped).toContainEqual({ path: 'dist/', reason: 'generated' });
+    const o = await nav('custom fetch request');
+    expect(loadedPaths(o).some((p) => p.startsWith('dist/'))).toBe(false);
+    expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js'].map(classifyPath)).toEqual([
+      'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated',
+    ]);
+  });
+
+  it('takes lines from the densest window, widened to the enclosing definition, and counts exactly those lines', async () => {
+    const o = await nav('parse the retry after value');
+    const f = o.artifacts.context_load_receipt.files_loaded.find((x) => x.path === 'src/long.ts')!;
+    expect(f).toBeDefined();
+    const block = o.artifacts.context_md.split('==> ').find((b) => b.startsWith('src/long.ts'))!;
+    expect(block).toContain('361│export function parseRetryAfter(value: string): number {');
+    expect(block).toContain('Date.parse(value)');
+    expect(block).not.toContain('\n1│');
+    const shown = block.split('\n').filter((l) => /^\d+│/.test(l)).length;
+    expect(f.lines_read).toBe(shown);
+    expect(f.lines_read).toBeLessThan(60);
+  });
+
+  it('keeps a persistent index that a warm run does not rewrite and a change updates by one file; artifacts equal cold and warm', async () => {
+    const repo = makeRepo();
+    const dir = tmpDir('nk-cache-');
+    const task = 'honour backoffLimit when computing the delay';
+    const cold = await navigate({ task, repo_root: repo }, { cacheDir: dir });
+    const warm = await navigate({ task, repo_root: repo }, { cacheDir: dir });
+    const memory = await navigate({ task, repo_root: repo }, { cacheDir: false });
+    expect(compareRuns(cold, warm).problems).toEqual([]);
+    expect(compareRuns(cold, memory).problems).toEqual([]);
+    const index = await indexRepo(repo, { cacheDir: dir });
+    const reg = loadRegistry(index, { cacheDir: dir });
+    expect(reg.text.stats.lexed).toBe(0);
+    expect(existsSync(reg.text.origin)).toBe(true);
+    writeFileSync(path.join(repo, 'src/merge.ts'), `${readFileSync(path.join(repo, 'src/merge.ts'), 'utf8')}// changed\n`);
+    const index2 = await indexRepo(repo, { cacheDir: dir });
+    const reg2 = loadRegistry(index2, { cacheDir: dir });
+    expect(reg2.text.stats).toMatchObject({ lexed: 1, removed: 1 });
+  });
+
+  it('keeps code-like tokens that are also stop words (`Use()`)', async () => {
+    const repo = path.join(tmpDir('nk-use-'), 'r');
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(path.join(repo, 'middleware.go'), 'package r\n\nfunc (r *Router) Use(mw ...Middleware) {\n\tr.mws = append(r.mws, mw...)\n}\n');
+    writeFileSync(path.join(repo, 'router.go'), 'package r\n\ntype Router struct {\n\tmws []Middleware\n}\n');
+    const index = await indexRepo(repo, { cacheDir: false });
+    const registry = loadRegistry(index, { cacheDir: false });
+    expect(extractMagicWords('Make Use() variadic', undefined, registry).words.map((w) => w.word)).toContain('use');
+    expect(extractMagicWords('make use of it', undefined, registry).words.map((w) => w.word)).not.toContain('use');
+    registry.text.close();
+  });
+
+  it('the navigate command imports no LLM SDK, no kernel and one tokenizer', () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const stack = [path.join(root, 'src/cli/commands/navigate.ts')];
+    while (stack.length) {
+      const f = stack.pop()!;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      const src = readFileSync(f, 'utf8');
+      for (const m of src.matchAll(/^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm)) {
+        const spec = (m[1] ?? m[2])!;
+        if (spec.startsWith('.')) stack.push(path.resolve(path.dirname(f), spec.replace(/\.js$/, '.ts')));
+        else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    const files = [...seen].map((f) => path.relative(root, f));
+    expect(files.filter((f) => f.startsWith('src/kernel/') || f.startsWith('src/ledger/') || f.startsWith('src/explorer/'))).toEqual([]);
+    for (const p of ['@anthropic-ai/sdk', '@google/genai', 'js-tiktoken']) expect(packages.has(p)).toBe(false);
+    expect(packages.has('gpt-tokenizer')).toBe(true);
+  });
+});
+
+describe('files that are not files (issue 12 item 8, navigator half)', () => {
+  it('reads a .gitignore only when it is a regular file inside the root, and says why it skipped one', async () => {
+    const base = tmpDir('nk-gi-');
+    const outside = path.join(base, 'outside.txt');
+    writeFileSync(outside, 'src/\n');
+    const mk = (name: string, make: (gi: string) => void) => {
+      const root = path.join(base, name);
+      mkdirSync(path.join(root, 'src'), { recursive: true });
+      writeFileSync(path.join(root, 'src/a.ts'), 'export const a = 1;\n');
+      make(path.join(root, '.gitignore'));
+      return root;
+    };
+    const fifo = mk('fifo', (gi) => execFileSync('mkfifo', [gi]));
+    const zero = mk('zero', (gi) => execFileSync('ln', ['-s', '/dev/zero', gi]));
+    const out = mk('out', (gi) => execFileSync('ln', ['-s', outside, gi]));
+    const big = mk('big', (gi) => writeFileSync(gi, `${'x'.repeat(2048)}\n`));
+    for (const [root, reason] of [[fifo, 'not_a_regular_file'], [zero, 'symlink_outside_root'], [out, 'symlink_outside_root']] as const) {
+      const index = await indexRepo(root, { cacheDir: false });
+      expect(index.skipped).toContainEqual({ path: '.gitignore', reason });
+      // The rules of an unread .gitignore do not apply: src/ stays.
+      expect(index.files.map((f) => f.path)).toContain('src/a.ts');
+    }
+    const capped = await indexRepo(big, { cacheDir: false, maxFileBytes: 1024 });
+    expect(capped.skipped).toContainEqual({ path: '.gitignore', reason: 'oversized' });
+    const o = await createNavigator({ cacheDir: false }).navigate({ task: 'where is a', repo_root: fifo });
+    expect(o.exit).not.toBe('EXIT_BLOCKED');
+  });
+});
+
+describe('the text index', () => {
+  it('ranks by BM25F with field weights: a path or definition match beats a body mention', async () => {
+    const index = await indexRepo(REPO, { cacheDir: false });
+    const text = openTextIndex(index, false);
+    const hits = text.search(['merg'], 10).map((h) => h.path);
+    expect(hits[0]).toBe('src/merge.ts');
+    expect(text.docFreq('backofflimit')).toBe(1);
+    expect(text.filesWith('backofflimit')).toEqual(['src/retry.ts']);
+    text.close();
+  });
+});

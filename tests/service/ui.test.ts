@@ -1,0 +1,139 @@
+// The web UI in a real headless Chromium (Debian's chromium, installed by scripts/ensure-chromium.sh when
+// missing), driven by playwright-core: runs list, a run with its highlighted path and timeline, resolving an
+// escalation through the form, the ledger page. Saves the README's screenshots under docs/.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/kernel-fixtures.js';
+import { runCli } from '../support/cli.js';
+import { GATE_RUN, routeAll, startServer, type TestServer } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** The README's screenshots are rewritten with NAVKERNEL_SCREENSHOTS=1; otherwise they go to a temp folder. */
+const SHOTS = process.env.NAVKERNEL_SCREENSHOTS === '1' ? path.join(ROOT, 'docs') : mkdtempSync(path.join(tmpdir(), 'navkernel-shots-'));
+/** The flags that work on this machine (no sandbox as root, no background network calls). */
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+describe('the web UI in headless Chromium', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) execFileSync('bash', [path.join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdio: 'inherit', timeout: 590_000 });
+    if (!existsSync(path.join(ROOT, 'dist', 'ui', 'index.html'))) execFileSync(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'build-ui.js')], { cwd: ROOT, stdio: 'inherit' });
+    const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-ui-'));
+    const file = path.join(dir, 'ledger.sqlite');
+    const demo = runCli(['demo', '-q', '--ledger', file, '--run-prefix', 'demo']);
+    expect(demo.code, demo.stderr).toBe(0);
+    s = await startServer({ file, clock: () => new Date() });
+    await routeAll(s.base, GATE_RUN);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on('pageerror', (e) => console.error('page error:', e.message));
+  }, 600_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('lists the runs with status, steps, cost and open escalations', async () => {
+    await page.goto(`${s.base}/`);
+    await page.waitForSelector('table#runs tbody tr');
+    const ids = await page.$$eval('table#runs tbody tr', (rows) => rows.map((r) => r.getAttribute('data-run')));
+    expect(ids).toEqual(expect.arrayContaining(['demo-run-1', 'gate-1']));
+    const gate = page.locator('tr[data-run="gate-1"]');
+    await expect(gate.locator('.badge').textContent()).resolves.toBe('escalated');
+    await page.locator('input[name="has_open_escalation"]').check();
+    await page.waitForFunction("document.querySelectorAll('table#runs tbody tr').length === 1");
+    expect(await page.$$eval('table#runs tbody tr', (rows) => rows.map((r) => r.getAttribute('data-run')))).toEqual(['gate-1']);
+  });
+
+  it('opens a run: the flow drawn with the path taken highlighted, loop counts, the timeline by tier', async () => {
+    await page.goto(`${s.base}/#/runs/demo-run-1`);
+    await page.waitForSelector('main[data-ready="run"]');
+    const flows = await page.$$eval('.diagram[data-flow]', (ds) => ds.map((d) => d.getAttribute('data-flow')));
+    expect(flows[0]).toBe('signal');
+    expect(flows).toContain('build');
+    // Mermaid drew SVG, with visited steps classed and taken edges thickened.
+    const build = page.locator('.diagram[data-flow="build"] svg');
+    expect(await build.count()).toBe(1);
+    expect(await page.locator('.diagram[data-flow="build"] g.node.visited').count()).toBeGreaterThan(2);
+    expect(await page.locator('.diagram[data-flow="build"] g.node:not(.visited)').count()).toBeGreaterThan(0);
+    const labels = await page.locator('.diagram[data-flow="build"] g.node.visited').allTextContents();
+    expect(labels.join(' ')).toMatch(/✔ \d+×/);
+    expect(labels.join(" ")).toMatch(/\d+ loops?/);
+    const timeline = page.locator('#timeline > li');
+    const detail = (await (await fetch(`${s.base}/v1/runs/demo-run-1`)).json()) as { decisions: { decision: { tier: number } }[] };
+    expect(await timeline.count()).toBe(detail.decisions.length);
+    const tiers = await timeline.evaluateAll((lis) => lis.map((li) => Number(li.getAttribute('data-tier'))));
+    expect(tiers).toEqual(detail.decisions.map((d) => d.decision.tier));
+    expect(await page.locator('#timeline > li.t3 .llm').count()).toBeGreaterThan(0);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.evaluate(`window.scrollTo(0, document.querySelector('.diagram[data-flow="build"]').getBoundingClientRect().top + window.scrollY - 50)`);
+    await page.screenshot({ path: path.join(SHOTS, 'ui-run.png'), fullPage: false });
+  });
+
+  it('resolves an open escalation through the form and shows it recorded; a move the graph forbids is refused', async () => {
+    await page.goto(`${s.base}/#/runs/gate-1`);
+    await page.waitForSelector('main[data-ready="run"]');
+    expect(await page.locator('.diagram[data-flow="gate"] g.node.escalated').count()).toBe(1);
+    expect(await page.locator('#timeline > li').last().getAttribute('class')).toBe('t5');
+    const form = page.locator('.escalation form.resolve');
+    await form.locator('select[name="decision"]').selectOption('CONTINUE');
+    await form.locator('input[name="next"]').fill('deploy-done');
+    await form.locator('input[name="by"]').fill('ana');
+    await form.locator('textarea[name="reason"]').fill('evidence checked by hand');
+    await form.locator('button[type="submit"]').click();
+    await page.waitForSelector('.escalation [role="alert"]:has-text("INVALID_RESOLUTION")');
+    expect(await page.locator('.escalation [role="alert"]').textContent()).toMatch(/deploy-done is not in flow gate/);
+    await form.locator('input[name="next"]').fill('gate-done');
+    await form.locator('button[type="submit"]').click();
+    await page.waitForSelector('.escalation.resolved');
+    expect(await page.locator('.escalation.resolved .resolution').textContent()).toMatch(/Resolved by ana .*CONTINUE → gate-done — evidence checked by hand/);
+    const e = (await (await fetch(`${s.base}/v1/runs/gate-1`)).json()) as { escalations: { status: string; resolution: { by: string } }[] };
+    expect(e.escalations[0]).toMatchObject({ status: 'resolved', resolution: { by: 'ana' } });
+  });
+
+  it('draws every sample flow: Mermaid parses the text of `navkernel diagram`', async () => {
+    await page.goto(`${s.base}/`);
+    const texts = runCli(['diagram', 'build']).stdout;
+    expect(texts).toMatch(/^flowchart TD/);
+    for (const flow of ['signal', 'plan', 'build', 'review', 'gate', 'deploy', 'rebase']) {
+      const text = runCli(['diagram', flow]).stdout;
+      const ok = await page.evaluate(async (t) => {
+        const m = (globalThis as unknown as { mermaid: { parse(t: string): Promise<unknown> } }).mermaid;
+        return Boolean(await m.parse(t));
+      }, text);
+      expect(ok, flow).toBe(true);
+    }
+  });
+
+  it('opens a `navkernel report` file offline: the run page, self-contained', async () => {
+    const out = path.join(s.dir, 'run.html');
+    const r = runCli(['report', 'gate-1', '-o', out, '--ledger', s.file]);
+    expect(r.code, r.stderr).toBe(0);
+    const requests: string[] = [];
+    const offline = await browser.newPage();
+    offline.on('request', (req) => requests.push(req.url()));
+    await offline.goto(`file://${out}`);
+    await offline.waitForSelector('main[data-ready="run"]');
+    expect(await offline.locator('.diagram[data-flow="gate"] svg').count()).toBe(1);
+    expect(await offline.locator('#timeline > li').count()).toBe(4);
+    expect(await offline.locator('.escalation.resolved').count()).toBe(1);
+    expect(requests.filter((u) => !u.startsWith('file://') && !u.startsWith('data:'))).toEqual([]);
+    await offline.close();
+  });
+
+  it('shows the ledger: decisions by tier and rule, and cost over time as a chart', async () => {
+    await page.goto(`${s.base}/#/ledger`);
+    await page.waitForSelector('main[data-ready="ledger"]');
+    expect(await page.locator('#by-rule tbody tr').count()).toBeGreaterThan(5);
+    expect(await page.locator('#cost-chart canvas').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, 'ui-ledger.png'), fullPage: false });
+  });
+});
