@@ -50,13 +50,13 @@ function withBaseline(kernel: Kernel, flows: FlowSet, port: NavigatorPort): Kern
     const spent = spentByRun.get(req.run_id) ?? 0;
     const a = await port({
       run_id: req.run_id,
-      seq: (kernel.runState(req.run_id)?.seq ?? 0) + 1,
+      seq: ((await kernel.runState(req.run_id))?.seq ?? 0) + 1,
       flow: req.flow,
       step: req.step_completed,
       request: req,
       charter: flow.charter,
       iteration: { current: req.iteration?.current ?? 1, max: req.iteration?.max ?? null },
-      candidates: kernel.candidates(req),
+      candidates: await kernel.candidates(req),
       inject_nodes: { allowed: flow.def.inject_nodes.allowed, max_nodes: flow.def.inject_nodes.max_nodes, roster: [...flow.roster] },
       run_spent_usd: spent,
       signal: new AbortController().signal,

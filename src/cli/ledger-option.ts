@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { DEFAULT_LEDGER_FILE, openLedger, type Durability, type SqliteLedger } from '../ledger/index.js';
 import path from 'node:path';
+import type { Ledger } from '../contracts/ports.js';
+import { DEFAULT_LEDGER_FILE, openLedger, type Durability } from '../ledger/index.js';
 import { cliConfig } from './config.js';
 import { UsageError } from './conventions.js';
 
@@ -26,7 +27,7 @@ export function addLedgerOption(cmd: Command, options: { durability?: boolean } 
  * Opens the ledger a command names. Commands that only read pass `create: false`, so a mistyped path is
  * an error instead of a new empty ledger.
  */
-export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): SqliteLedger {
+export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): Ledger {
   const durability = opts.durability ?? 'normal';
   if (durability !== 'normal' && durability !== 'full') throw new UsageError(`--durability must be normal or full (got ${durability})`);
   return openLedger(opts.ledger, { create, durability, runBase: runsFolderFor(opts.ledger) });

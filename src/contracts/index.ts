@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './store-errors.js';
 export * from './route-request.js';
 export * from './decision.js';
 export * from './flow.js';

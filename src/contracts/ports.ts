@@ -1,6 +1,7 @@
 import type { CandidateMove } from './candidate.js';
 import type { Charter } from './flow.js';
 import type { Decision, ProposedNode, RejectedMove } from './decision.js';
+import type { JsonlRepair } from './ledger.js';
 import type { LlmCallRecord } from './llm-call.js';
 import type { RouteRequest } from './route-request.js';
 
@@ -72,6 +73,8 @@ export interface RouteRecord {
   flow: string;
   step: string;
   request_id: string | null;
+  /** sha256 (hex) of the canonical JSON of the validated request; what an idempotent retry is compared with. */
+  request_hash: string;
   request: RouteRequest;
   decision: Decision;
   latency_us: number;
@@ -85,15 +88,198 @@ export interface RouteRecord {
 }
 
 /**
- * Where a kernel keeps its runs. The SQLite ledger implements it; a server database could too.
- * Methods are synchronous on purpose: route() stays on one tick, and better-sqlite3 is synchronous.
+ * Where a kernel keeps its runs (the write side). The SQLite ledger, the PostgreSQL ledger and the in-memory
+ * store implement it; `tests/store-conformance` is the executable specification every store must pass.
+ *
+ * Asynchronous so that a server database can implement it and so that a store can group-commit: concurrent
+ * appends of different runs may share one transaction, each promise resolving only after that commit.
+ *
+ * Concurrency contract: a kernel keeps a run's state in memory between routes, validated optimistically.
+ * `append` checks, atomically with the insert, that the run's head seq is `record.seq - 1`; when another writer
+ * (another kernel, another process, another host) got there first it rejects with a `LedgerConflictError`
+ * (code `LEDGER_CONFLICT`), records nothing, and the kernel reloads the run with `loadRun` and routes again.
  */
 export interface KernelStore {
-  /** The persisted state of a run, or undefined for a run never seen. */
-  loadRun(run_id: string): RunState | undefined;
-  /** The decision already recorded for this idempotency key, if any. */
-  findByRequestId(run_id: string, request_id: string): Decision | undefined;
-  /** Records the route and the run's new state atomically (one transaction). */
-  append(record: RouteRecord, state: RunState): void;
-  close(): void;
+  /** The run's persisted state (its `seq` is the head seq), or undefined for a run never seen. */
+  loadRun(run_id: string): Promise<RunState | undefined>;
+  /** What was recorded for this idempotency key: the decision and the sha256 of the canonical request. */
+  findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined>;
+  /**
+   * Records the route and the run's new state atomically. Resolves only after the commit is durable at the
+   * store's durability. Rejects with LedgerConflictError (code LEDGER_CONFLICT) when the run's head seq is
+   * not record.seq - 1 (another writer got there first): the kernel then reloads the run and re-routes.
+   */
+  append(record: RouteRecord, state: RunState): Promise<void>;
+  /** Waits for pending appends (and any derived files) and releases the store. */
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The read side: what `runs`, `audit`, `verify`, `replay`, `resolve` and `export` read. Rows are given as
+// stored: JSON columns as their stored text (the hash chain covers that text), hashes as lowercase hex.
+// ---------------------------------------------------------------------------------------------------------
+
+/** A route row as stored. */
+export interface StoredRoute {
+  run_id: string;
+  seq: number;
+  flow: string;
+  step: string;
+  request_id: string | null;
+  /** sha256 hex of the canonical request (see RouteRecord.request_hash). */
+  request_hash: string;
+  /** Queryable copies of fields of `decision_json` (verify checks they agree with it). */
+  decision: string;
+  next_step: string | null;
+  tier: number;
+  rule: string;
+  request: string;
+  decision_json: string;
+  state: string;
+  latency_us: number;
+  cost_usd: number;
+  llm_calls: number;
+  kernel_version: string;
+  flows_hash: string;
+  ts: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The columns replay reads, per route. */
+export interface ReplayRow {
+  seq: number;
+  request: string;
+  decision_json: string;
+  ts: string;
+  llm_calls: number;
+}
+
+/** An LLM call row as stored; `record` is the canonical JSON of the LlmCallRecord (what the chain hashes). */
+export interface StoredLlmCall {
+  run_id: string;
+  seq: number;
+  idx: number;
+  provider: string;
+  model: string;
+  purpose: string;
+  attempt: number;
+  prompt_hash: string;
+  raw_answer: string | null;
+  outcome: string;
+  input_tokens: number;
+  output_tokens: number;
+  usd: number;
+  latency_ms: number;
+  record: string;
+}
+
+/** A run's summary row (maintained with each append; verify recomputes it from the routes). */
+export interface StoredRun {
+  run_id: string;
+  flow: string;
+  created_ts: string;
+  updated_ts: string;
+  last_seq: number;
+  head_hash: string;
+  offroad: number;
+  llm_calls: number;
+  cost_usd: number;
+  last_decision: string;
+  last_step: string;
+}
+
+export interface StoredEscalation {
+  escalation_id: string;
+  run_id: string;
+  seq: number;
+  flow: string;
+  step: string;
+  reason: string;
+  opened_ts: string;
+  status: 'open' | 'resolved';
+  resolution: string | null;
+  resolved_by: string | null;
+  resolved_ts: string | null;
+  resolution_hash: string | null;
+}
+
+/** An off-road route (anything but CONTINUE): what a decisions.jsonl line is derived from. */
+export interface OffroadRow {
+  seq: number;
+  flow: string;
+  step: string;
+  decision_json: string;
+  ts: string;
+}
+
+/**
+ * One entry of the ledger-wide run register: every run gets one when its first route is recorded, chained
+ * to the previous entry, so that a run deleted whole (routes, summary, calls, escalations) is still noticed.
+ */
+export interface StoredRunEntry {
+  ordinal: number;
+  run_id: string;
+  /** Hash of the run's first route. */
+  first_hash: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The read side of a ledger, for every command that reads one. Every method reads committed data only. */
+export interface LedgerReader {
+  /** Where the ledger is, for messages (a file path, or a URL without its password). */
+  readonly location: string;
+  /** The run's summary row, or undefined. */
+  run(run_id: string): Promise<StoredRun | undefined>;
+  /** Every run's summary row, oldest first (created_ts, then run_id). */
+  runs(): Promise<StoredRun[]>;
+  /** Run ids known to the summary rows, the routes or the run register (they differ only in a damaged ledger), sorted. */
+  runIds(): Promise<string[]>;
+  /** Up to `limit` routes of a run with seq > afterSeq, in seq order. */
+  routes(run_id: string, afterSeq: number, limit: number): Promise<StoredRoute[]>;
+  /** The same range, only the columns replay needs. */
+  replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]>;
+  /** LLM call rows of a run with fromSeq <= seq <= toSeq, by seq then idx. */
+  llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]>;
+  /** The run's off-road routes in seq order. */
+  offroadRows(run_id: string): Promise<OffroadRow[]>;
+  /** Distinct flows a run routed in, sorted. */
+  runFlows(run_id: string): Promise<string[]>;
+  /** Distinct flows_hash values a run was routed with, in order of first use. */
+  runFlowsHashes(run_id: string): Promise<string[]>;
+  /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `navigator_unavailable`). */
+  navigatorFootprint(run_id: string): Promise<boolean>;
+  /** Routes per (tier, rule, decision), sorted by tier, rule, decision. */
+  tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;
+  openEscalationCount(run_id: string): Promise<number>;
+  escalation(escalation_id: string): Promise<StoredEscalation | undefined>;
+  /** A run's escalations by seq. */
+  runEscalations(run_id: string): Promise<StoredEscalation[]>;
+  /** The stored hash of one route. */
+  routeHash(run_id: string, seq: number): Promise<string | undefined>;
+  /** The run register in ordinal order (see StoredRunEntry). */
+  runRegister(): Promise<StoredRunEntry[]>;
+  /** Marks an open escalation resolved; false when it was not open any more (resolved meanwhile by someone else). */
+  resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean>;
+}
+
+/**
+ * A ledger's decisions.jsonl mirror, when it writes one: files derived from the store, never the truth.
+ * `verify` checks the files against `offroadRows` and repairs them through this.
+ */
+export interface DecisionsMirror {
+  /** RUN_BASE: the folder holding `<run>/<flow>/routing/decisions.jsonl`. */
+  readonly runBase: string;
+  /** The file of a run's flow. */
+  fileFor(run_id: string, flow: string): string;
+  /** Waits until every line of an acknowledged decision queued so far has been written (or has failed and been noted for repair). */
+  flush(): Promise<void>;
+  /** Rebuilds missing lines (and cuts a torn last line) of a run's files, or of every run's, from the store. */
+  repair(run_id?: string): Promise<JsonlRepair[]>;
+}
+
+/** A full ledger: the kernel's store, the read side, and optionally a decisions.jsonl mirror. */
+export interface Ledger extends KernelStore, LedgerReader {
+  readonly mirror: DecisionsMirror | undefined;
 }

@@ -75,7 +75,7 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
       if (decision.decision === 'DETOUR' || decision.decision === 'INJECT_FLOW') lastSignature.delete(key);
     }
     summary.runIds.push(run_id);
-    summary.llmCostUsd += kernel.runState(run_id)?.spent_usd ?? 0;
+    summary.llmCostUsd += (await kernel.runState(run_id))?.spent_usd ?? 0;
 
     function makeRequest(run: string, flow: string, id: string, step: CompiledStep | undefined, visit: number): RouteRequest {
       const base = { run_id: run, flow, step_completed: id, agent: step?.def.agent ?? 'ad-hoc', iteration: { current: visit, max: 3 } };

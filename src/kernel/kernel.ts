@@ -1,13 +1,17 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
-import type {
-  CandidateMove,
-  Decision,
-  KernelStore,
-  NavigatorPort,
-  RouteRecord,
-  RouteRequest,
-  RunState,
+import {
+  IdempotencyConflictError,
+  NavkernelError,
+  canonicalJson,
+  sha256,
+  type CandidateMove,
+  type Decision,
+  type KernelStore,
+  type NavigatorPort,
+  type RouteRecord,
+  type RouteRequest,
+  type RunState,
 } from '../contracts/index.js';
 import { VERSION } from '../version.js';
 import { buildRouteWork } from './build-work.js';
@@ -30,8 +34,13 @@ export interface KernelOptions {
   clock?: () => number | Date;
   /** Validate each request against `schemas/route-request.schema.json` (default true). */
   validate?: boolean;
-  /** Live run actors kept in memory; the least recently used idle ones are stopped beyond this (default 10,000). */
+  /**
+   * Live run actors kept in memory (default 10,000). Beyond it the least recently used idle one is stopped
+   * (O(1)); its run is reloaded from the store when routed again.
+   */
   maxLiveRuns?: number;
+  /** How many times a route is routed again after the store reports another writer on its run (default 16). */
+  maxConflictRetries?: number;
   /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
   navigatorTimeoutMs?: number;
   /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits". */
@@ -44,14 +53,14 @@ export interface Kernel {
   /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
   route(request: unknown): Promise<Decision>;
   /** The legal moves from a request's step, as tier 3 would be offered them. */
-  candidates(request: unknown): CandidateMove[];
+  candidates(request: unknown): Promise<CandidateMove[]>;
   /** The run's current state (loop counters, signature attempts, return points), or undefined for an unknown run. */
-  runState(run_id: string): RunState | undefined;
+  runState(run_id: string): Promise<RunState | undefined>;
   readonly flows: FlowSet;
   /** Live run actors (for tests and monitoring). */
   readonly liveRuns: number;
-  /** Stops every run actor and closes the store. */
-  close(): void;
+  /** Waits for routes in flight, stops every run actor and closes the store. */
+  close(): Promise<void>;
 }
 
 type RunActor = Actor<typeof kernelMachine>;
@@ -104,55 +113,52 @@ export function createKernel(options: KernelOptions): Kernel {
     },
   });
 
-  // Live run actors with a use counter; beyond maxLiveRuns the least recently used idle ones are stopped.
-  const actors = new Map<string, { actor: RunActor; used: number }>();
-  let tick = 0;
+  // Live run actors in least-recently-used order (a Map keeps insertion order: a use moves the run to the end).
+  const actors = new Map<string, RunActor>();
+  // The last route of each run still settling: later routes of the run chain behind it (one route per run at a time).
   const busy = new Map<string, Promise<unknown>>();
-  // Runs whose route is waiting on tier 3 right now.
-  const inFlight = new Set<string>();
+  const maxRetries = options.maxConflictRetries ?? 16;
 
-  function actorFor(run_id: string): RunActor {
-    const live = actors.get(run_id);
-    if (live) {
-      live.used = ++tick;
-      return live.actor;
+  function liveActor(run_id: string): RunActor | undefined {
+    const actor = actors.get(run_id);
+    if (actor) {
+      actors.delete(run_id);
+      actors.set(run_id, actor);
     }
-    const run = store.loadRun(run_id) ?? emptyRunState(run_id);
-    if (actors.size >= maxLiveRuns) evictIdle();
-    const actor = createActor(machine, { input: { run, hasNavigator: navigator !== undefined } });
-    actor.start();
-    actors.set(run_id, { actor, used: ++tick });
     return actor;
   }
 
-  /** Stops the least recently used idle actors: a tenth of the limit at once, so eviction stays rare. */
-  function evictIdle(): void {
-    const target = Math.max(0, maxLiveRuns - Math.ceil(maxLiveRuns / 10));
-    const idle = [...actors].filter(([id]) => !busy.has(id)).sort((a, b) => a[1].used - b[1].used);
-    for (const [id, { actor }] of idle) {
-      if (actors.size <= target) break;
+  function startActor(run_id: string, run: RunState): RunActor {
+    const actor = createActor(machine, { input: { run, hasNavigator: navigator !== undefined } });
+    actor.start();
+    actors.set(run_id, actor);
+    if (actors.size > maxLiveRuns) evictOne();
+    return actor;
+  }
+
+  /** Stops the least recently used idle actor: O(1) unless the oldest runs are all busy. */
+  function evictOne(): void {
+    for (const [id, actor] of actors) {
+      if (busy.has(id)) continue;
       actor.stop();
       actors.delete(id);
+      return;
     }
+  }
+
+  function dropActor(run_id: string): void {
+    actors.get(run_id)?.stop();
+    actors.delete(run_id);
   }
 
   const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
-  async function routeNow(req: RouteRequest): Promise<Decision> {
-    const t0 = performance.now();
-    const actor = actorFor(req.run_id);
+  async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number): Promise<Decision> {
     const ts = isoNow();
     const work = buildRouteWork(req, flows, actor.getSnapshot().context.run, ts, navigator !== undefined);
     actor.send({ type: 'ROUTE', work });
     let snap = actor.getSnapshot();
-    if (snap.value !== 'idle') {
-      inFlight.add(req.run_id);
-      try {
-        snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
-      } finally {
-        inFlight.delete(req.run_id);
-      }
-    }
+    if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
     const outcome = snap.context.outcome!;
     assertDecisionTargets(outcome.decision, work);
     const record: RouteRecord = {
@@ -161,6 +167,7 @@ export function createKernel(options: KernelOptions): Kernel {
       flow: req.flow,
       step: req.step_completed,
       request_id: req.request_id ?? null,
+      request_hash: requestHash,
       request: req,
       decision: outcome.decision,
       latency_us: Math.round((performance.now() - t0) * 1000) / 1000,
@@ -171,20 +178,35 @@ export function createKernel(options: KernelOptions): Kernel {
       llm_calls: outcome.llm_calls,
     };
     try {
-      store.append(record, outcome.state);
+      await store.append(record, outcome.state);
     } catch (e) {
       // The actor moved on but the store did not: drop the actor so the run reloads what was recorded.
-      actor.stop();
-      actors.delete(req.run_id);
+      dropActor(req.run_id);
       throw e;
     }
     return outcome.decision;
   }
 
-  function recordedFor(req: RouteRequest): Decision | undefined {
-    if (req.request_id === undefined) return undefined;
-    const recorded = store.findByRequestId(req.run_id, req.request_id);
-    return recorded ? structuredClone(recorded) : undefined;
+  /** One route of a run, with the run's earlier routes settled: idempotency check, route, append, retry on conflict. */
+  async function routeOne(req: RouteRequest): Promise<Decision> {
+    const t0 = performance.now();
+    const requestHash = req.request_id === undefined ? '' : sha256(canonicalJson(req));
+    for (let attempt = 0; ; attempt++) {
+      if (req.request_id !== undefined) {
+        const recorded = await store.findByRequestId(req.run_id, req.request_id);
+        if (recorded) {
+          if (recorded.request_hash !== requestHash) throw new IdempotencyConflictError(req.run_id, req.request_id);
+          return structuredClone(recorded.decision);
+        }
+      }
+      const actor = liveActor(req.run_id) ?? startActor(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
+      try {
+        return await routeNow(req, actor, requestHash, t0);
+      } catch (e) {
+        // Another writer recorded this run's next seq first: reload the run and route again on its new head.
+        if (!(e instanceof NavkernelError && e.code === 'LEDGER_CONFLICT') || attempt >= maxRetries) throw e;
+      }
+    }
   }
 
   function route(request: unknown): Promise<Decision> {
@@ -194,47 +216,42 @@ export function createKernel(options: KernelOptions): Kernel {
     } catch (e) {
       return Promise.reject(e);
     }
-    const recorded = recordedFor(req);
-    if (recorded) return Promise.resolve(recorded);
     const pending = busy.get(req.run_id);
-    if (!pending) {
-      const p = routeNow(req);
-      // Only a route waiting on tier 3 is still running here; later routes of the run queue behind it.
-      if (inFlight.has(req.run_id)) track(req.run_id, p);
-      return p;
-    }
-    const next = () => recordedFor(req) ?? routeNow(req);
-    const p = pending.then(next, next);
-    track(req.run_id, p);
+    const next = () => routeOne(req);
+    const p = pending ? pending.then(next, next) : routeOne(req);
+    busy.set(req.run_id, p);
+    const clear = () => {
+      if (busy.get(req.run_id) === p) busy.delete(req.run_id);
+    };
+    p.then(clear, clear);
     return p;
   }
 
-  function track(run_id: string, p: Promise<unknown>): void {
-    busy.set(run_id, p);
-    const clear = () => {
-      if (busy.get(run_id) === p) busy.delete(run_id);
-    };
-    p.then(clear, clear);
+  async function stateOf(run_id: string): Promise<RunState | undefined> {
+    const pending = busy.get(run_id);
+    if (pending) await pending.then(noop, noop);
+    return actors.get(run_id)?.getSnapshot().context.run ?? (await store.loadRun(run_id));
   }
 
   return {
     route,
-    candidates(request) {
+    async candidates(request) {
       const req = parse(request);
-      const state = actors.get(req.run_id)?.actor.getSnapshot().context.run ?? store.loadRun(req.run_id) ?? emptyRunState(req.run_id);
+      const state = (await stateOf(req.run_id)) ?? emptyRunState(req.run_id);
       return buildCandidates(buildRouteWork(req, flows, state, isoNow(), navigator !== undefined));
     },
-    runState(run_id) {
-      return actors.get(run_id)?.actor.getSnapshot().context.run ?? store.loadRun(run_id);
-    },
+    runState: stateOf,
     flows,
     get liveRuns() {
       return actors.size;
     },
-    close() {
-      for (const { actor } of actors.values()) actor.stop();
+    async close() {
+      await Promise.all([...busy.values()].map((p) => p.then(noop, noop)));
+      for (const actor of actors.values()) actor.stop();
       actors.clear();
-      store.close();
+      await store.close();
     },
   };
 }
+
+function noop(): void {}

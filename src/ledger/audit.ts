@@ -1,13 +1,12 @@
 import { decisionTargets } from './decision-targets.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
-import type { RunState } from '../contracts/ports.js';
-import type { EscalationRow, RouteRow, RunRow } from './sql.js';
-import type { SqliteLedger } from './sqlite-ledger.js';
+import type { LedgerReader, RunState, StoredEscalation, StoredRoute, StoredRun } from '../contracts/ports.js';
+import { UnknownRunError } from './errors.js';
 
 const PAGE = 2000;
 
-export function toEscalation(row: EscalationRow): Escalation {
+export function toEscalation(row: StoredEscalation): Escalation {
   return {
     escalation_id: row.escalation_id,
     run_id: row.run_id,
@@ -21,20 +20,27 @@ export function toEscalation(row: EscalationRow): Escalation {
   };
 }
 
-function summary(ledger: SqliteLedger, run: RunRow): RunSummary {
-  const open = ledger.sql.openEscalationCount(run.run_id);
+/** The run's summary row, or UnknownRunError naming the ledger. */
+export async function requireRun(ledger: LedgerReader, run_id: string): Promise<StoredRun> {
+  const run = await ledger.run(run_id);
+  if (!run) throw new UnknownRunError(run_id, ledger.location);
+  return run;
+}
+
+async function summary(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
+  const open = await ledger.openEscalationCount(run.run_id);
   let status: RunSummary['status'] = 'active';
   if (run.last_decision === 'TERMINATE') status = 'terminated';
   else if (open > 0) status = 'escalated';
   else if (run.last_decision === 'ESCALATE') {
     // A resolved escalation that ended the run.
-    const last = ledger.sql.runEscalations(run.run_id).find((e) => e.seq === run.last_seq);
+    const last = (await ledger.runEscalations(run.run_id)).find((e) => e.seq === run.last_seq);
     if (last?.resolution && (JSON.parse(last.resolution) as EscalationResolution).decision === 'TERMINATE') status = 'terminated';
   }
   return {
     run_id: run.run_id,
     flow: run.flow,
-    flows: ledger.sql.runFlows(run.run_id),
+    flows: await ledger.runFlows(run.run_id),
     steps: run.last_seq,
     offroad: run.offroad,
     llm_calls: run.llm_calls,
@@ -49,16 +55,18 @@ function summary(ledger: SqliteLedger, run: RunRow): RunSummary {
 }
 
 /** One summary per run, oldest first. */
-export function listRuns(ledger: SqliteLedger): RunSummary[] {
-  return ledger.sql.runs().map((r) => summary(ledger, r));
+export async function listRuns(ledger: LedgerReader): Promise<RunSummary[]> {
+  const out: RunSummary[] = [];
+  for (const r of await ledger.runs()) out.push(await summary(ledger, r));
+  return out;
 }
 
 /** The summary of one run (UnknownRunError when absent). */
-export function runSummary(ledger: SqliteLedger, run_id: string): RunSummary {
-  return summary(ledger, ledger.requireRun(run_id));
+export async function runSummary(ledger: LedgerReader, run_id: string): Promise<RunSummary> {
+  return summary(ledger, await requireRun(ledger, run_id));
 }
 
-function entry(row: RouteRow, d: Decision): DecisionEntry {
+function entry(row: StoredRoute, d: Decision): DecisionEntry {
   const e: DecisionEntry = {
     seq: row.seq,
     flow: row.flow,
@@ -76,9 +84,9 @@ function entry(row: RouteRow, d: Decision): DecisionEntry {
 }
 
 /** Every route of a run in order, with its parsed decision, read in pages. */
-export function* runRoutes(ledger: SqliteLedger, run_id: string): Generator<{ row: RouteRow; decision: Decision }> {
+export async function* runRoutes(ledger: LedgerReader, run_id: string): AsyncGenerator<{ row: StoredRoute; decision: Decision }> {
   for (let after = 0; ; ) {
-    const rows = ledger.sql.routesPage(run_id, after, PAGE);
+    const rows = await ledger.routes(run_id, after, PAGE);
     if (rows.length === 0) return;
     for (const row of rows) yield { row, decision: JSON.parse(row.decision_json) as Decision };
     after = rows[rows.length - 1]!.seq;
@@ -91,8 +99,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** "Why did this run take 12 iterations?": decisions by tier and rule, off-road decisions, loops, signatures, cost. */
-export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): AuditReport {
-  const run = ledger.requireRun(run_id);
+export async function auditRun(ledger: LedgerReader, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
+  const run = await requireRun(ledger, run_id);
   const offroad: DecisionEntry[] = [];
   const steps = new Map<string, AuditReport['steps'][number]>();
   const latencies: number[] = [];
@@ -100,7 +108,7 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
   let lastState: RunState | undefined;
   let done = 0;
   const nav = { consulted: 0, decided: 0, budget_skips: 0 };
-  for (const { row, decision } of runRoutes(ledger, run_id)) {
+  for await (const { row, decision } of runRoutes(ledger, run_id)) {
     const key = `${row.flow}/${row.step}`;
     let s = steps.get(key);
     if (!s) steps.set(key, (s = { flow: row.flow, step: row.step, routes: 0, loops: 0, max_iteration: null }));
@@ -121,7 +129,7 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
   }
   options.onProgress?.(done, run.last_seq);
   latencies.sort((a, b) => a - b);
-  const calls = ledger.sql.runLlmCalls(run_id);
+  const calls = await ledger.llmCalls(run_id, 1, Number.MAX_SAFE_INTEGER);
   const byModel = new Map<string, { provider: string; model: string; calls: number; usd: number }>();
   for (const c of calls) {
     const k = `${c.provider}\u0000${c.model}`;
@@ -131,8 +139,8 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
     m.usd += c.usd;
   }
   return {
-    run: summary(ledger, run),
-    by_tier_rule: ledger.sql.tierRuleCounts(run_id).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
+    run: await summary(ledger, run),
+    by_tier_rule: (await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
     offroad,
     steps: [...steps.values()],
     signatures: Object.entries(lastState?.signatures ?? {})
@@ -153,15 +161,15 @@ export function auditRun(ledger: SqliteLedger, run_id: string, options: { onProg
     },
     latency_us: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? 0 },
     flows_hashes: flowsHashes,
-    escalations: ledger.sql.runEscalations(run_id).map(toEscalation),
+    escalations: (await ledger.runEscalations(run_id)).map(toEscalation),
   };
 }
 
 /** The decisions that touched `step` in a run (completed it, went to it, detoured to it, returned to it), and why. */
-export function whyStep(ledger: SqliteLedger, run_id: string, step: string): WhyReport {
-  ledger.requireRun(run_id);
+export async function whyStep(ledger: LedgerReader, run_id: string, step: string): Promise<WhyReport> {
+  await requireRun(ledger, run_id);
   const entries: WhyReport['entries'] = [];
-  for (const { row, decision } of runRoutes(ledger, run_id)) {
+  for await (const { row, decision } of runRoutes(ledger, run_id)) {
     const touched: WhyReport['entries'][number]['touched_as'] = [];
     if (row.step === step) touched.push('completed');
     if (decision.next_step_id === step) touched.push('next');
@@ -169,8 +177,7 @@ export function whyStep(ledger: SqliteLedger, run_id: string, step: string): Why
     if (decision.return_to === step) touched.push('return_to');
     if (touched.length > 0) entries.push({ ...entry(row, decision), touched_as: touched });
   }
-  const escalations = ledger.sql
-    .runEscalations(run_id)
+  const escalations = (await ledger.runEscalations(run_id))
     .map(toEscalation)
     .filter((e) => e.step === step || e.resolution?.next_step_id === step);
   return { run_id, step, entries, escalations };

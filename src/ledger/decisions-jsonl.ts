@@ -40,54 +40,13 @@ export function readJsonl(file: string): JsonlContent {
   return { lines, torn: start < text.length ? text.slice(start) : null };
 }
 
-/** Appends lines to decisions.jsonl files, keeping a bounded number of them open. */
-export class JsonlWriter {
-  private readonly fds = new Map<string, number>();
-  constructor(private readonly maxOpen = 64) {}
-
-  append(file: string, text: string): void {
-    writeSync(this.fd(file), text);
-  }
-
-  private fd(file: string): number {
-    let fd = this.fds.get(file);
-    if (fd !== undefined) {
-      // Most recently used last.
-      this.fds.delete(file);
-      this.fds.set(file, fd);
-      return fd;
-    }
-    if (this.fds.size >= this.maxOpen) {
-      const [oldest, oldFd] = this.fds.entries().next().value as [string, number];
-      this.fds.delete(oldest);
-      closeSync(oldFd);
-    }
-    mkdirSync(path.dirname(file), { recursive: true });
-    fd = openSync(file, 'a');
-    this.fds.set(file, fd);
-    return fd;
-  }
-
-  /** Closes the file, so another writer (a repair) may rewrite its tail. */
-  release(file: string): void {
-    const fd = this.fds.get(file);
-    if (fd !== undefined) {
-      this.fds.delete(file);
-      closeSync(fd);
-    }
-  }
-
-  close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
-  }
-}
-
 /** What repairJsonlFile found and did. `diverged`: the file's complete lines are not a prefix of the database's. */
 export interface FileRepair {
   appended: number;
   torn_line_removed: boolean;
   diverged: boolean;
+  /** The file's size in bytes afterwards. */
+  size: number;
 }
 
 /**
@@ -98,18 +57,26 @@ export interface FileRepair {
 export function repairJsonlFile(file: string, expected: readonly string[]): FileRepair {
   const { lines, torn } = readJsonl(file);
   for (let i = 0; i < lines.length; i++) {
-    if (i >= expected.length || lines[i] !== expected[i]) return { appended: 0, torn_line_removed: false, diverged: true };
+    if (i >= expected.length || lines[i] !== expected[i]) return { appended: 0, torn_line_removed: false, diverged: true, size: -1 };
   }
   const missing = expected.slice(lines.length);
-  if (torn === null && missing.length === 0) return { appended: 0, torn_line_removed: false, diverged: false };
+  const keep = Buffer.byteLength(lines.join(''), 'utf8');
+  if (torn === null && missing.length === 0) return { appended: 0, torn_line_removed: false, diverged: false, size: keep };
   mkdirSync(path.dirname(file), { recursive: true });
   const fd = openSync(file, existsSync(file) ? 'r+' : 'w');
+  let size: number;
   try {
-    const keep = Buffer.byteLength(lines.join(''), 'utf8');
     if (torn !== null) ftruncateSync(fd, keep);
-    if (missing.length > 0) writeSync(fd, missing.join(''), keep);
+    if (missing.length > 0) {
+      const text = missing.join('');
+      const n = writeSync(fd, text, keep);
+      if (n !== Buffer.byteLength(text, 'utf8')) throw new Error(`short write to ${file}`);
+      size = keep + n;
+    } else {
+      size = keep;
+    }
   } finally {
     closeSync(fd);
   }
-  return { appended: missing.length, torn_line_removed: torn !== null, diverged: false };
+  return { appended: missing.length, torn_line_removed: torn !== null, diverged: false, size };
 }

@@ -1,5 +1,7 @@
 import { NavkernelError } from '../contracts/errors.js';
 
+export { LedgerConflictError, IdempotencyConflictError } from '../contracts/store-errors.js';
+
 /** `run_id` has no route in the ledger. */
 export class UnknownRunError extends NavkernelError {
   readonly run_id: string;
@@ -41,14 +43,6 @@ export class LedgerNotFoundError extends NavkernelError {
     super('LEDGER_NOT_FOUND', `no ledger at ${file} (use --ledger FILE or NAVKERNEL_LEDGER)`);
     this.name = 'LedgerNotFoundError';
     this.file = file;
-  }
-}
-
-/** Another writer already recorded this sequence number: two kernels routed the same run at once. */
-export class LedgerConflictError extends NavkernelError {
-  constructor(run_id: string, seq: number, options?: { cause?: unknown }) {
-    super('LEDGER_CONFLICT', `run ${JSON.stringify(run_id)} already has a route with seq ${seq}: another process is routing this run`, options);
-    this.name = 'LedgerConflictError';
   }
 }
 

@@ -1,19 +1,30 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
+/** Ids used verbatim as a folder name: short, portable characters, not starting with a dot. */
+const PLAIN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
+/** Windows reserves these names whatever the extension; never use one as is. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
 /**
- * A run or flow id as one safe path segment: letters, digits, `_`, `-` and `.` stay, anything else
- * (and a leading dot) becomes %XX, so `../x` can never leave RUN_BASE and distinct ids stay distinct.
+ * A run or flow id as one folder name that works on any filesystem: a plain id (letters, digits, `_`, `-`,
+ * `.`, at most 64 characters, no leading dot) stays as it is; any other id becomes a readable slug of at most
+ * 40 characters, `~`, and 12 hex digits of the sha256 of the id (`~` never occurs in a plain id, so the two
+ * forms cannot collide). At most 64 bytes, never `.`/`..`, never a path separator: it cannot leave RUN_BASE.
  */
 export function pathSegment(id: string): string {
-  let out = '';
-  for (const ch of id) {
-    if (/[A-Za-z0-9_-]/.test(ch) || (ch === '.' && out.length > 0)) out += ch;
-    else out += [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
-  }
-  return out;
+  if (PLAIN.test(id) && !RESERVED.test(id)) return id;
+  const slug = id
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 40)
+    .replace(/[._]+$/, '');
+  const hash = createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 12);
+  return `${slug}~${hash}`;
 }
 
-/** `RUN_BASE/<run_id>/<flow>/routing/decisions.jsonl`. */
+/** `RUN_BASE/<run>/<flow>/routing/decisions.jsonl`, each id through `pathSegment`. */
 export function decisionsJsonlPath(runBase: string, runId: string, flow: string): string {
   return path.join(runBase, pathSegment(runId), pathSegment(flow), 'routing', 'decisions.jsonl');
 }

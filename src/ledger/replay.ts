@@ -5,7 +5,8 @@ import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { NavigatorAnswer, NavigatorPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { createKernel, type FlowSet } from '../kernel/index.js';
-import type { SqliteLedger } from './sqlite-ledger.js';
+import type { LedgerReader } from '../contracts/ports.js';
+import { requireRun } from './audit.js';
 
 /** What a replay knows about one recorded route when tier 3 is asked about it. */
 export interface RecordedRoute {
@@ -93,12 +94,12 @@ export function recordedNavigator(current: () => RecordedRoute): NavigatorPort {
  * Re-routes the recorded requests of a run, in order, through a fresh in-memory kernel with `flows`, using
  * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
  */
-export async function replayRun(ledger: SqliteLedger, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
-  const run = ledger.requireRun(run_id);
+export async function replayRun(ledger: LedgerReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
+  const run = await requireRun(ledger, run_id);
   let current: RecordedRoute = { seq: 0, decision: undefined as unknown as Decision, llm_calls: [] };
   let ts = run.created_ts;
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
-  const withNavigator = options.navigator !== undefined || ledger.sql.navigatorFootprint(run_id);
+  const withNavigator = options.navigator !== undefined || (await ledger.navigatorFootprint(run_id));
   const kernel = createKernel({
     flows,
     validate: false,
@@ -111,13 +112,13 @@ export async function replayRun(ledger: SqliteLedger, run_id: string, flows: Flo
   let done = 0;
   try {
     for (let after = 0; divergences.length < max; ) {
-      const rows = ledger.sql.replayPage(run_id, after, PAGE);
+      const rows = await ledger.replayRows(run_id, after, PAGE);
       if (rows.length === 0) break;
       const first = rows[0]!.seq;
       const last = rows[rows.length - 1]!.seq;
       const calls = new Map<number, LlmCallRecord[]>();
       if (rows.some((r) => r.llm_calls > 0)) {
-        for (const c of ledger.sql.llmCalls(run_id, first, last)) {
+        for (const c of await ledger.llmCalls(run_id, first, last)) {
           let list = calls.get(c.seq);
           if (!list) calls.set(c.seq, (list = []));
           list.push(JSON.parse(c.record) as LlmCallRecord);
@@ -147,8 +148,8 @@ export async function replayRun(ledger: SqliteLedger, run_id: string, flows: Flo
       after = last;
     }
   } finally {
-    kernel.close();
+    await kernel.close();
   }
   options.onProgress?.(done, run.last_seq);
-  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: ledger.sql.runFlowsHashes(run_id), divergences };
+  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: await ledger.runFlowsHashes(run_id), divergences };
 }

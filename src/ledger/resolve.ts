@@ -5,7 +5,7 @@ import type { FlowSet } from '../kernel/index.js';
 import { toEscalation } from './audit.js';
 import { resolutionHash } from './chain.js';
 import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError } from './errors.js';
-import type { SqliteLedger } from './sqlite-ledger.js';
+import type { LedgerReader } from '../contracts/ports.js';
 
 export interface ResolveInput {
   escalation_id: string;
@@ -23,8 +23,8 @@ const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_
  * graph: the step exists (CONTINUE / DETOUR), is the step's loop target (LOOP), the flow is injectable
  * (INJECT_FLOW). The resolution is bound to the ESCALATE row's hash, so verify notices if it is edited.
  */
-export function resolveEscalation(ledger: SqliteLedger, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Escalation {
-  const row = ledger.sql.escalation(input.escalation_id);
+export async function resolveEscalation(ledger: LedgerReader, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Promise<Escalation> {
+  const row = await ledger.escalation(input.escalation_id);
   if (!row) throw new UnknownEscalationError(input.escalation_id);
   if (row.status === 'resolved') throw new EscalationAlreadyResolvedError(row.escalation_id, row.resolved_by ?? '?', row.resolved_ts ?? '?');
   const by = input.by.trim();
@@ -68,11 +68,11 @@ export function resolveEscalation(ledger: SqliteLedger, flows: FlowSet, input: R
   }
   resolution.ts = clock().toISOString();
   const json = canonicalJson(resolution);
-  const routeHash = ledger.sql.routeHash(row.run_id, row.seq);
-  const hash = resolutionHash(routeHash ? routeHash.toString('hex') : '', row.escalation_id, json);
-  if (!ledger.sql.resolveEscalation(row.escalation_id, json, by, resolution.ts, Buffer.from(hash, 'hex'))) {
-    const again = ledger.sql.escalation(row.escalation_id)!;
+  const routeHash = await ledger.routeHash(row.run_id, row.seq);
+  const hash = resolutionHash(routeHash ?? '', row.escalation_id, json);
+  if (!(await ledger.resolveEscalation(row.escalation_id, json, by, resolution.ts, hash))) {
+    const again = (await ledger.escalation(row.escalation_id))!;
     throw new EscalationAlreadyResolvedError(row.escalation_id, again.resolved_by ?? '?', again.resolved_ts ?? '?');
   }
-  return toEscalation(ledger.sql.escalation(row.escalation_id)!);
+  return toEscalation((await ledger.escalation(row.escalation_id))!);
 }

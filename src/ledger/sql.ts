@@ -3,6 +3,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun } from '../contracts/ports.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
@@ -191,89 +192,32 @@ function migrate(db: Database.Database, file: string): void {
   }).immediate();
 }
 
-/** A route row as stored. JSON columns hold canonical JSON; hashes are raw sha256 bytes. */
-export interface RouteRow {
-  run_id: string;
-  seq: number;
-  flow: string;
-  step: string;
-  request_id: string | null;
-  decision: string;
-  next_step: string | null;
-  tier: number;
-  rule: string;
-  request: string;
-  decision_json: string;
-  state: string;
-  latency_us: number;
-  cost_usd: number;
-  llm_calls: number;
-  kernel_version: string;
-  flows_hash: string;
-  ts: string;
+export type RouteRow = StoredRoute;
+export type LlmCallRow = StoredLlmCall;
+export type RunRow = StoredRun;
+export type EscalationRow = StoredEscalation;
+
+/** A route row as written (hashes as raw sha256 bytes). */
+export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 'request_hash'> {
   prev_hash: Buffer;
   hash: Buffer;
 }
 
-/** An LLM call row as stored; `record` is the canonical JSON of the LlmCallRecord (what the chain hashes). */
-export interface LlmCallRow {
-  run_id: string;
-  seq: number;
-  idx: number;
-  provider: string;
-  model: string;
-  purpose: string;
-  attempt: number;
-  prompt_hash: string;
-  raw_answer: string | null;
-  outcome: string;
-  input_tokens: number;
-  output_tokens: number;
-  usd: number;
-  latency_ms: number;
-  record: string;
-}
-
-export interface RunRow {
-  run_id: string;
-  flow: string;
-  created_ts: string;
-  updated_ts: string;
-  last_seq: number;
-  head_hash: Buffer;
-  offroad: number;
-  llm_calls: number;
-  cost_usd: number;
-  last_decision: string;
-  last_step: string;
-}
-
-export interface EscalationRow {
-  escalation_id: string;
-  run_id: string;
-  seq: number;
-  flow: string;
-  step: string;
-  reason: string;
-  opened_ts: string;
-  status: 'open' | 'resolved';
-  resolution: string | null;
-  resolved_by: string | null;
-  resolved_ts: string | null;
-  resolution_hash: Buffer | null;
-}
-
 /** What one append writes, beyond the route row. */
 export interface AppendWrite {
-  route: RouteRow;
+  route: RouteWrite;
   llmCalls: LlmCallRow[];
   escalation: Omit<EscalationRow, 'status' | 'resolution' | 'resolved_by' | 'resolved_ts' | 'resolution_hash'> | null;
   offroad: boolean;
 }
 
 const ROUTE_COLUMNS =
-  'r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, ' +
-  'r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, f.flows_hash, r.ts, r.prev_hash, r.hash';
+  "r.run_id, r.seq, r.flow, r.step, r.request_id, '' AS request_hash, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, " +
+  'r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, f.flows_hash, r.ts, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash';
+const RUN_COLUMNS =
+  'run_id, flow, created_ts, updated_ts, last_seq, lower(hex(head_hash)) AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step';
+const ESCALATION_COLUMNS =
+  'escalation_id, run_id, seq, flow, step, reason, opened_ts, status, resolution, resolved_by, resolved_ts, lower(hex(resolution_hash)) AS resolution_hash';
 
 /** The ledger's SQL surface: prepared once per connection, each method one statement or one transaction. */
 export class LedgerSql {
@@ -281,6 +225,7 @@ export class LedgerSql {
   private readonly flowSetIds = new Map<string, number>();
   private readonly s;
   private readonly appendTx: (w: AppendWrite) => void;
+  private readonly batchTx: (fn: () => unknown) => unknown;
 
   constructor(db: Database.Database) {
     this.db = db;
@@ -306,7 +251,7 @@ export class LedgerSql {
       selectFlowSet: db.prepare('SELECT id FROM flow_sets WHERE flows_hash = ?').pluck(),
       insertFlowSet: db.prepare('INSERT OR IGNORE INTO flow_sets (flows_hash) VALUES (?)'),
       lastState: db.prepare('SELECT state FROM routes WHERE run_id = ? ORDER BY seq DESC LIMIT 1').pluck(),
-      byRequestId: db.prepare('SELECT decision_json FROM routes WHERE run_id = ? AND request_id = ?').pluck(),
+      byRequestId: db.prepare('SELECT decision_json, request FROM routes WHERE run_id = ? AND request_id = ?'),
       routesPage: db.prepare(
         `SELECT ${ROUTE_COLUMNS} FROM routes r JOIN flow_sets f ON f.id = r.flow_set WHERE r.run_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`,
       ),
@@ -322,24 +267,26 @@ export class LedgerSql {
         "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0)))",
       ).pluck(),
       runFlows: db.prepare('SELECT DISTINCT flow FROM routes WHERE run_id = ? ORDER BY flow').pluck(),
-      run: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
-      runs: db.prepare('SELECT * FROM runs ORDER BY created_ts, run_id'),
+      run: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`),
+      runs: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY created_ts, run_id`),
+      headHash: db.prepare('SELECT head_hash FROM runs WHERE run_id = ?').pluck(),
       runIds: db.prepare('SELECT run_id FROM runs ORDER BY run_id').pluck(),
       routeRunIds: db.prepare('SELECT DISTINCT run_id FROM routes ORDER BY run_id').pluck(),
       openEscalationCount: db.prepare("SELECT count(*) FROM escalations WHERE run_id = ? AND status = 'open'").pluck(),
-      escalation: db.prepare('SELECT * FROM escalations WHERE escalation_id = ?'),
-      runEscalations: db.prepare('SELECT * FROM escalations WHERE run_id = ? ORDER BY seq'),
+      escalation: db.prepare(`SELECT ${ESCALATION_COLUMNS} FROM escalations WHERE escalation_id = ?`),
+      runEscalations: db.prepare(`SELECT ${ESCALATION_COLUMNS} FROM escalations WHERE run_id = ? ORDER BY seq`),
       resolveEscalation: db.prepare(
         "UPDATE escalations SET status = 'resolved', resolution = ?, resolved_by = ?, resolved_ts = ?, resolution_hash = ? WHERE escalation_id = ? AND status = 'open'",
       ),
       tierRuleCounts: db.prepare(
         'SELECT tier, rule, decision, count(*) AS count FROM routes WHERE run_id = ? GROUP BY tier, rule, decision ORDER BY tier, rule, decision',
       ),
-      routeHash: db.prepare('SELECT hash FROM routes WHERE run_id = ? AND seq = ?').pluck(),
+      routeHash: db.prepare('SELECT lower(hex(hash)) FROM routes WHERE run_id = ? AND seq = ?').pluck(),
       runLlmCalls: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? ORDER BY seq, idx'),
       countRoutes: db.prepare('SELECT count(*) FROM routes').pluck(),
       pageCount: db.prepare('SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()').pluck(),
     };
+    this.batchTx = db.transaction((fn: () => unknown) => fn());
     this.appendTx = db.transaction((w: AppendWrite) => {
       const r = w.route;
       const flowSet = this.flowSetId(r.flows_hash);
@@ -373,15 +320,15 @@ export class LedgerSql {
   }
 
   /**
-   * Writes a route, its LLM calls, its escalation and the run head in one IMMEDIATE transaction
-   * (taking the write lock up front, so a busy ledger waits for busy_timeout instead of failing mid-way).
+   * Writes a route, its LLM calls, its escalation and the run head atomically: its own transaction, or a
+   * savepoint when called inside `batch` (so one failing append leaves the others of the batch intact).
    * Throws SeqConflict when the seq is already taken or does not follow the run's head.
    */
   append(w: AppendWrite): void {
     try {
-      (this.appendTx as unknown as { immediate: (w: AppendWrite) => void }).immediate(w);
+      this.appendTx(w);
     } catch (err) {
-      // A rolled-back transaction may have cached a flow set id that was never committed.
+      // A rolled-back write may have cached a flow set id that was never committed.
       this.flowSetIds.clear();
       if (err instanceof SeqConflict) throw err;
       if (err instanceof Error && 'code' in err && /^SQLITE_CONSTRAINT_(PRIMARYKEY|UNIQUE)$/.test(String((err as { code: unknown }).code))) {
@@ -391,12 +338,31 @@ export class LedgerSql {
     }
   }
 
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (taking the write lock up front, so a busy ledger waits for
+   * busy_timeout instead of failing mid-way): the group commit of several appends.
+   */
+  batch<T>(fn: () => T): T {
+    try {
+      return (this.batchTx as unknown as { immediate: (f: () => T) => T }).immediate(fn);
+    } catch (err) {
+      this.flowSetIds.clear();
+      throw err;
+    }
+  }
+
   lastState(runId: string): string | undefined {
     return this.s.lastState.get(runId) as string | undefined;
   }
 
-  decisionByRequestId(runId: string, requestId: string): string | undefined {
-    return this.s.byRequestId.get(runId, requestId) as string | undefined;
+  /** The recorded decision and request texts for an idempotency key. */
+  byRequestId(runId: string, requestId: string): { decision_json: string; request: string } | undefined {
+    return this.s.byRequestId.get(runId, requestId) as { decision_json: string; request: string } | undefined;
+  }
+
+  /** The run's head hash (raw bytes), or undefined for a run never seen. */
+  headHash(runId: string): Buffer | undefined {
+    return this.s.headHash.get(runId) as Buffer | undefined;
   }
 
   routesPage(runId: string, afterSeq: number, limit: number): RouteRow[] {
@@ -464,8 +430,8 @@ export class LedgerSql {
     return this.s.resolveEscalation.run(resolutionJson, by, ts, hash, id).changes === 1;
   }
 
-  routeHash(runId: string, seq: number): Buffer | undefined {
-    return this.s.routeHash.get(runId, seq) as Buffer | undefined;
+  routeHash(runId: string, seq: number): string | undefined {
+    return this.s.routeHash.get(runId, seq) as string | undefined;
   }
 
   tierRuleCounts(runId: string): { tier: number; rule: string; decision: string; count: number }[] {

@@ -1,13 +1,24 @@
 import path from 'node:path';
-import { canonicalJson } from '../contracts/canonical-json.js';
+import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import type { Decision } from '../contracts/decision.js';
-import type { JsonlRepair } from '../contracts/ledger.js';
-import type { KernelStore, RouteRecord, RunState } from '../contracts/ports.js';
+import type {
+  Ledger,
+  OffroadRow,
+  ReplayRow,
+  RouteRecord,
+  RunState,
+  StoredEscalation,
+  StoredLlmCall,
+  StoredRoute,
+  StoredRun,
+  StoredRunEntry,
+} from '../contracts/ports.js';
+import { LedgerConflictError } from '../contracts/store-errors.js';
 import { GENESIS_HASH, llmCallsJson, routeHash } from './chain.js';
-import { JsonlWriter, offRoadLine, repairJsonlFile } from './decisions-jsonl.js';
-import { LedgerConflictError, UnknownRunError } from './errors.js';
-import { decisionsJsonlPath } from './paths.js';
-import { type Durability, LedgerSql, type LlmCallRow, type RunRow, SeqConflict, openDatabase } from './sql.js';
+import { offRoadLine } from './decisions-jsonl.js';
+import { JsonlMirror, type MirrorWarning } from './jsonl-mirror.js';
+import { LruMap } from './lru.js';
+import { type AppendWrite, type Durability, LedgerSql, type LlmCallRow, SeqConflict, openDatabase } from './sql.js';
 
 export interface LedgerOptions {
   /**
@@ -25,50 +36,147 @@ export interface LedgerOptions {
   create?: boolean;
   /** How long a write waits for another process's lock before failing (default 15 s). */
   busyTimeoutMs?: number;
+  /** Run head hashes kept in memory (default 100,000; least recently used evicted, re-read from the file). */
+  maxCachedHeads?: number;
+  /** A decisions.jsonl write failed (the decision is safe; the file is repaired later). Default: process.emitWarning. */
+  onWarning?: (w: MirrorWarning) => void;
 }
 
 /** The default ledger file, relative to the working directory. */
 export const DEFAULT_LEDGER_FILE = path.join('runs', 'ledger.sqlite');
 
+interface QueuedAppend {
+  record: RouteRecord;
+  state: RunState;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * The SQLite ledger: the KernelStore the kernel records every route into, and the source of truth that
- * audit, verify and replay read. SQLite is the truth; decisions.jsonl files are derived and repaired from it.
+ * runs, audit, verify, replay and resolve read (through the LedgerReader methods). SQLite is the truth;
+ * decisions.jsonl files are derived from it and repaired from it.
+ *
+ * Group commit: appends made while a commit is pending (concurrent routes of different runs in this process)
+ * are written in one IMMEDIATE transaction, each in its own savepoint, and each promise settles only after
+ * that transaction commits.
  */
-export class SqliteLedger implements KernelStore {
+export class SqliteLedger implements Ledger {
   readonly file: string;
+  readonly location: string;
   readonly runBase: string;
   readonly durability: Durability;
   readonly jsonl: boolean;
-  /** The SQL surface (one module); audit, verify and replay read through it. */
+  /** The SQL surface (one module). */
   readonly sql: LedgerSql;
-  private readonly writer = new JsonlWriter();
-  private readonly heads = new Map<string, string>();
-  private readonly repaired = new Set<string>();
+  readonly mirror: JsonlMirror | undefined;
+  private readonly heads: LruMap<string, string>;
+  private queue: QueuedAppend[] = [];
+  private closed = false;
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.file = file;
+    this.location = file;
     this.durability = options.durability ?? 'normal';
     this.runBase = options.runBase ?? path.dirname(path.resolve(file));
     this.jsonl = options.jsonl ?? true;
+    this.heads = new LruMap(options.maxCachedHeads ?? 100_000);
     this.sql = new LedgerSql(
       openDatabase(file, { create: options.create ?? true, durability: this.durability, busyTimeoutMs: options.busyTimeoutMs ?? 15_000 }),
     );
+    this.mirror = this.jsonl
+      ? new JsonlMirror(
+          {
+            exclusive: (fn) => this.sql.batch(fn),
+            offroadRows: (run_id) => this.sql.offroadRows(run_id),
+            runIds: () => this.sql.allRunIds(),
+          },
+          this.runBase,
+          options.onWarning ? { onWarning: options.onWarning } : {},
+        )
+      : undefined;
   }
 
-  /** The run's last persisted state; before returning it, brings the run's decisions.jsonl files up to date. */
-  loadRun(run_id: string): RunState | undefined {
+  // ---- KernelStore ------------------------------------------------------------------------------------
+
+  /** The run's last persisted state; its decisions.jsonl files are brought up to date at the next mirror flush. */
+  loadRun(run_id: string): Promise<RunState | undefined> {
+    // A (re)load means the kernel may have lost track of the run: the cached head may be stale too.
+    this.heads.delete(run_id);
     const state = this.sql.lastState(run_id);
-    if (state === undefined) return undefined;
-    if (this.jsonl && !this.repaired.has(run_id)) this.repairJsonl(run_id);
-    return JSON.parse(state) as RunState;
+    if (state === undefined) return Promise.resolve(undefined);
+    this.mirror?.check(run_id);
+    return Promise.resolve(JSON.parse(state) as RunState);
   }
 
-  findByRequestId(run_id: string, request_id: string): Decision | undefined {
-    const d = this.sql.decisionByRequestId(run_id, request_id);
-    return d === undefined ? undefined : (JSON.parse(d) as Decision);
+  findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined> {
+    const row = this.sql.byRequestId(run_id, request_id);
+    if (row === undefined) return Promise.resolve(undefined);
+    return Promise.resolve({ decision: JSON.parse(row.decision_json) as Decision, request_hash: sha256(canonicalJson(JSON.parse(row.request))) });
   }
 
-  append(record: RouteRecord, state: RunState): void {
+  append(record: RouteRecord, state: RunState): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`ledger ${this.file} is closed`));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ record, state, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.commitQueued());
+    });
+  }
+
+  /** Commits every queued append in one transaction, then settles their promises. */
+  private commitQueued(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const outcomes: (unknown | null)[] = new Array(batch.length).fill(null);
+    const newHeads: (string | undefined)[] = new Array(batch.length);
+    const lines: [string, string, string][] = [];
+    try {
+      this.sql.batch(() => {
+        const heads = new Map<string, string>();
+        for (let i = 0; i < batch.length; i++) {
+          const { record } = batch[i]!;
+          try {
+            const prev = heads.get(record.run_id) ?? this.head(record.run_id);
+            const hash = this.write(record, batch[i]!.state, prev);
+            heads.set(record.run_id, hash);
+            newHeads[i] = hash;
+          } catch (err) {
+            outcomes[i] = err instanceof SeqConflict ? new LedgerConflictError(record.run_id, record.seq, { cause: err.cause }) : err;
+          }
+        }
+      });
+    } catch (err) {
+      // The transaction as a whole failed (lock timeout, I/O error): nothing of the batch was recorded.
+      for (const q of batch) this.heads.delete(q.record.run_id);
+      for (const q of batch) q.reject(err);
+      this.afterCommit();
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const q = batch[i]!;
+      const err = outcomes[i];
+      if (err !== null) {
+        this.heads.delete(q.record.run_id);
+        q.reject(err);
+        continue;
+      }
+      this.heads.set(q.record.run_id, newHeads[i]!);
+      const { decision } = q.record;
+      if (this.mirror && decision.decision !== 'CONTINUE') lines.push([q.record.run_id, q.record.flow, offRoadLine(q.record.step, decision, q.record.seq, q.record.ts)]);
+      q.resolve();
+    }
+    // After the commit, off the answer path: a crash before the lines are written leaves files short, repaired on load.
+    for (const [run_id, flow, line] of lines) this.mirror!.enqueue(run_id, flow, line);
+    this.afterCommit();
+  }
+
+  private afterCommit(): void {
+    if (this.queue.length > 0) setImmediate(() => this.commitQueued());
+  }
+
+  /** Writes one route (inside the batch transaction, in its own savepoint) and returns its hash. */
+  private write(record: RouteRecord, state: RunState, prev: string): string {
     const { run_id, seq, decision } = record;
     // Plain JSON.stringify, not canonical JSON: the kernel builds these objects in a fixed key order, so the
     // same input still gives the same bytes, at a third of the cost. The chain hashes the stored text.
@@ -76,7 +184,6 @@ export class SqliteLedger implements KernelStore {
     const decisionJson = JSON.stringify(decision);
     const stateJson = JSON.stringify(state);
     const callJsons = record.llm_calls.map((c) => canonicalJson(c));
-    const prev = this.head(run_id);
     const hash = routeHash(prev, {
       run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, request, decision_json: decisionJson,
       state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls_json: llmCallsJson(callJsons),
@@ -92,89 +199,97 @@ export class SqliteLedger implements KernelStore {
       decision.decision === 'ESCALATE'
         ? { escalation_id: decision.escalation_id ?? `${run_id}:${seq}`, run_id, seq, flow: record.flow, step: record.step, reason: decision.reason, opened_ts: record.ts }
         : null;
-    try {
-      this.sql.append({
-        route: {
-          run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, decision: decision.decision,
-          next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
-          state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
-          kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-          prev_hash: Buffer.from(prev, 'hex'), hash: Buffer.from(hash, 'hex'),
-        },
-        llmCalls,
-        escalation,
-        offroad,
-      });
-    } catch (err) {
-      this.heads.delete(run_id);
-      if (err instanceof SeqConflict) throw new LedgerConflictError(run_id, seq, { cause: err.cause });
-      throw err;
-    }
-    this.heads.set(run_id, hash);
-    // After the commit: a crash here leaves the file one line short, which the next loadRun/verify repairs.
-    if (offroad && this.jsonl) this.writer.append(decisionsJsonlPath(this.runBase, run_id, record.flow), offRoadLine(record.step, decision, seq, record.ts));
+    const w: AppendWrite = {
+      route: {
+        run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, decision: decision.decision,
+        next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
+        state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
+        kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
+        prev_hash: Buffer.from(prev, 'hex'), hash: Buffer.from(hash, 'hex'),
+      },
+      llmCalls,
+      escalation,
+      offroad,
+    };
+    this.sql.append(w);
+    return hash;
   }
 
   private head(run_id: string): string {
     let h = this.heads.get(run_id);
     if (h === undefined) {
-      const run = this.sql.run(run_id);
-      h = run ? run.head_hash.toString('hex') : GENESIS_HASH;
+      const b = this.sql.headHash(run_id);
+      h = b ? b.toString('hex') : GENESIS_HASH;
     }
     return h;
   }
 
-  /** The run's row in the runs table, or UnknownRunError. */
-  requireRun(run_id: string): RunRow {
-    const run = this.sql.run(run_id);
-    if (!run) throw new UnknownRunError(run_id, this.file);
-    return run;
+  /** Settles every queued append and writes every queued decisions.jsonl line. */
+  async flush(): Promise<void> {
+    while (this.queue.length > 0) this.commitQueued();
+    await this.mirror?.flush();
   }
 
-  /** decisions.jsonl path of a run's flow. */
-  jsonlPath(run_id: string, flow: string): string {
-    return decisionsJsonlPath(this.runBase, run_id, flow);
-  }
-
-  /** The decisions.jsonl lines the database says each of a run's flows should have, by flow. */
-  expectedJsonl(run_id: string): Map<string, string[]> {
-    const byFlow = new Map<string, string[]>();
-    for (const row of this.sql.offroadRows(run_id)) {
-      let lines = byFlow.get(row.flow);
-      if (!lines) byFlow.set(row.flow, (lines = []));
-      let decision: Decision;
-      try {
-        decision = JSON.parse(row.decision_json) as Decision;
-      } catch {
-        continue; // a damaged row: verify reports it; it gives no line
-      }
-      lines.push(offRoadLine(row.step, decision, row.seq, row.ts));
-    }
-    return byFlow;
-  }
-
-  /**
-   * Appends to the decisions.jsonl files of a run (or of every run) the lines the database has and they lack,
-   * after cutting a torn last line. Files that disagree otherwise are left for verify to report.
-   * Run it while no other process routes the runs concerned.
-   */
-  repairJsonl(run_id?: string): JsonlRepair[] {
-    const out: JsonlRepair[] = [];
-    for (const id of run_id === undefined ? this.sql.allRunIds() : [run_id]) {
-      for (const [flow, lines] of this.expectedJsonl(id)) {
-        const file = this.jsonlPath(id, flow);
-        this.writer.release(file);
-        const r = repairJsonlFile(file, lines);
-        if (r.appended > 0 || r.torn_line_removed) out.push({ run_id: id, flow, file, appended: r.appended, torn_line_removed: r.torn_line_removed });
-      }
-      this.repaired.add(id);
-    }
-    return out;
-  }
-
-  close(): void {
-    this.writer.close();
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    this.mirror?.close();
     this.sql.close();
+  }
+
+  // ---- LedgerReader -----------------------------------------------------------------------------------
+
+  run(run_id: string): Promise<StoredRun | undefined> {
+    return Promise.resolve(this.sql.run(run_id));
+  }
+  runs(): Promise<StoredRun[]> {
+    return Promise.resolve(this.sql.runs());
+  }
+  runIds(): Promise<string[]> {
+    return Promise.resolve(this.sql.allRunIds());
+  }
+  routes(run_id: string, afterSeq: number, limit: number): Promise<StoredRoute[]> {
+    return Promise.resolve(this.sql.routesPage(run_id, afterSeq, limit));
+  }
+  replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]> {
+    return Promise.resolve(this.sql.replayPage(run_id, afterSeq, limit));
+  }
+  llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {
+    return Promise.resolve(this.sql.llmCalls(run_id, fromSeq, toSeq));
+  }
+  offroadRows(run_id: string): Promise<OffroadRow[]> {
+    return Promise.resolve(this.sql.offroadRows(run_id));
+  }
+  runFlows(run_id: string): Promise<string[]> {
+    return Promise.resolve(this.sql.runFlows(run_id));
+  }
+  runFlowsHashes(run_id: string): Promise<string[]> {
+    return Promise.resolve(this.sql.runFlowsHashes(run_id));
+  }
+  navigatorFootprint(run_id: string): Promise<boolean> {
+    return Promise.resolve(this.sql.navigatorFootprint(run_id));
+  }
+  tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
+    return Promise.resolve(this.sql.tierRuleCounts(run_id));
+  }
+  openEscalationCount(run_id: string): Promise<number> {
+    return Promise.resolve(this.sql.openEscalationCount(run_id));
+  }
+  escalation(escalation_id: string): Promise<StoredEscalation | undefined> {
+    return Promise.resolve(this.sql.escalation(escalation_id));
+  }
+  runEscalations(run_id: string): Promise<StoredEscalation[]> {
+    return Promise.resolve(this.sql.runEscalations(run_id));
+  }
+  routeHash(run_id: string, seq: number): Promise<string | undefined> {
+    return Promise.resolve(this.sql.routeHash(run_id, seq));
+  }
+  runRegister(): Promise<StoredRunEntry[]> {
+    return Promise.resolve([]);
+  }
+  resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
+    return Promise.resolve(this.sql.resolveEscalation(escalation_id, resolution_json, by, ts, Buffer.from(resolution_hash, 'hex')));
   }
 }
 

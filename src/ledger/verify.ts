@@ -4,10 +4,10 @@ import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair, VerifyIssue, VerifyReport } from '../contracts/ledger.js';
 import { GENESIS_HASH, llmCallsJson, resolutionHash, routeHash } from './chain.js';
 import { readJsonl } from './decisions-jsonl.js';
-import { pathSegment } from './paths.js';
+import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
-import type { LlmCallRow } from './sql.js';
-import type { SqliteLedger } from './sqlite-ledger.js';
+import type { DecisionsMirror, Ledger, LedgerReader, StoredLlmCall } from '../contracts/ports.js';
+import { requireRun } from './audit.js';
 
 export interface VerifyOptions {
   /** Only this run (UnknownRunError when the ledger does not have it). */
@@ -25,48 +25,47 @@ const PAGE = 2000;
  * and compares each decisions.jsonl file with the lines the database implies. Reads only; the one write is the
  * JSONL repair (`repair: false` to skip it).
  */
-export function verifyLedger(ledger: SqliteLedger, options: VerifyOptions = {}): VerifyReport {
-  const { sql } = ledger;
+export async function verifyLedger(ledger: Ledger, options: VerifyOptions = {}): Promise<VerifyReport> {
   let runIds: string[];
   if (options.run !== undefined) {
-    if (sql.run(options.run) === undefined && sql.routesPage(options.run, 0, 1).length === 0) ledger.requireRun(options.run);
+    if ((await ledger.run(options.run)) === undefined && (await ledger.routes(options.run, 0, 1)).length === 0) await requireRun(ledger, options.run);
     runIds = [options.run];
   } else {
-    runIds = sql.allRunIds();
+    runIds = await ledger.runIds();
   }
-  const total = runIds.reduce((n, id) => n + (sql.run(id)?.last_seq ?? 0), 0);
+  let total = 0;
+  for (const id of runIds) total += (await ledger.run(id))?.last_seq ?? 0;
   const issues: VerifyIssue[] = [];
   const repairs: JsonlRepair[] = [];
   let routes = 0;
   let jsonlFiles = 0;
   for (const run_id of runIds) {
-    routes += verifyChain(ledger, run_id, issues, (n) => options.onProgress?.(routes + n, total));
-    if (ledger.jsonl) {
-      if (options.repair ?? true) repairs.push(...ledger.repairJsonl(run_id));
-      jsonlFiles += verifyJsonl(ledger, run_id, issues);
+    routes += await verifyChain(ledger, run_id, issues, (n) => options.onProgress?.(routes + n, total));
+    if (ledger.mirror) {
+      if (options.repair ?? true) repairs.push(...(await ledger.mirror.repair(run_id)));
+      jsonlFiles += await verifyJsonl(ledger, ledger.mirror, run_id, issues);
     }
   }
   options.onProgress?.(routes, total);
   return { ok: issues.length === 0, runs: runIds.length, routes, jsonl_files: jsonlFiles, issues, repairs };
 }
 
-function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[], progress: (n: number) => void): number {
-  const { sql } = ledger;
+async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyIssue[], progress: (n: number) => void): Promise<number> {
   let expectedSeq = 1;
   let prev = GENESIS_HASH;
   let lastSeq = 0;
   let count = 0;
-  const escalations = sql.runEscalations(run_id);
+  const escalations = await ledger.runEscalations(run_id);
   const escalated = new Set(escalations.map((e) => e.seq));
   const hashes = new Map<number, string>();
   for (let after = 0; ; ) {
-    const rows = sql.routesPage(run_id, after, PAGE);
+    const rows = await ledger.routes(run_id, after, PAGE);
     if (rows.length === 0) break;
     const first = rows[0]!.seq;
     const last = rows[rows.length - 1]!.seq;
     const calls = new Map<number, string[]>();
     const badCalls = new Set<number>();
-    for (const c of sql.llmCalls(run_id, first, last)) {
+    for (const c of await ledger.llmCalls(run_id, first, last)) {
       let list = calls.get(c.seq);
       if (!list) calls.set(c.seq, (list = []));
       list.push(c.record);
@@ -75,8 +74,8 @@ function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
     for (const row of rows) {
       const bad = (kind: VerifyIssue['kind'], message: string, seq = row.seq) => issues.push({ run_id, seq, kind, message });
       const rowCalls = calls.get(row.seq) ?? [];
-      const hash = row.hash.toString('hex');
-      const prevHash = row.prev_hash.toString('hex');
+      const hash = row.hash;
+      const prevHash = row.prev_hash;
       if (row.seq !== expectedSeq) {
         bad('seq_gap', `expected seq ${expectedSeq}, found ${row.seq}: rows deleted or renumbered`, Math.min(expectedSeq, row.seq));
       } else if (prevHash !== prev) {
@@ -115,15 +114,15 @@ function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
   }
   for (const e of escalations) {
     if (e.status !== 'resolved') continue;
-    const h = e.resolution_hash?.toString('hex');
+    const h = e.resolution_hash;
     if (e.resolution === null || h !== resolutionHash(hashes.get(e.seq) ?? '', e.escalation_id, e.resolution)) {
       issues.push({ run_id, seq: e.seq, kind: 'resolution_mismatch', message: `the resolution of escalation ${e.escalation_id} does not match its hash` });
     }
   }
-  const run = sql.run(run_id);
+  const run = await ledger.run(run_id);
   if (!run) {
     issues.push({ run_id, seq: null, kind: 'head_mismatch', message: 'routes without a runs row' });
-  } else if (run.last_seq !== lastSeq || run.head_hash.toString('hex') !== prev) {
+  } else if (run.last_seq !== lastSeq || run.head_hash !== prev) {
     issues.push({
       run_id,
       seq: Math.min(run.last_seq, lastSeq + 1),
@@ -135,7 +134,7 @@ function verifyChain(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
 }
 
 /** The queryable columns of an LLM call row repeat its hashed record; an edit to one of them shows here. */
-function llmColumnsMatch(c: LlmCallRow): boolean {
+function llmColumnsMatch(c: StoredLlmCall): boolean {
   try {
     const r = JSON.parse(c.record) as LlmCallRecord;
     return (
@@ -148,24 +147,28 @@ function llmColumnsMatch(c: LlmCallRow): boolean {
   }
 }
 
-function verifyJsonl(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]): number {
-  const expected = ledger.expectedJsonl(run_id);
-  const flows = new Set(expected.keys());
-  const runDir = path.join(ledger.runBase, pathSegment(run_id));
+async function verifyJsonl(ledger: LedgerReader, mirror: DecisionsMirror, run_id: string, issues: VerifyIssue[]): Promise<number> {
+  const expected = expectedLines(await ledger.offroadRows(run_id));
+  // Files on disk for flows the database has no off-road decision in (their folder names may be hashed:
+  // match them against the run's flows).
+  const files = new Map<string, string>();
+  for (const flow of expected.keys()) files.set(mirror.fileFor(run_id, flow), flow);
+  for (const flow of await ledger.runFlows(run_id)) {
+    const file = mirror.fileFor(run_id, flow);
+    if (!files.has(file) && existsSync(file)) files.set(file, flow);
+  }
+  const runDir = path.dirname(path.dirname(path.dirname(mirror.fileFor(run_id, '_'))));
   if (existsSync(runDir)) {
     for (const entry of readdirSync(runDir, { withFileTypes: true })) {
-      if (entry.isDirectory() && existsSync(path.join(runDir, entry.name, 'routing', 'decisions.jsonl'))) {
-        const flow = decodeURIComponent(entry.name);
-        flows.add(flow);
-      }
+      const file = path.join(runDir, entry.name, 'routing', 'decisions.jsonl');
+      if (entry.isDirectory() && !files.has(file) && existsSync(file)) files.set(file, entry.name);
     }
   }
-  let files = 0;
-  for (const flow of [...flows].sort()) {
-    const file = ledger.jsonlPath(run_id, flow);
+  let count = 0;
+  for (const [file, flow] of [...files].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))) {
     const want = expected.get(flow) ?? [];
     const { lines } = readJsonl(file);
-    files++;
+    count++;
     const seqOf = (line: string | undefined): number | null => {
       try {
         const v = (JSON.parse(line ?? '') as { seq?: unknown }).seq;
@@ -187,5 +190,5 @@ function verifyJsonl(ledger: SqliteLedger, run_id: string, issues: VerifyIssue[]
       break;
     }
   }
-  return files;
+  return count;
 }

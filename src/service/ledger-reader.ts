@@ -14,7 +14,7 @@ import type {
   VerifyReport,
   WhyReport,
 } from '../contracts/index.js';
-import type { KernelStore, RunState } from '../contracts/ports.js';
+import type { KernelStore, Ledger } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
 import { toEscalation } from '../ledger/audit.js';
 import {
@@ -26,7 +26,6 @@ import {
   verifyLedger,
   whyStep,
   type ResolveInput,
-  type SqliteLedger,
 } from '../ledger/index.js';
 
 /**
@@ -53,23 +52,22 @@ export interface ServiceLedger {
 
 const HOUR_MS = 3_600_000;
 
-/** The service's ledger over today's synchronous SQLite ledger. */
-export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
-  const { sql } = ledger;
+/** The service's ledger over any store's read side (SQLite, PostgreSQL: src/contracts/ports.ts `Ledger`). */
+export function sqliteServiceLedger(ledger: Ledger): ServiceLedger {
   return {
-    location: ledger.file,
+    location: ledger.location,
     store: ledger,
     async listRuns() {
       return listRuns(ledger);
     },
     async runDetail(run_id, after, limit) {
-      const run = runSummary(ledger, run_id);
-      const rows = sql.routesPage(run_id, after, limit + 1);
+      const run = await runSummary(ledger, run_id);
+      const rows = await ledger.routes(run_id, after, limit + 1);
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const calls = new Map<number, LlmCallRecord[]>();
       if (rows.some((r) => r.llm_calls > 0)) {
-        for (const c of sql.llmCalls(run_id, rows[0]!.seq, rows[rows.length - 1]!.seq)) {
+        for (const c of await ledger.llmCalls(run_id, rows[0]!.seq, rows[rows.length - 1]!.seq)) {
           let list = calls.get(c.seq);
           if (!list) calls.set(c.seq, (list = []));
           list.push(JSON.parse(c.record) as LlmCallRecord);
@@ -86,13 +84,13 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
         decision: JSON.parse(row.decision_json) as Decision,
         llm_calls: calls.get(row.seq) ?? [],
       }));
-      const state = ledger.loadRun(run_id) as RunState | undefined;
+      const state = await ledger.loadRun(run_id);
       return {
         run,
         state: state ?? null,
         decisions,
         next_after: more ? rows[rows.length - 1]!.seq : null,
-        escalations: sql.runEscalations(run_id).map(toEscalation),
+        escalations: (await ledger.runEscalations(run_id)).map(toEscalation),
       };
     },
     async audit(run_id) {
@@ -105,7 +103,7 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
       return replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {});
     },
     async escalationRun(id) {
-      return sql.escalation(id)?.run_id;
+      return (await ledger.escalation(id))?.run_id;
     },
     async resolve(flows, input) {
       return resolveEscalation(ledger, flows, input);
@@ -114,13 +112,13 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
       return verifyLedger(ledger, { repair: false });
     },
     async stats() {
-      const runs = sql.runs();
+      const runs = await ledger.runs();
       const byRule = new Map<string, { tier: Tier; rule: string; decision: DecisionKind; count: number }>();
       const byTier = new Map<number, number>();
       let routes = 0;
       for (const r of runs) {
         routes += r.last_seq;
-        for (const t of sql.tierRuleCounts(r.run_id)) {
+        for (const t of await ledger.tierRuleCounts(r.run_id)) {
           const k = `${t.tier}\u0000${t.rule}\u0000${t.decision}`;
           const e = byRule.get(k);
           if (e) e.count += t.count;
@@ -136,7 +134,7 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
       const buckets = new Map<number, { routes: number; llm_calls: number; usd: number }>();
       for (const r of runs) {
         for (let after = 0; ; ) {
-          const page = sql.routesPage(r.run_id, after, 4096);
+          const page = await ledger.routes(r.run_id, after, 4096);
           if (page.length === 0) break;
           for (const row of page) {
             const t = Date.parse(row.ts);
@@ -162,7 +160,7 @@ export function sqliteServiceLedger(ledger: SqliteLedger): ServiceLedger {
       };
     },
     async close() {
-      ledger.close();
+      await ledger.close();
     },
   };
 }

@@ -273,7 +273,7 @@ export function createService(options: ServiceOptions): Service {
       if (closed) return;
       closed = true;
       await app.close();
-      kernel.close();
+      await kernel.close();
     },
   };
 }

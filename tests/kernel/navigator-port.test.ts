@@ -96,6 +96,6 @@ describe('tier 3: the navigator port', () => {
     const [d1, d2] = await Promise.all([first, second]);
     expect([d1.seq, d2.seq]).toEqual([1, 2]);
     expect(order).toEqual(['nav-start:1', 'nav-end:1']);
-    expect(k.runState('run-1')!.spent_usd).toBeCloseTo(0.001);
+    expect((await k.runState('run-1'))!.spent_usd).toBeCloseTo(0.001);
   });
 });

@@ -45,7 +45,7 @@ describe('tier 1: fast path', () => {
     const detour = await k.route(req('linear', 'FAILED', lint));
     expect(detour).toMatchObject({ decision: 'DETOUR', detour_target: 'auto-linter', next_step_id: 'auto-linter', return_to: 'linear', signature: 'lint_errors' });
     expect(await k.route(req('auto-linter', 'done'))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'linear', tier: 1, rule: 'utility_return' });
-    expect(k.runState('run-1')!.returns).toEqual([]);
+    expect((await k.runState('run-1'))!.returns).toEqual([]);
   });
 });
 
@@ -85,7 +85,7 @@ describe('tier 2: deterministic checks', () => {
       if (d.decision === 'DETOUR') await k.route(req('auto-linter', 'done'));
     }
     expect(rules).toEqual(['DETOUR:signature_detour', 'DETOUR:signature_detour', 'ESCALATE:signature_exhausted']);
-    expect(k.runState('run-1')!.signatures['build/linear:lint_errors']).toEqual({ seen: 4, detours: 2 });
+    expect((await k.runState('run-1'))!.signatures['build/linear:lint_errors']).toEqual({ seen: 4, detours: 2 });
   });
 
   it('injects a flow for a signature whose fix is a flow, and returns to the detouring step when it ends', async () => {
@@ -109,10 +109,10 @@ describe('tier 2: deterministic checks', () => {
     const k = kernel();
     const text = { forensics: { error_output: "Error: Cannot find module './auth' from src/login.ts" } };
     await k.route(req('linear', 'FAILED', text));
-    expect(k.runState('run-1')!.signatures).toHaveProperty(['build/linear:missing_import']);
+    expect((await k.runState('run-1'))!.signatures).toHaveProperty(['build/linear:missing_import']);
     const own = { forensics: { failure_signature: 'flaky_network' } };
     await k.route(req('linear', 'FAILED', own));
-    expect(k.runState('run-1')!.signatures['build/linear:flaky_network']).toEqual({ seen: 1, detours: 0 });
+    expect((await k.runState('run-1'))!.signatures['build/linear:flaky_network']).toEqual({ seen: 1, detours: 0 });
   });
 });
 
@@ -122,10 +122,10 @@ describe('signature sightings, futile loops, timestamps', () => {
     const lint = { forensics: { lint: { errors: 2 } } };
     // Tier 1 decides these (explicit legal next, success): the sightings still count.
     expect(await k.route(req('linear', 'FAILED', { ...lint, envelope: { next_step_id: 'done' } }))).toMatchObject({ tier: 1, rule: 'explicit_next' });
-    expect(k.runState('run-1')!.signatures['build/linear:lint_errors']).toEqual({ seen: 1, detours: 0 });
+    expect((await k.runState('run-1'))!.signatures['build/linear:lint_errors']).toEqual({ seen: 1, detours: 0 });
     // The iteration cap (tier 2, before the signature rule) decides this one: counted too.
     expect(await k.route(req('linear', 'FAILED', { ...lint, iteration: { current: 3, max: 3 } }))).toMatchObject({ rule: 'max_iterations' });
-    expect(k.runState('run-1')!.signatures['build/linear:lint_errors']).toEqual({ seen: 2, detours: 0 });
+    expect((await k.runState('run-1'))!.signatures['build/linear:lint_errors']).toEqual({ seen: 2, detours: 0 });
     // So the next sighting is the third, and the detour rule sees that history.
     const d = await k.route(req('linear', 'FAILED', lint));
     expect(d).toMatchObject({ decision: 'DETOUR', rule: 'signature_detour', signature: 'lint_errors' });
@@ -223,8 +223,8 @@ describe('ends of the graph', () => {
   it('loops a step onto itself when its loop has no `to`, and offers terminate only where the step can end', async () => {
     const k = kernel();
     expect(await k.route(req('polish', 'dull'))).toMatchObject({ decision: 'LOOP', next_step_id: 'polish' });
-    expect(k.candidates(req('polish', 'dull')).map((c) => c.id)).toContain('terminate');
-    expect(k.candidates(req('linear', 'FAILED')).map((c) => c.id)).not.toContain('terminate');
+    expect((await k.candidates(req('polish', 'dull'))).map((c) => c.id)).toContain('terminate');
+    expect((await k.candidates(req('linear', 'FAILED'))).map((c) => c.id)).not.toContain('terminate');
   });
 
   it('does not take an explicit next_step_id to the loop target as a fast path once the loop is spent', async () => {

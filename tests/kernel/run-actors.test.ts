@@ -31,7 +31,7 @@ describe('run actors', () => {
     const again = await k.route(req('check', 'UNVERIFIED', { request_id: 'step-42' }));
     expect(again).toEqual(first);
     expect(store.records).toHaveLength(1);
-    expect(k.runState('run-1')!.loops).toEqual({ 'build/check': 1 });
+    expect((await k.runState('run-1'))!.loops).toEqual({ 'build/check': 1 });
   });
 
   it('leaves the run as recorded when the store fails to append', async () => {

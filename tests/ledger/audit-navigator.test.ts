@@ -35,9 +35,9 @@ describe('audit: how tier 3 fared', () => {
     const req = (step: string, status: string) => ({ run_id: 'a1', flow: 'build', step_completed: step, status, iteration: { current: 1, max: 3 } });
     await kernel.route(req('build-step-1', 'VERIFIED')); // tier 1: tier 3 not consulted
     for (let i = 0; i < 3; i++) await kernel.route(req('build-step-1', 'FAILED')); // linear step, no rule applies: tier 3
-    const report = auditRun(ledger, 'a1');
+    const report = await auditRun(ledger, 'a1');
     expect(report.navigator).toEqual({ consulted: 3, decided: 1, budget_skips: 1, fall_through_rate: 2 / 3, invalid_answer_rate: 2 / 3 });
     expect(report.cost.usd_per_1000_routes).toBeCloseTo((0.003 / 4) * 1000, 6);
-    kernel.close();
+    await kernel.close();
   });
 });

@@ -39,8 +39,8 @@ afterAll(() => {
 const ofRun = (run: string) => steps.filter((s) => s.request.run_id === run);
 
 describe('runs and audit', () => {
-  it('lists one summary per run that agrees with what was routed', () => {
-    const runs = listRuns(ledger);
+  it('lists one summary per run that agrees with what was routed', async () => {
+    const runs = await listRuns(ledger);
     const validate = compileValidator<RunSummary>('run-summary');
     expect(runs.length).toBe(2 * HARSH_SCENARIO.runs);
     for (const r of runs) {
@@ -57,10 +57,10 @@ describe('runs and audit', () => {
     }
   });
 
-  it('audits a run: decisions by tier and rule, off-road decisions in order, loops per step, signatures, cost', () => {
+  it('audits a run: decisions by tier and rule, off-road decisions in order, loops per step, signatures, cost', async () => {
     const run = 'harsh-run-1';
     const mine = ofRun(run);
-    const report = auditRun(ledger, run);
+    const report = await auditRun(ledger, run);
     expect(compileValidator<AuditReport>('audit-report')(report).success).toBe(true);
     const count = new Map<string, number>();
     for (const s of mine) count.set(`${s.decision.tier}|${s.decision.rule}|${s.decision.decision}`, (count.get(`${s.decision.tier}|${s.decision.rule}|${s.decision.decision}`) ?? 0) + 1);
@@ -76,8 +76,8 @@ describe('runs and audit', () => {
     expect(report.flows_hashes).toEqual([flows.hash]);
   });
 
-  it('accounts LLM calls and cost by model', () => {
-    const report = auditRun(ledger, 'llm-run-1');
+  it('accounts LLM calls and cost by model', async () => {
+    const report = await auditRun(ledger, 'llm-run-1');
     const tier3 = ofRun('llm-run-1').filter((s) => s.decision.tier === 3).length;
     expect(tier3).toBeGreaterThan(0);
     expect(report.cost.llm_calls).toBe(tier3);
@@ -85,51 +85,51 @@ describe('runs and audit', () => {
     expect(report.cost.input_tokens).toBe(420 * tier3);
   });
 
-  it('answers why a step was touched', () => {
+  it('answers why a step was touched', async () => {
     const run = 'harsh-run-1';
     const step = 'build-step-3';
-    const why = whyStep(ledger, run, step);
+    const why = await whyStep(ledger, run, step);
     const mine = ofRun(run).filter((s) => s.request.step_completed === step || s.decision.next_step_id === step || s.decision.detour_target === step || s.decision.return_to === step);
     expect(why.entries.map((e) => e.seq)).toEqual(mine.map((s) => s.decision.seq));
     expect(why.entries.filter((e) => e.touched_as.includes('completed')).length).toBe(mine.filter((s) => s.request.step_completed === step).length);
   });
 
-  it('refuses an unknown run', () => {
-    expect(() => auditRun(ledger, 'missing')).toThrow(UnknownRunError);
-    expect(() => whyStep(ledger, 'missing', 'x')).toThrow(UnknownRunError);
+  it('refuses an unknown run', async () => {
+    await expect(auditRun(ledger, 'missing')).rejects.toThrow(UnknownRunError);
+    await expect(whyStep(ledger, 'missing', 'x')).rejects.toThrow(UnknownRunError);
   });
 });
 
 describe('resolve', () => {
-  const open = () => {
-    const e = listRuns(ledger).find((r) => r.open_escalations > 0);
-    const esc = auditRun(ledger, e!.run_id).escalations.find((x) => x.status === 'open')!;
+  const open = async () => {
+    const e = (await listRuns(ledger)).find((r) => r.open_escalations > 0);
+    const esc = (await auditRun(ledger, e!.run_id)).escalations.find((x) => x.status === 'open')!;
     return esc;
   };
 
-  it('validates the move against the escalated flow’s graph', () => {
-    const esc = open();
+  it('validates the move against the escalated flow’s graph', async () => {
+    const esc = await open();
     const base = { escalation_id: esc.escalation_id, by: 'ada', reason: 'checked by hand' };
-    expect(() => resolveEscalation(ledger, flows, { ...base, decision: 'CONTINUE', next: 'no-such-step' })).toThrow(/not in flow/);
-    expect(() => resolveEscalation(ledger, flows, { ...base, decision: 'MAYBE' })).toThrow(InvalidResolutionError);
-    expect(() => resolveEscalation(ledger, flows, { ...base, decision: 'ESCALATE' })).toThrow(InvalidResolutionError);
-    expect(() => resolveEscalation(ledger, flows, { ...base, decision: 'INJECT_FLOW', next: 'deploy' })).toThrow(/not injectable/);
-    expect(() => resolveEscalation(ledger, flows, { ...base, decision: 'TERMINATE', next: 'x' })).toThrow(InvalidResolutionError);
-    expect(() => resolveEscalation(ledger, flows, { ...base, by: ' ', decision: 'TERMINATE' })).toThrow(/--by/);
-    expect(() => resolveEscalation(ledger, { ...flows, get: () => undefined } as FlowSet, { ...base, decision: 'TERMINATE' })).toThrow(/not among the loaded flows/);
-    expect(open().escalation_id).toBe(esc.escalation_id); // nothing was recorded by the refusals
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'CONTINUE', next: 'no-such-step' })).rejects.toThrow(/not in flow/);
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'MAYBE' })).rejects.toThrow(InvalidResolutionError);
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'ESCALATE' })).rejects.toThrow(InvalidResolutionError);
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'INJECT_FLOW', next: 'deploy' })).rejects.toThrow(/not injectable/);
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'TERMINATE', next: 'x' })).rejects.toThrow(InvalidResolutionError);
+    await expect(resolveEscalation(ledger, flows, { ...base, by: ' ', decision: 'TERMINATE' })).rejects.toThrow(/--by/);
+    await expect(resolveEscalation(ledger, { ...flows, get: () => undefined } as FlowSet, { ...base, decision: 'TERMINATE' })).rejects.toThrow(/not among the loaded flows/);
+    expect((await open()).escalation_id).toBe(esc.escalation_id); // nothing was recorded by the refusals
   });
 
-  it('records a resolution once, visible in the run’s audit, and refuses a second one', () => {
-    const esc = open();
+  it('records a resolution once, visible in the run’s audit, and refuses a second one', async () => {
+    const esc = await open();
     const flow = flows.get(esc.flow)!;
     const target = [...flow.steps.keys()].find((s) => s !== esc.step)!;
-    const resolved = resolveEscalation(ledger, flows, { escalation_id: esc.escalation_id, decision: 'continue', next: target, by: 'ada', reason: 'the failing test is flaky' }, steppingClock());
+    const resolved = await resolveEscalation(ledger, flows, { escalation_id: esc.escalation_id, decision: 'continue', next: target, by: 'ada', reason: 'the failing test is flaky' }, steppingClock());
     expect(resolved).toMatchObject({ status: 'resolved', resolution: { decision: 'CONTINUE', next_step_id: target, by: 'ada', reason: 'the failing test is flaky', ts: '2025-01-01T00:00:00.000Z' } });
-    const audit = auditRun(ledger, esc.run_id);
+    const audit = await auditRun(ledger, esc.run_id);
     expect(audit.escalations.find((e) => e.escalation_id === esc.escalation_id)).toEqual(resolved);
-    expect(whyStep(ledger, esc.run_id, target).escalations.map((e) => e.escalation_id)).toContain(esc.escalation_id);
-    expect(() => resolveEscalation(ledger, flows, { escalation_id: esc.escalation_id, decision: 'TERMINATE', by: 'bob', reason: 'again' })).toThrow(EscalationAlreadyResolvedError);
-    expect(() => resolveEscalation(ledger, flows, { escalation_id: 'esc-nope', decision: 'TERMINATE', by: 'bob', reason: 'x' })).toThrow(UnknownEscalationError);
+    expect((await whyStep(ledger, esc.run_id, target)).escalations.map((e) => e.escalation_id)).toContain(esc.escalation_id);
+    await expect(resolveEscalation(ledger, flows, { escalation_id: esc.escalation_id, decision: 'TERMINATE', by: 'bob', reason: 'again' })).rejects.toThrow(EscalationAlreadyResolvedError);
+    await expect(resolveEscalation(ledger, flows, { escalation_id: 'esc-nope', decision: 'TERMINATE', by: 'bob', reason: 'x' })).rejects.toThrow(UnknownEscalationError);
   });
 });

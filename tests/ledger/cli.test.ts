@@ -12,7 +12,7 @@ const t = tmpDir();
 beforeAll(async () => {
   const { kernel } = ledgerKernel(t.file, await sampleFlows());
   await simulate(kernel, HARSH_SCENARIO);
-  kernel.close();
+  await kernel.close();
 });
 afterAll(() => t.cleanup());
 

@@ -75,13 +75,13 @@ describe('several processes, one ledger', () => {
     // The same scenario routed in memory gives the routes each process must have recorded.
     const kernel = createKernel({ flows, store: new MemoryStore() });
     const expected = await simulate(kernel, { ...HARSH_SCENARIO, runs: RUNS }, { runPrefix: 'mem' });
-    kernel.close();
+    await kernel.close();
     expect(total).toBe(4 * expected.routes);
 
     const ledger = openLedger(file, { create: false });
     expect(ledger.sql.routeCount()).toBe(total);
-    expect(listRuns(ledger).length).toBe(4 * RUNS);
-    const report = verifyLedger(ledger);
+    expect((await listRuns(ledger)).length).toBe(4 * RUNS);
+    const report = await verifyLedger(ledger);
     expect(report.issues).toEqual([]);
     expect(report.routes).toBe(total);
     ledger.close();
@@ -132,7 +132,7 @@ describe('crash safety', () => {
     for (const d of acknowledged) expect(JSON.parse(rows[d.seq! - 1]!.decision_json)).toEqual(d);
     expect(acknowledged.length).toBeGreaterThan(0);
 
-    const report = verifyLedger(ledger);
+    const report = await verifyLedger(ledger);
     expect(report.issues).toEqual([]);
     const replay = await replayRun(ledger, 'crash-run-1', flows);
     expect(replay.divergences).toEqual([]);

@@ -33,7 +33,7 @@ describe('replay --live', () => {
 
   it('refuses --live without a model', () => {
     const r = runCli(['replay', 'live-run-1', '--ledger', t.file, '--live']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a usage error (src/cli/conventions.ts)
     expect(r.stderr).toMatch(/--live needs --llm/);
   });
 });

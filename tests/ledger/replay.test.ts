@@ -37,7 +37,7 @@ beforeAll(async () => {
   await plain.kernel.route({ run_id: 'lint', flow: 'build', step_completed: 'auto-linter', status: 'DONE' });
   await plain.kernel.route({ run_id: 'lint', flow: 'build', step_completed: 'build-step-3', status: 'VERIFIED' });
   plain.kernel.close();
-  kernel.close();
+  await kernel.close();
   expect(navigatorCalls).toBeGreaterThan(0);
   ledger = openLedger(t.file, { create: false });
 });
@@ -48,7 +48,7 @@ afterAll(() => {
 
 describe('replay', () => {
   it('reproduces every recorded run with the same flows, tier-3 answers included, without calling a model', async () => {
-    const runs = listRuns(ledger);
+    const runs = await listRuns(ledger);
     expect(runs.length).toBe(2 * HARSH_SCENARIO.runs + 1);
     let tier3 = 0;
     for (const run of runs) {
@@ -98,7 +98,7 @@ describe('replay', () => {
       for (const s of f.steps) if (s.loop) s.loop.max_iterations = 1;
     });
     let diverged = 0;
-    for (const run of listRuns(ledger)) {
+    for (const run of await listRuns(ledger)) {
       const report = await replayRun(ledger, run.run_id, tighter, { maxDivergences: 1 });
       expect(report.divergences.length).toBeLessThanOrEqual(1);
       if (!report.identical) diverged++;

@@ -36,7 +36,7 @@ async function reference(scenario = HARSH_SCENARIO, navigator = false): Promise<
   const steps: Step[] = [];
   const kernel = createKernel({ flows, store: new MemoryStore(), clock: steppingClock(), ...(navigator ? { navigator: scriptedNavigator() } : {}) });
   await simulate(kernel, scenario, { onStep: (s) => steps.push(structuredClone(s)) });
-  kernel.close();
+  await kernel.close();
   return steps;
 }
 
@@ -46,7 +46,7 @@ describe('SQLite ledger as the kernel store', () => {
     const { kernel } = ledgerKernel(file, flows);
     const steps: Step[] = [];
     await simulate(kernel, DEMO_SCENARIO, { onStep: (s) => steps.push(structuredClone(s)) });
-    kernel.close();
+    await kernel.close();
 
     const db = new Database(file, { readonly: true });
     const rows = db.prepare('SELECT run_id, seq, flow, step, decision, tier, rule, decision_json, ts FROM routes ORDER BY run_id, seq').all() as {
@@ -105,12 +105,12 @@ describe('SQLite ledger as the kernel store', () => {
         const d = await kernel.route(ref[at]!.request);
         expect(d, `route ${at} (${ref[at]!.request.run_id} ${ref[at]!.request.step_completed})`).toEqual(ref[at]!.decision);
       }
-      kernel.close();
+      await kernel.close();
     }
     const ledger = openLedger(file, { create: false });
     for (const run of new Set(ref.map((s) => s.request.run_id))) {
       const last = ref.filter((s) => s.request.run_id === run).length;
-      expect(ledger.loadRun(run)?.seq).toBe(last);
+      expect((await ledger.loadRun(run))?.seq).toBe(last);
     }
     ledger.close();
   });
@@ -128,7 +128,7 @@ describe('SQLite ledger as the kernel store', () => {
     k = ledgerKernel(file, flows);
     expect(await k.kernel.route(request)).toEqual(first);
     expect(k.ledger.sql.routeCount()).toBe(2);
-    expect(k.ledger.findByRequestId('idem', 'req-2')).toEqual(next);
+    expect((await k.ledger.findByRequestId('idem', 'req-2'))?.decision).toEqual(next);
     k.kernel.close();
   });
 
@@ -153,7 +153,7 @@ describe('SQLite ledger as the kernel store', () => {
     const open = db.prepare("SELECT escalation_id, run_id, seq, step, status FROM escalations ORDER BY run_id, seq").all() as { escalation_id: string; run_id: string; seq: number; step: string; status: string }[];
     expect(open.map((e) => e.escalation_id).sort()).toEqual(escalations.map((s) => s.decision.escalation_id!).sort());
     expect(open.every((e) => e.status === 'open')).toBe(true);
-    kernel.close();
+    await kernel.close();
   });
 });
 
@@ -231,8 +231,8 @@ describe('opening a ledger file', () => {
     const { file } = tmp();
     const { kernel, ledger } = ledgerKernel(file, flows);
     const d: Decision = await kernel.route({ run_id: 'one', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' });
-    expect(ledger.findByRequestId('one', 'none')).toBeUndefined();
+    expect(await ledger.findByRequestId('one', 'none')).toBeUndefined();
     expect(JSON.parse(ledger.sql.db.prepare('SELECT decision_json FROM routes').pluck().get() as string)).toEqual(d);
-    kernel.close();
+    await kernel.close();
   });
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   golden = tmpDir();
   const { kernel } = ledgerKernel(golden.file, flows, { navigator: scriptedNavigator() });
   await simulate(kernel, HARSH_SCENARIO);
-  kernel.close();
+  await kernel.close();
   // Without tier 3, some routes escalate.
   const plain = ledgerKernel(golden.file, flows);
   await simulate(plain.kernel, HARSH_SCENARIO, { runPrefix: 'plain' });
@@ -42,10 +42,10 @@ function tamper(file: string, sql: string, ...params: unknown[]): void {
   db.close();
 }
 
-function verify(file: string, options: Parameters<typeof verifyLedger>[1] = {}) {
+async function verify(file: string, options: Parameters<typeof verifyLedger>[1] = {}) {
   const ledger = openLedger(file, { create: false });
   try {
-    return verifyLedger(ledger, options);
+    return await verifyLedger(ledger, options);
   } finally {
     ledger.close();
   }
@@ -59,9 +59,9 @@ function offroadSeqs(file: string, run: string): { seq: number; flow: string }[]
 }
 
 describe('verify', () => {
-  it('passes on an untouched ledger and checks every route and decisions.jsonl file', () => {
+  it('passes on an untouched ledger and checks every route and decisions.jsonl file', async () => {
     const { file } = copy();
-    const report = verify(file);
+    const report = await verify(file);
     expect(report.issues).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.runs).toBe(2 * HARSH_SCENARIO.runs);
@@ -70,31 +70,31 @@ describe('verify', () => {
     expect(report.repairs).toEqual([]);
   });
 
-  it('names the first bad row when a row was edited', () => {
+  it('names the first bad row when a row was edited', async () => {
     const { file } = copy();
     tamper(file, "UPDATE routes SET decision_json = replace(decision_json, '\"rule\":\"', '\"rule\":\"x') WHERE run_id = ? AND seq = 9", RUN);
     // An edit that leaves invalid JSON behind is reported too, and does not stop verify.
     tamper(file, "UPDATE routes SET decision_json = replace(decision_json, '\"confidence\":', '\"confidence\":0.0') WHERE run_id = ? AND seq = 14", RUN);
-    const report = verify(file);
+    const report = await verify(file);
     expect(report.ok).toBe(false);
     expect(report.issues[0]).toMatchObject({ run_id: RUN, seq: 9, kind: 'hash_mismatch' });
     expect(report.issues.filter((i) => i.kind === 'hash_mismatch').map((i) => i.seq)).toEqual([9, 14]);
   });
 
-  it('catches an edit to a plain column such as latency or the rule', () => {
+  it('catches an edit to a plain column such as latency or the rule', async () => {
     const { file } = copy();
     tamper(file, 'UPDATE routes SET latency_us = latency_us + 1 WHERE run_id = ? AND seq = 4', RUN);
-    expect(verify(file).issues[0]).toMatchObject({ seq: 4, kind: 'hash_mismatch' });
+    expect((await verify(file)).issues[0]).toMatchObject({ seq: 4, kind: 'hash_mismatch' });
   });
 
-  it('names the missing row when a row was deleted', () => {
+  it('names the missing row when a row was deleted', async () => {
     const { file } = copy();
     tamper(file, 'DELETE FROM routes WHERE run_id = ? AND seq = 7', RUN);
-    const report = verify(file);
+    const report = await verify(file);
     expect(report.issues[0]).toMatchObject({ run_id: RUN, seq: 7, kind: 'seq_gap' });
   });
 
-  it('catches rows that were reordered', () => {
+  it('catches rows that were reordered', async () => {
     const { file } = copy();
     const db = new Database(file);
     db.transaction(() => {
@@ -103,47 +103,47 @@ describe('verify', () => {
       db.prepare('UPDATE routes SET seq = 6 WHERE run_id = ? AND seq = -1').run(RUN);
     })();
     db.close();
-    const report = verify(file);
+    const report = await verify(file);
     expect(report.ok).toBe(false);
     expect(report.issues[0]).toMatchObject({ run_id: RUN, seq: 5 });
   });
 
-  it('catches deleted rows at the end of a run (the run head disagrees)', () => {
+  it('catches deleted rows at the end of a run (the run head disagrees)', async () => {
     const { file } = copy();
     const db = new Database(file);
     const last = db.prepare('SELECT last_seq FROM runs WHERE run_id = ?').pluck().get(RUN) as number;
     db.prepare('DELETE FROM routes WHERE run_id = ? AND seq >= ?').run(RUN, last - 1);
     db.close();
-    const report = verify(file);
+    const report = await verify(file);
     expect(report.issues.find((i) => i.kind === 'head_mismatch')).toMatchObject({ run_id: RUN, seq: last - 1 });
   });
 
-  it('catches an edited or deleted LLM call', () => {
+  it('catches an edited or deleted LLM call', async () => {
     const { file } = copy();
     const db = new Database(file);
     const call = db.prepare('SELECT run_id, seq FROM llm_calls ORDER BY run_id, seq LIMIT 2').all() as { run_id: string; seq: number }[];
     db.prepare("UPDATE llm_calls SET raw_answer = '{\"candidate_id\":\"terminate\"}' WHERE run_id = ? AND seq = ?").run(call[0]!.run_id, call[0]!.seq);
     db.prepare('DELETE FROM llm_calls WHERE run_id = ? AND seq = ?').run(call[1]!.run_id, call[1]!.seq);
     db.close();
-    const issues = verify(file).issues;
+    const issues = (await verify(file)).issues;
     expect(issues).toContainEqual(expect.objectContaining({ run_id: call[0]!.run_id, seq: call[0]!.seq, kind: 'llm_calls_mismatch' }));
     expect(issues).toContainEqual(expect.objectContaining({ run_id: call[1]!.run_id, seq: call[1]!.seq, kind: 'hash_mismatch' }));
   });
 
-  it('catches a decisions.jsonl line that disagrees with the database, and an extra line', () => {
+  it('catches a decisions.jsonl line that disagrees with the database, and an extra line', async () => {
     const { file, dir } = copy();
     const [first] = offroadSeqs(file, RUN);
     const jsonl = path.join(dir, RUN, first!.flow, 'routing', 'decisions.jsonl');
     const text = readFileSync(jsonl, 'utf8');
     writeFileSync(jsonl, text.replace(/"reason":"[^"]*"/, '"reason":"nothing to see here"'));
-    let report = verify(file);
+    let report = await verify(file);
     expect(report.issues).toContainEqual(expect.objectContaining({ run_id: RUN, seq: first!.seq, kind: 'jsonl_mismatch', file: jsonl }));
     writeFileSync(jsonl, text + text.split('\n')[0] + '\n');
-    report = verify(file);
+    report = await verify(file);
     expect(report.issues).toContainEqual(expect.objectContaining({ run_id: RUN, kind: 'jsonl_extra_line', file: jsonl }));
   });
 
-  it('repairs a file that lacks its last lines and ends in a torn line, reporting the repair (not fatal)', () => {
+  it('repairs a file that lacks its last lines and ends in a torn line, reporting the repair (not fatal)', async () => {
     const { file, dir } = copy();
     const rows = offroadSeqs(file, RUN);
     const flow = rows[rows.length - 1]!.flow;
@@ -155,11 +155,11 @@ describe('verify', () => {
     const keep = lines.slice(0, -2).join('');
     writeFileSync(jsonl, keep + lines[lines.length - 2]!.slice(0, 17));
 
-    const strict = verify(file, { repair: false });
+    const strict = await verify(file, { repair: false });
     expect(strict.ok).toBe(false);
     expect(strict.issues[0]).toMatchObject({ kind: 'jsonl_missing_line', file: jsonl });
 
-    const report = verify(file);
+    const report = await verify(file);
     expect(report.ok).toBe(true);
     expect(report.repairs).toEqual([{ run_id: RUN, flow, file: jsonl, appended: 2, torn_line_removed: true }]);
     expect(readFileSync(jsonl, 'utf8')).toBe(whole);
@@ -176,27 +176,28 @@ describe('verify', () => {
     const d = await kernel.route({ run_id: RUN, flow, step_completed: 'no-such-step-but-valid-flow', status: 'VERIFIED' }).catch(() => undefined);
     expect(d).toBeUndefined();
     // Routing any request of the run makes the kernel load it (and the store repair its files).
-    ledger.loadRun(RUN);
+    await ledger.loadRun(RUN);
+    await ledger.mirror!.flush();
     expect(readFileSync(jsonl, 'utf8')).toBe(whole);
     appendFileSync(jsonl, '');
-    expect(verifyLedger(ledger, { run: RUN, repair: false }).ok).toBe(true);
-    kernel.close();
+    expect((await verifyLedger(ledger, { run: RUN, repair: false })).ok).toBe(true);
+    await kernel.close();
   });
 
-  it('binds an escalation resolution to the chain', () => {
+  it('binds an escalation resolution to the chain', async () => {
     const { file } = copy();
     const ledger: SqliteLedger = openLedger(file, { create: false });
     const esc = ledger.sql.db.prepare("SELECT escalation_id FROM escalations WHERE status = 'open' LIMIT 1").pluck().get() as string;
     expect(esc).toBeTruthy();
-    resolveEscalation(ledger, flows, { escalation_id: esc, decision: 'TERMINATE', by: 'ada', reason: 'not worth it' });
-    expect(verifyLedger(ledger).ok).toBe(true);
+    await resolveEscalation(ledger, flows, { escalation_id: esc, decision: 'TERMINATE', by: 'ada', reason: 'not worth it' });
+    expect((await verifyLedger(ledger)).ok).toBe(true);
     ledger.sql.db.prepare("UPDATE escalations SET resolution = replace(resolution, 'TERMINATE', 'CONTINUE') WHERE escalation_id = ?").run(esc);
-    expect(verifyLedger(ledger).issues).toContainEqual(expect.objectContaining({ kind: 'resolution_mismatch' }));
+    expect((await verifyLedger(ledger)).issues).toContainEqual(expect.objectContaining({ kind: 'resolution_mismatch' }));
     ledger.close();
   });
 
-  it('refuses an unknown run', () => {
+  it('refuses an unknown run', async () => {
     const { file } = copy();
-    expect(() => verify(file, { run: 'no-such-run' })).toThrow(UnknownRunError);
+    await expect(verify(file, { run: 'no-such-run' })).rejects.toThrow(UnknownRunError);
   });
 });

@@ -46,7 +46,7 @@ describe('tier 3 in the kernel', () => {
     expect(d).toMatchObject({ decision: 'CONTINUE', next_step_id: 'fix', tier: 3 });
     const body = server.requests[0]!.body as { tools: { input_schema: { properties: { candidate_id: { enum: string[] } } } }[] };
     expect(body.tools[0]!.input_schema.properties.candidate_id.enum).not.toContain('continue:refactor-auth');
-    k.close();
+    await k.close();
   });
 
   it('invalid answers are listed in the decision and the kernel falls through to a later tier', async () => {
@@ -55,7 +55,7 @@ describe('tier 3 in the kernel', () => {
     const d = await k.route(request('r2'));
     expect(d.tier).toBeGreaterThan(3);
     expect(d.rejected.filter((r) => r.tier === 3).map((r) => r.rule)).toEqual(['llm_unknown_candidate', 'llm_unparseable']);
-    k.close();
+    await k.close();
   });
 
   it('a provider that only fails (500s) never makes route() throw', async () => {
@@ -65,7 +65,7 @@ describe('tier 3 in the kernel', () => {
       const d = await k.route(request('r3'));
       expect(d.tier).toBeGreaterThan(3);
       expect(server.requests.length).toBe(2);
-      k.close();
+      await k.close();
     } finally {
       server.setDefault(undefined);
     }

@@ -63,24 +63,24 @@ export function registerAuditCommand(program: Command): void {
     .argument('<run>', 'run id')
     .option('--why <step>', 'only the decisions that touched this step, and why')
     .option('--json', 'print the report as JSON (schemas/audit-report or why-report)');
-  addLedgerOption(cmd).action((run: string, opts: LedgerCliOptions & { why?: string; json?: boolean }) => {
+  addLedgerOption(cmd).action(async (run: string, opts: LedgerCliOptions & { why?: string; json?: boolean }) => {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('audit');
     try {
       if (opts.why !== undefined) {
-        const r = whyStep(ledger, run, opts.why);
+        const r = await whyStep(ledger, run, opts.why);
         if (r.entries.length === 0 && r.escalations.length === 0) throw new UsageError(`no decision of run ${run} touched step ${JSON.stringify(opts.why)}`, 'UNKNOWN_STEP');
         if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
         else printWhy(r);
       } else {
-        const r = auditRun(ledger, run, { onProgress: progress.update });
+        const r = await auditRun(ledger, run, { onProgress: progress.update });
         progress.stop();
         if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
         else printAudit(r);
       }
     } finally {
       progress.stop();
-      ledger.close();
+      await ledger.close();
     }
   });
 }

@@ -94,7 +94,7 @@ export function registerDemoCommand(program: Command): void {
       process.stdout.write(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
       if (ledger) process.stdout.write(`next: navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
     } finally {
-      kernel.close();
+      await kernel.close();
     }
   });
 }

@@ -43,7 +43,7 @@ export function registerReplayCommand(program: Command): void {
       if (!report.identical) process.exitCode = 1;
     } finally {
       progress.stop();
-      ledger.close();
+      await ledger.close();
     }
   });
 }

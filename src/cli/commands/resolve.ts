@@ -26,7 +26,7 @@ export function registerResolveCommand(program: Command): void {
     const flows = await loadCliFlows(opts);
     const ledger = openCliLedger(opts);
     try {
-      const e = resolveEscalation(ledger, flows, { escalation_id: id, decision: opts.decision, ...(opts.next !== undefined ? { next: opts.next } : {}), by: opts.by, reason: opts.reason });
+      const e = await resolveEscalation(ledger, flows, { escalation_id: id, decision: opts.decision, ...(opts.next !== undefined ? { next: opts.next } : {}), by: opts.by, reason: opts.reason });
       if (opts.json) process.stdout.write(JSON.stringify(e) + '\n');
       else {
         const r = e.resolution!;
@@ -35,7 +35,7 @@ export function registerResolveCommand(program: Command): void {
         process.stdout.write(`resolved ${e.escalation_id} (run ${e.run_id}, #${e.seq} ${e.flow}/${e.step}): ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}${chosen}` : ''} by ${r.by}\n`);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 }

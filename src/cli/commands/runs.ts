@@ -8,10 +8,10 @@ export function registerRunsCommand(program: Command): void {
     .command('runs')
     .description('List the runs in the ledger: flow, steps, off-road decisions, LLM calls, cost, open escalations, status')
     .option('--json', 'one JSON object per line (schemas/run-summary.schema.json)');
-  addLedgerOption(cmd).action((opts: LedgerCliOptions & { json?: boolean }) => {
+  addLedgerOption(cmd).action(async (opts: LedgerCliOptions & { json?: boolean }) => {
     const ledger = openCliLedger(opts);
     try {
-      const runs = listRuns(ledger);
+      const runs = await listRuns(ledger);
       if (opts.json) {
         for (const r of runs) process.stdout.write(JSON.stringify(r) + '\n');
         return;
@@ -27,7 +27,7 @@ export function registerRunsCommand(program: Command): void {
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
       for (const row of rows) process.stdout.write(row.map((c, i) => (i >= 2 && i <= 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n');
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 }

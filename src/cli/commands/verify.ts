@@ -10,11 +10,11 @@ export function registerVerifyCommand(program: Command): void {
     .argument('[run]', 'only this run')
     .option('--no-repair', 'do not append missing decisions.jsonl lines (or cut a torn last line) before checking')
     .option('--json', 'print the report as JSON (schemas/verify-report.schema.json)');
-  addLedgerOption(cmd).action((run: string | undefined, opts: LedgerCliOptions & { repair: boolean; json?: boolean }) => {
+  addLedgerOption(cmd).action(async (run: string | undefined, opts: LedgerCliOptions & { repair: boolean; json?: boolean }) => {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('verify');
     try {
-      const report = verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair, onProgress: progress.update });
+      const report = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair, onProgress: progress.update });
       progress.stop();
       if (opts.json) {
         process.stdout.write(JSON.stringify(report) + '\n');
@@ -34,7 +34,7 @@ export function registerVerifyCommand(program: Command): void {
       if (!report.ok) process.exitCode = 1;
     } finally {
       progress.stop();
-      ledger.close();
+      await ledger.close();
     }
   });
 }

@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, routeHash, type ChainedFields } from '../../src/ledger/chain.js';
-import { JsonlWriter } from '../../src/ledger/decisions-jsonl.js';
-import { tmpDir } from './helpers.js';
 
 const fields: ChainedFields = {
   run_id: 'run-ü-1',
@@ -41,34 +37,5 @@ describe('routeHash', () => {
     const prev = routeHash(GENESIS_HASH, fields);
     expect(routeHash(prev, withId)).toBe(frameByFrame(prev, withId));
     expect(routeHash(prev, withId)).not.toBe(routeHash(prev, fields));
-  });
-});
-
-describe('JsonlWriter', () => {
-  let cleanup: (() => void) | undefined;
-  afterEach(() => cleanup?.());
-
-  it('makes run and flow folders as needed, and again after they are removed behind its back', () => {
-    const t = tmpDir();
-    cleanup = t.cleanup;
-    const w = new JsonlWriter(1); // one open file at a time: every switch of file reopens
-    const a = path.join(t.dir, 'runs', 'r1', 'build', 'routing', 'decisions.jsonl');
-    const b = path.join(t.dir, 'runs', 'r1', 'plan', 'routing', 'decisions.jsonl');
-    const c = path.join(t.dir, 'runs', 'r2', 'build', 'routing', 'decisions.jsonl');
-    w.append(a, 'a1\n');
-    w.append(b, 'b1\n');
-    w.append(c, 'c1\n');
-    w.append(a, 'a2\n');
-    rmSync(path.join(t.dir, 'runs', 'r2'), { recursive: true });
-    w.append(b, 'b2\n'); // closes r2's file, whose folder is gone
-    w.append(c, 'c2\n'); // r2's folders were known to exist; they no longer do
-    rmSync(path.join(t.dir, 'runs', 'r1', 'plan'), { recursive: true });
-    w.append(a, 'a3\n');
-    w.append(b, 'b3\n');
-    w.close();
-    expect(readFileSync(a, 'utf8')).toBe('a1\na2\na3\n');
-    expect(readFileSync(b, 'utf8')).toBe('b3\n');
-    expect(readFileSync(c, 'utf8')).toBe('c2\n');
-    expect(existsSync(path.join(t.dir, 'runs', 'r1', 'build', 'routing'))).toBe(true);
   });
 });

@@ -1,0 +1,252 @@
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { Decision } from '../contracts/decision.js';
+import type { JsonlRepair } from '../contracts/ledger.js';
+import type { DecisionsMirror, OffroadRow } from '../contracts/ports.js';
+import { offRoadLine, repairJsonlFile } from './decisions-jsonl.js';
+import { LruMap } from './lru.js';
+import { decisionsJsonlPath } from './paths.js';
+
+/** What a mirror needs from its store. */
+export interface MirrorSource {
+  /** Runs `fn` holding the store's write lock, so that files follow the order of commits across processes. */
+  exclusive<T>(fn: () => T): T;
+  /** The run's off-road rows in seq order (read inside `exclusive`: committed data only). */
+  offroadRows(run_id: string): OffroadRow[];
+  /** Every run id. */
+  runIds(): string[];
+}
+
+/** A problem with a derived file: the decision is safe in the store, the file is repaired later. */
+export interface MirrorWarning {
+  code: 'JSONL_WRITE_FAILED';
+  run_id: string;
+  flow: string;
+  file: string;
+  message: string;
+}
+
+export interface MirrorOptions {
+  /** decisions.jsonl handles kept open (default 256); beyond it the least recently used is closed. */
+  maxOpen?: number;
+  /** Files whose size this process knows (default 65,536): a known file is appended to without re-reading it. */
+  maxKnown?: number;
+  /** Called for each failed write (default: `process.emitWarning`). */
+  onWarning?: (w: MirrorWarning) => void;
+  /** Flush after this many ms (default 1), or at once when this many lines wait (default 512). */
+  delayMs?: number;
+  maxPending?: number;
+}
+
+/** The decisions.jsonl lines a run's off-road rows give, by flow. */
+export function expectedLines(rows: readonly OffroadRow[]): Map<string, string[]> {
+  const byFlow = new Map<string, string[]>();
+  for (const row of rows) {
+    let lines = byFlow.get(row.flow);
+    if (!lines) byFlow.set(row.flow, (lines = []));
+    let decision: Decision;
+    try {
+      decision = JSON.parse(row.decision_json) as Decision;
+    } catch {
+      continue; // a damaged row: verify reports it; it gives no line
+    }
+    lines.push(offRoadLine(row.step, decision, row.seq, row.ts));
+  }
+  return byFlow;
+}
+
+interface Pending {
+  run_id: string;
+  flow: string;
+  lines: string[];
+}
+
+/**
+ * Writes decisions.jsonl off the answer path. A decision is acknowledged when its row commits; its line is
+ * queued here and written by a batched flush shortly after, in seq order, under the store's write lock.
+ *
+ * Each file's size after our last write is remembered: when the file still has that size we append; when it
+ * does not (another process wrote to it, a crash left it short or torn, or we never saw it) we rebuild its
+ * missing suffix from the store instead, which also writes whatever lines we had queued. A failed write is
+ * a warning, never an error: the file is rebuilt from the store at its next write, at the run's next load,
+ * or by `verify --repair`.
+ */
+export class JsonlMirror implements DecisionsMirror {
+  private readonly pending = new Map<string, Pending>();
+  private readonly checks = new Set<string>();
+  private readonly fds: LruMap<string, number>;
+  private readonly known: LruMap<string, number>;
+  private pendingLines = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onWarning: (w: MirrorWarning) => void;
+  private readonly delayMs: number;
+  private readonly maxPending: number;
+  private closed = false;
+
+  constructor(
+    private readonly source: MirrorSource,
+    readonly runBase: string,
+    options: MirrorOptions = {},
+  ) {
+    this.fds = new LruMap(options.maxOpen ?? 256, (_file, fd) => closeQuietly(fd));
+    this.known = new LruMap(options.maxKnown ?? 65_536);
+    this.onWarning = options.onWarning ?? ((w) => process.emitWarning(`${w.message} (${w.file}); the decision is in the ledger and the file will be repaired`, { code: 'NAVKERNEL_JSONL' }));
+    this.delayMs = options.delayMs ?? 1;
+    this.maxPending = options.maxPending ?? 512;
+  }
+
+  fileFor(run_id: string, flow: string): string {
+    return decisionsJsonlPath(this.runBase, run_id, flow);
+  }
+
+  /** Queues the line of a committed off-road decision. */
+  enqueue(run_id: string, flow: string, line: string): void {
+    if (this.closed) return;
+    const file = this.fileFor(run_id, flow);
+    let p = this.pending.get(file);
+    if (!p) this.pending.set(file, (p = { run_id, flow, lines: [] }));
+    p.lines.push(line);
+    this.pendingLines++;
+    this.schedule();
+  }
+
+  /** Brings a run's files up to the store at the next flush (a run just loaded: a crash may have left them short). */
+  check(run_id: string): void {
+    if (this.closed) return;
+    this.checks.add(run_id);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.pendingLines >= this.maxPending) {
+      this.flushSync();
+      return;
+    }
+    this.timer ??= setTimeout(() => this.flushSync(), this.delayMs);
+  }
+
+  flush(): Promise<void> {
+    this.flushSync();
+    return Promise.resolve();
+  }
+
+  /** Writes every queued line (and runs queued checks) now. */
+  flushSync(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size === 0 && this.checks.size === 0) return;
+    const pending = [...this.pending.values()];
+    const checks = [...this.checks];
+    this.pending.clear();
+    this.checks.clear();
+    this.pendingLines = 0;
+    try {
+      this.source.exclusive(() => {
+        // A repair writes every line the store has, the queued ones included (they were committed before they were queued).
+        const repaired = new Set<string>();
+        for (const run_id of checks) this.repairRun(run_id, undefined, repaired);
+        for (const p of pending) if (!repaired.has(this.fileFor(p.run_id, p.flow))) this.write(p);
+      });
+    } catch (err) {
+      // The lock could not be taken (a busy or broken database): nothing was written; the files are rebuilt later.
+      for (const p of pending) this.forget(p.run_id, p.flow, err);
+    }
+  }
+
+  private write(p: Pending): void {
+    const file = this.fileFor(p.run_id, p.flow);
+    const size = this.known.get(file);
+    if (size === undefined) {
+      this.repairFile(p.run_id, p.flow, undefined);
+      return;
+    }
+    let fd: number | undefined;
+    try {
+      fd = this.fds.get(file);
+      if (fd === undefined) {
+        fd = openSync(file, 'a');
+        this.fds.set(file, fd);
+      }
+      if (fstatSync(fd).size !== size) {
+        this.repairFile(p.run_id, p.flow, undefined);
+        return;
+      }
+      const text = p.lines.join('');
+      const bytes = Buffer.byteLength(text, 'utf8');
+      const n = writeSync(fd, text);
+      if (n !== bytes) throw new Error(`short write: ${n} of ${bytes} bytes`);
+      this.known.set(file, size + bytes);
+    } catch (err) {
+      this.forget(p.run_id, p.flow, err);
+    }
+  }
+
+  /** Forgets what we knew of a file after a failure, so that its next write rebuilds it from the store. */
+  private forget(run_id: string, flow: string, err: unknown): void {
+    const file = this.fileFor(run_id, flow);
+    this.fds.delete(file);
+    this.known.delete(file);
+    this.onWarning({ code: 'JSONL_WRITE_FAILED', run_id, flow, file, message: `decisions.jsonl write failed: ${err instanceof Error ? err.message : String(err)}` });
+  }
+
+  private repairFile(run_id: string, flow: string, out: JsonlRepair[] | undefined): void {
+    const lines = expectedLines(this.source.offroadRows(run_id).filter((r) => r.flow === flow)).get(flow) ?? [];
+    this.repairOne(run_id, flow, lines, out);
+  }
+
+  private repairRun(run_id: string, out: JsonlRepair[] | undefined, repaired?: Set<string>): void {
+    for (const [flow, lines] of expectedLines(this.source.offroadRows(run_id))) {
+      this.repairOne(run_id, flow, lines, out);
+      repaired?.add(this.fileFor(run_id, flow));
+    }
+  }
+
+  private repairOne(run_id: string, flow: string, lines: string[], out: JsonlRepair[] | undefined): void {
+    const file = this.fileFor(run_id, flow);
+    this.fds.delete(file);
+    this.known.delete(file);
+    try {
+      const st = lstatIfAny(file);
+      if (st && !st.isFile()) throw new Error('not a regular file');
+      if (!st) mkdirSync(path.dirname(file), { recursive: true });
+      const r = repairJsonlFile(file, lines);
+      if (!r.diverged) this.known.set(file, r.size);
+      if (out && (r.appended > 0 || r.torn_line_removed)) out.push({ run_id, flow, file, appended: r.appended, torn_line_removed: r.torn_line_removed });
+    } catch (err) {
+      this.onWarning({ code: 'JSONL_WRITE_FAILED', run_id, flow, file, message: `decisions.jsonl repair failed: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+
+  async repair(run_id?: string): Promise<JsonlRepair[]> {
+    this.flushSync();
+    const out: JsonlRepair[] = [];
+    this.source.exclusive(() => {
+      for (const id of run_id === undefined ? this.source.runIds() : [run_id]) this.repairRun(id, out);
+    });
+    return out;
+  }
+
+  close(): void {
+    this.flushSync();
+    this.closed = true;
+    this.fds.clear();
+    this.known.clear();
+  }
+}
+
+function lstatIfAny(file: string) {
+  try {
+    return lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed or the disk went away: nothing to keep
+  }
+}
