@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { KernelStore, RouteRequest } from '../src/contracts/index.js';
 import { createKernel } from '../src/kernel/index.js';
-import { openLedger, verifyLedger } from '../src/ledger/index.js';
+import { PostgresLedger, openLedger, openLedgerAt, verifyLedger } from '../src/ledger/index.js';
 import { startThrowawayPostgres } from '../scripts/postgres-server.js';
 import { flowsOnce, requestStream } from './ledger.js';
 import { percentile, table, type BenchSection } from './stats.js';
@@ -77,9 +77,12 @@ async function processesOnOneRun(location: string, procs: number, each: number):
       new Promise<{ ready: Promise<void>; done: Promise<{ routes: number; latencies_us: number[] }> }>((resolve) => {
         let readyFn!: () => void;
         let doneFn!: (v: { routes: number; latencies_us: number[] }) => void;
-        const ready = new Promise<void>((r) => (readyFn = r));
-        const done = new Promise<{ routes: number; latencies_us: number[] }>((r) => (doneFn = r));
-        createInterface({ input: k.stdout! }).on('line', (l) => (l === 'READY' ? readyFn() : l.startsWith('{') && doneFn(JSON.parse(l))));
+        let failFn!: (e: Error) => void;
+        const ready = new Promise<void>((r, j) => ((readyFn = r), (failFn = j)));
+        const done = new Promise<{ routes: number; latencies_us: number[] }>((r, j) => ((doneFn = r), (failFn = ((f) => (e: Error) => (f(e), j(e)))(failFn))));
+        ready.catch(() => {});
+        createInterface({ input: k.stdout! }).on('line', (l: string) => (l === 'READY' ? readyFn() : l.startsWith('{') && doneFn(JSON.parse(l))));
+        k.once('exit', (code) => code !== 0 && failFn(new Error(`bench child exited with ${code}`)));
         resolve({ ready, done });
       }),
   );
@@ -90,8 +93,8 @@ async function processesOnOneRun(location: string, procs: number, each: number):
   const results = await Promise.all(handles.map((h) => h.done));
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const lat = results.flatMap((r) => r.latencies_us);
-  const ledger = openLedger(location, { create: false });
-  const report = await verifyLedger(ledger, { run_id: run });
+  const ledger = openLedgerAt(location, { create: false, readOnly: true });
+  const report = await verifyLedger(ledger, { run });
   await ledger.close();
   return { routes: lat.length, perSecond: lat.length / secs, p50: percentile(lat, 50), p99: percentile(lat, 99), verified: report.ok && report.routes === lat.length };
 }
@@ -102,19 +105,19 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
   const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-bench-pg-'));
   try {
     const settings = await serverSettings(server.url);
-    const requests = await requestStream(opts.quick ? 32 : 320, 'pgbench');
+    const requests = await requestStream(opts.quick ? 8 : 320, 'pgbench');
     const rows: (string | number)[][] = [];
     let n = 0;
     for (const conc of [1, 4, 16]) {
       const stream = requests.map((r) => ({ ...r, run_id: `${r.run_id}-c${conc}` }));
-      const sub = conc === 1 ? stream.slice(0, opts.quick ? 600 : 3_000) : stream;
+      const sub = conc === 1 ? stream.slice(0, opts.quick ? 200 : 3_000) : stream;
       const sqliteNormal = await concurrentRuns(openLedger(path.join(dir, `n${n++}.sqlite`), { durability: 'normal', jsonl: false }), sub, conc);
       const sqliteFull = await concurrentRuns(openLedger(path.join(dir, `f${n++}.sqlite`), { durability: 'full', jsonl: false }), sub, conc);
       const u = new URL(server.url);
       u.searchParams.set('schema', `bench_c${conc}`);
-      const pgGroup = await concurrentRuns(openLedger(u.toString()), sub, conc);
+      const pgGroup = await concurrentRuns(await PostgresLedger.open(u.toString()), sub, conc);
       u.searchParams.set('schema', `bench_c${conc}_single`);
-      const pgSingle = await concurrentRuns(openLedger(u.toString(), { groupCommit: false }), sub, conc);
+      const pgSingle = await concurrentRuns(await PostgresLedger.open(u.toString(), { groupCommit: false }), sub, conc);
       for (const [name, r] of [
         ['SQLite, synchronous=NORMAL', sqliteNormal],
         ['SQLite, synchronous=FULL', sqliteFull],
@@ -127,7 +130,7 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
         figures[`${key}_c${conc}_p99_us`] = r.p99;
       }
     }
-    const each = opts.quick ? 150 : 1_000;
+    const each = opts.quick ? 50 : 1_000;
     const pgUrl = new URL(server.url);
     pgUrl.searchParams.set('schema', 'bench_one_run');
     const pgOne = await processesOnOneRun(pgUrl.toString(), 4, each);

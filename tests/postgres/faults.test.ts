@@ -2,8 +2,7 @@
 // Nothing acknowledged may be lost or replaced, and every run's chain must come out whole.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RouteRecord, RunState } from '../../src/contracts/ports.js';
-import { LedgerConflictError } from '../../src/ledger/errors.js';
-import { StoreUnavailableError } from '../../src/ledger/postgres/errors.js';
+import { LedgerConflictError, StoreUnavailableError } from '../../src/contracts/store-errors.js';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../scripts/postgres-server.js';
 import { DATABASE_URL, describePostgres } from '../support/postgres.js';
@@ -94,7 +93,7 @@ describePostgres('a PostgreSQL ledger under faults', () => {
     for (const run of runs) {
       const rows = await check.sql.routesPage(run, 0, 10_000);
       expect(rows.map((r) => r.seq)).toEqual(rows.map((_, k) => k + 1)); // no gap, no duplicate
-      for (let k = 1; k < rows.length; k++) expect(Buffer.from(rows[k]!.prev_hash).equals(Buffer.from(rows[k - 1]!.hash))).toBe(true);
+      for (let k = 1; k < rows.length; k++) expect(rows[k]!.prev_hash).toBe(rows[k - 1]!.hash);
       for (const row of rows) {
         const ts = acked.get(`${run}:${row.seq}`);
         // Every stored route is one a writer was told about, or the last one whose answer was lost with the connection.

@@ -1,11 +1,20 @@
 // Every SQL statement of the PostgreSQL ledger: the same surface as the SQLite ledger's LedgerSql (src/ledger/sql.ts),
 // asynchronous, and with a batched append (group commit).
 import type pg from 'pg';
-import type { AppendWrite, EscalationRow, LlmCallRow, RouteRow, RunRow } from '../sql.js';
+import type { OffroadRow, ReplayRow, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun } from '../../contracts/ports.js';
+import type { AppendWrite } from '../sql.js';
 
 const ROUTE_COLUMNS =
   'run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
   'kernel_version, flows_hash, ts, prev_hash, hash';
+// Read back as the SQLite ledger gives them (LedgerReader): hashes as lowercase hex, request_hash as it does.
+const ROUTE_SELECT =
+  "run_id, seq, flow, step, request_id, '' AS request_hash, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, " +
+  "llm_calls, kernel_version, flows_hash, ts, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash";
+const RUN_SELECT =
+  "run_id, flow, created_ts, updated_ts, last_seq, encode(head_hash, 'hex') AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step";
+const ESCALATION_SELECT =
+  "escalation_id, run_id, seq, flow, step, reason, opened_ts, status, resolution, resolved_by, resolved_ts, encode(resolution_hash, 'hex') AS resolution_hash";
 
 const LLM_COLUMNS =
   'run_id, seq, idx, provider, model, purpose, attempt, prompt_hash, raw_answer, outcome, input_tokens, output_tokens, usd, latency_ms, record';
@@ -125,17 +134,17 @@ export class PgLedgerSql {
   }
 
   /** The run's latest state with its head (seq and hash), read in one statement so they belong together. */
-  async lastState(runId: string): Promise<{ state: string; seq: number; head_hash: Buffer } | undefined> {
-    const rows = await this.rows<{ state: string; seq: number; head_hash: Buffer }>(
+  async lastState(runId: string): Promise<{ state: string; seq: number; head_hash: string } | undefined> {
+    const rows = await this.rows<{ state: string; seq: number; head_hash: string }>(
       'nk_last_state',
-      'SELECT r.state, r.seq, u.head_hash FROM runs u JOIN routes r ON r.run_id = u.run_id AND r.seq = u.last_seq WHERE u.run_id = $1',
+      "SELECT r.state, r.seq, encode(u.head_hash, 'hex') AS head_hash FROM runs u JOIN routes r ON r.run_id = u.run_id AND r.seq = u.last_seq WHERE u.run_id = $1",
       [runId],
     );
     return rows[0];
   }
 
-  async head(runId: string): Promise<{ seq: number; head_hash: Buffer } | undefined> {
-    const rows = await this.rows<{ seq: number; head_hash: Buffer }>('nk_head', 'SELECT last_seq AS seq, head_hash FROM runs WHERE run_id = $1', [runId]);
+  async head(runId: string): Promise<{ seq: number; head_hash: string } | undefined> {
+    const rows = await this.rows<{ seq: number; head_hash: string }>('nk_head', "SELECT last_seq AS seq, encode(head_hash, 'hex') AS head_hash FROM runs WHERE run_id = $1", [runId]);
     return rows[0];
   }
 
@@ -148,27 +157,27 @@ export class PgLedgerSql {
     return rows[0];
   }
 
-  routesPage(runId: string, afterSeq: number, limit: number): Promise<RouteRow[]> {
-    return this.rows<RouteRow>('nk_routes_page', `SELECT ${ROUTE_COLUMNS} FROM routes WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, afterSeq, limit]);
+  routesPage(runId: string, afterSeq: number, limit: number): Promise<StoredRoute[]> {
+    return this.rows<StoredRoute>('nk_routes_page', `SELECT ${ROUTE_SELECT} FROM routes WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint`, [runId, afterSeq, limit]);
   }
 
-  replayPage(runId: string, afterSeq: number, limit: number): Promise<{ seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[]> {
-    return this.rows('nk_replay_page', 'SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+  replayPage(runId: string, afterSeq: number, limit: number): Promise<ReplayRow[]> {
+    return this.rows('nk_replay_page', 'SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint', [
       runId, afterSeq, limit,
     ]);
   }
 
-  llmCalls(runId: string, fromSeq: number, toSeq: number): Promise<LlmCallRow[]> {
-    return this.rows<LlmCallRow>('nk_llm_calls_range', `SELECT ${LLM_COLUMNS} FROM llm_calls WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq, idx`, [
+  llmCalls(runId: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {
+    return this.rows<StoredLlmCall>('nk_llm_calls_range', `SELECT ${LLM_COLUMNS} FROM llm_calls WHERE run_id = $1 AND seq >= $2::bigint AND seq <= $3::bigint ORDER BY seq, idx`, [
       runId, fromSeq, toSeq,
     ]);
   }
 
-  runLlmCalls(runId: string): Promise<LlmCallRow[]> {
-    return this.rows<LlmCallRow>('nk_run_llm_calls', `SELECT ${LLM_COLUMNS} FROM llm_calls WHERE run_id = $1 ORDER BY seq, idx`, [runId]);
+  runLlmCalls(runId: string): Promise<StoredLlmCall[]> {
+    return this.rows<StoredLlmCall>('nk_run_llm_calls', `SELECT ${LLM_COLUMNS} FROM llm_calls WHERE run_id = $1 ORDER BY seq, idx`, [runId]);
   }
 
-  offroadRows(runId: string): Promise<{ seq: number; flow: string; step: string; decision_json: string; ts: string }[]> {
+  offroadRows(runId: string): Promise<OffroadRow[]> {
     return this.rows('nk_offroad', "SELECT seq, flow, step, decision_json, ts FROM routes WHERE run_id = $1 AND decision <> 'CONTINUE' ORDER BY seq", [runId]);
   }
 
@@ -196,12 +205,12 @@ export class PgLedgerSql {
     return rows.map((r) => r.flows_hash);
   }
 
-  async run(runId: string): Promise<RunRow | undefined> {
-    return (await this.rows<RunRow>('nk_run', 'SELECT * FROM runs WHERE run_id = $1', [runId]))[0];
+  async run(runId: string): Promise<StoredRun | undefined> {
+    return (await this.rows<StoredRun>('nk_run', `SELECT ${RUN_SELECT} FROM runs WHERE run_id = $1`, [runId]))[0];
   }
 
-  runs(): Promise<RunRow[]> {
-    return this.rows<RunRow>('nk_runs', 'SELECT * FROM runs ORDER BY created_ts, run_id', []);
+  runs(): Promise<StoredRun[]> {
+    return this.rows<StoredRun>('nk_runs', `SELECT ${RUN_SELECT} FROM runs ORDER BY created_ts, run_id`, []);
   }
 
   /** Run ids known to the runs table and to the routes table (they differ only in a tampered ledger). */
@@ -214,26 +223,26 @@ export class PgLedgerSql {
     return (await this.rows<{ n: number }>('nk_open_esc', "SELECT count(*)::int AS n FROM escalations WHERE run_id = $1 AND status = 'open'", [runId]))[0]!.n;
   }
 
-  async escalation(id: string): Promise<EscalationRow | undefined> {
-    return (await this.rows<EscalationRow>('nk_escalation', 'SELECT * FROM escalations WHERE escalation_id = $1', [id]))[0];
+  async escalation(id: string): Promise<StoredEscalation | undefined> {
+    return (await this.rows<StoredEscalation>('nk_escalation', `SELECT ${ESCALATION_SELECT} FROM escalations WHERE escalation_id = $1`, [id]))[0];
   }
 
-  runEscalations(runId: string): Promise<EscalationRow[]> {
-    return this.rows<EscalationRow>('nk_run_escalations', 'SELECT * FROM escalations WHERE run_id = $1 ORDER BY seq', [runId]);
+  runEscalations(runId: string): Promise<StoredEscalation[]> {
+    return this.rows<StoredEscalation>('nk_run_escalations', `SELECT ${ESCALATION_SELECT} FROM escalations WHERE run_id = $1 ORDER BY seq`, [runId]);
   }
 
   /** Marks an open escalation resolved; false when it was not open (resolved meanwhile by someone else). */
-  async resolveEscalation(id: string, resolutionJson: string, by: string, ts: string, hash: Buffer): Promise<boolean> {
+  async resolveEscalation(id: string, resolutionJson: string, by: string, ts: string, hashHex: string): Promise<boolean> {
     const res = await this.pool.query({
       name: 'nk_resolve',
-      text: "UPDATE escalations SET status = 'resolved', resolution = $1, resolved_by = $2, resolved_ts = $3, resolution_hash = $4 WHERE escalation_id = $5 AND status = 'open'",
-      values: [resolutionJson, by, ts, hash, id],
+      text: "UPDATE escalations SET status = 'resolved', resolution = $1, resolved_by = $2, resolved_ts = $3, resolution_hash = decode($4, 'hex') WHERE escalation_id = $5 AND status = 'open'",
+      values: [resolutionJson, by, ts, hashHex, id],
     });
     return res.rowCount === 1;
   }
 
-  async routeHash(runId: string, seq: number): Promise<Buffer | undefined> {
-    return (await this.rows<{ hash: Buffer }>('nk_route_hash', 'SELECT hash FROM routes WHERE run_id = $1 AND seq = $2', [runId, seq]))[0]?.hash;
+  async routeHash(runId: string, seq: number): Promise<string | undefined> {
+    return (await this.rows<{ hash: string }>('nk_route_hash', "SELECT encode(hash, 'hex') AS hash FROM routes WHERE run_id = $1 AND seq = $2", [runId, seq]))[0]?.hash;
   }
 
   tierRuleCounts(runId: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {

@@ -1,11 +1,22 @@
 import { canonicalJson, sha256 } from '../../contracts/canonical-json.js';
 import type { Decision } from '../../contracts/decision.js';
-import type { KernelStore, RouteRecord, RunState } from '../../contracts/ports.js';
+import type {
+  Ledger,
+  OffroadRow,
+  ReplayRow,
+  RouteRecord,
+  RunState,
+  StoredEscalation,
+  StoredLlmCall,
+  StoredRoute,
+  StoredRun,
+  StoredRunEntry,
+} from '../../contracts/ports.js';
+import { LedgerConflictError } from '../../contracts/store-errors.js';
 import { buildAppendWrite } from '../append-write.js';
 import { GENESIS_HASH } from '../chain.js';
-import { LedgerConflictError } from '../errors.js';
 import type { AppendWrite } from '../sql.js';
-import { StoreUnavailableError, causeText, isConnectionError } from './errors.js';
+import { PostgresUnavailableError, causeText, isConnectionError } from './errors.js';
 import { PgLedgerSql } from './pg-sql.js';
 import { type PostgresPoolOptions, openPostgresPool, wrapError } from './pool.js';
 import { type PostgresTarget, parsePostgresUrl } from './url.js';
@@ -35,7 +46,9 @@ interface Pending {
  * `synchronous_commit`). No decisions.jsonl files are written (a run may move between hosts): `navkernel export RUN
  * --jsonl` produces them from the ledger, byte for byte what the SQLite ledger writes.
  */
-export class PostgresLedger implements KernelStore {
+export class PostgresLedger implements Ledger {
+  /** The PostgreSQL ledger writes no decisions.jsonl files: `navkernel export RUN --jsonl` derives them. */
+  readonly mirror = undefined;
   readonly target: PostgresTarget;
   /** The ledger's URL with the password hidden: what messages name. */
   readonly location: string;
@@ -50,6 +63,8 @@ export class PostgresLedger implements KernelStore {
   private readonly busyRuns = new Set<string>();
   private inFlight = 0;
   private idle: (() => void)[] = [];
+  /** Runs whose last append here lost to another writer, and how many times in a row. */
+  private readonly contended = new Map<string, number>();
   private closed = false;
 
   /**
@@ -96,9 +111,13 @@ export class PostgresLedger implements KernelStore {
   }
 
   async loadRun(run_id: string): Promise<RunState | undefined> {
+    // After a lost race on this run, wait a little (random, growing with each loss, at most 20 ms) before reading
+    // it again: without it, kernels hammering one run can keep overtaking the same loser until it gives up.
+    const lost = this.contended.get(run_id);
+    if (lost !== undefined) await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 0.25 * 2 ** lost)));
     const r = await this.read((sql) => sql.lastState(run_id));
     if (r === undefined) return undefined;
-    this.heads.set(run_id, { seq: r.seq, hash: r.head_hash.toString('hex') });
+    this.heads.set(run_id, { seq: r.seq, hash: r.head_hash });
     return JSON.parse(r.state) as RunState;
   }
 
@@ -114,10 +133,11 @@ export class PostgresLedger implements KernelStore {
     let head = this.heads.get(run_id);
     if (head === undefined || head.seq !== seq - 1) {
       const h = await this.read((sql) => sql.head(run_id));
-      head = h ? { seq: h.seq, hash: h.head_hash.toString('hex') } : { seq: 0, hash: GENESIS_HASH };
+      head = h ? { seq: h.seq, hash: h.head_hash } : { seq: 0, hash: GENESIS_HASH };
       // A state that does not follow the head is stale: another kernel routed this run since it was read.
       if (head.seq !== seq - 1) {
         this.heads.set(run_id, head);
+        this.contended.set(run_id, (this.contended.get(run_id) ?? 0) + 1);
         throw new LedgerConflictError(run_id, seq);
       }
     }
@@ -126,8 +146,10 @@ export class PostgresLedger implements KernelStore {
       await this.enqueue(write);
     } catch (err) {
       this.heads.delete(run_id);
+      if (err instanceof LedgerConflictError) this.contended.set(run_id, (this.contended.get(run_id) ?? 0) + 1);
       throw err;
     }
+    this.contended.delete(run_id);
     this.heads.set(run_id, { seq, hash });
   }
 
@@ -196,7 +218,7 @@ export class PostgresLedger implements KernelStore {
     try {
       there = await this.sql.committed(batch.map((p) => ({ run_id: p.write.route.run_id, seq: p.write.route.seq, hash: p.write.route.hash })));
     } catch (again) {
-      const e = new StoreUnavailableError(this.target, `${causeText(again, undefined)}; whether the last route was recorded is unknown: retry it with the same request_id`, { cause: again });
+      const e = new PostgresUnavailableError(this.target, `${causeText(again, undefined)}; whether the last route was recorded is unknown: retry it with the same request_id`, { cause: again });
       for (const p of batch) p.reject(e);
       return;
     }
@@ -209,6 +231,61 @@ export class PostgresLedger implements KernelStore {
       return;
     }
     await this.commit(missing, true);
+  }
+
+  // ---- LedgerReader: every read sees committed data only --------------------------------------------------
+
+  run(run_id: string): Promise<StoredRun | undefined> {
+    return this.read((sql) => sql.run(run_id));
+  }
+  runs(): Promise<StoredRun[]> {
+    return this.read((sql) => sql.runs());
+  }
+  runIds(): Promise<string[]> {
+    return this.read((sql) => sql.allRunIds());
+  }
+  routes(run_id: string, afterSeq: number, limit: number): Promise<StoredRoute[]> {
+    return this.read((sql) => sql.routesPage(run_id, afterSeq, limit));
+  }
+  replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]> {
+    return this.read((sql) => sql.replayPage(run_id, afterSeq, limit));
+  }
+  llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {
+    return this.read((sql) => sql.llmCalls(run_id, fromSeq, toSeq));
+  }
+  offroadRows(run_id: string): Promise<OffroadRow[]> {
+    return this.read((sql) => sql.offroadRows(run_id));
+  }
+  runFlows(run_id: string): Promise<string[]> {
+    return this.read((sql) => sql.runFlows(run_id));
+  }
+  runFlowsHashes(run_id: string): Promise<string[]> {
+    return this.read((sql) => sql.runFlowsHashes(run_id));
+  }
+  navigatorFootprint(run_id: string): Promise<boolean> {
+    return this.read((sql) => sql.navigatorFootprint(run_id));
+  }
+  tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
+    return this.read((sql) => sql.tierRuleCounts(run_id));
+  }
+  openEscalationCount(run_id: string): Promise<number> {
+    return this.read((sql) => sql.openEscalationCount(run_id));
+  }
+  escalation(escalation_id: string): Promise<StoredEscalation | undefined> {
+    return this.read((sql) => sql.escalation(escalation_id));
+  }
+  runEscalations(run_id: string): Promise<StoredEscalation[]> {
+    return this.read((sql) => sql.runEscalations(run_id));
+  }
+  routeHash(run_id: string, seq: number): Promise<string | undefined> {
+    return this.read((sql) => sql.routeHash(run_id, seq));
+  }
+  /** The SQLite ledger keeps no run register yet either; both answer the same. */
+  runRegister(): Promise<StoredRunEntry[]> {
+    return Promise.resolve([]);
+  }
+  resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
+    return this.read((sql) => sql.resolveEscalation(escalation_id, resolution_json, by, ts, resolution_hash));
   }
 
   /** Resolves when every append handed to the ledger has settled. */
