@@ -22,7 +22,7 @@ export interface BenchRepo {
 export const BENCH_REPOS: Record<'small' | 'medium' | 'large', BenchRepo> = {
   small: { name: 'shop fixture', dir: 'tests/fixtures/repos/shop', task: 'where is the stripe charge refund' },
   medium: { name: 'zod 4 src', dir: 'node_modules/zod/src', task: 'how does safeParse report issues for a string min length check' },
-  large: { name: '@langchain/core dist', dir: 'node_modules/@langchain/core/dist', task: 'how does a runnable sequence stream output chunks' },
+  large: { name: '@anthropic-ai/sdk package', dir: 'node_modules/@anthropic-ai/sdk', task: 'how are streaming message events accumulated into a final message' },
 };
 
 interface ChildResult {
@@ -80,6 +80,29 @@ function repomix(dir: string, outFile: string, compress: boolean): { ms: number;
   return { ms, tokens: countTokens(readFileSync(outFile, 'utf8')) };
 }
 
+/** Wall time (process start included) and peak RSS of one `navkernel` CLI run, through `/usr/bin/time` when present. */
+function cliRun(args: string[]): { wall_ms: number; rss_mb: number | string } {
+  const bin = path.join(packageRoot(), 'bin', 'navkernel.js');
+  const timed = existsSync('/usr/bin/time');
+  const t0 = performance.now();
+  const r = timed
+    ? spawnSync('/usr/bin/time', ['-f', 'NKTIME %M', process.execPath, bin, ...args], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
+    : spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const wall_ms = performance.now() - t0;
+  const m = /NKTIME (\d+)/.exec(r.stderr ?? '');
+  return { wall_ms, rss_mb: m ? Math.round(Number(m[1]) / 102.4) / 10 : 'n/a' };
+}
+
+/** `navkernel navigate` as a user runs it: cold (empty cache), then warm (same cache), and `navkernel --version`. */
+export function timeCli(repo: BenchRepo, base: string): { cold: ReturnType<typeof cliRun>; warm: ReturnType<typeof cliRun>; version: ReturnType<typeof cliRun> } {
+  const dir = stage(repo, base);
+  const cacheDir = mkdtempSync(path.join(base, 'cli-cache-'));
+  const args = ['navigate', '--repo', dir, '--task', repo.task, '--out', mkdtempSync(path.join(base, 'cli-out-')), '--cache-dir', cacheDir, '-q', '--json'];
+  const cold = cliRun(args);
+  const warm = cliRun(args);
+  return { cold, warm, version: cliRun(['--version']) };
+}
+
 /** Cold (fresh process, empty cache) and warm (fresh process, same cache) navigation of one repo. */
 export function timeNavigation(repo: BenchRepo, base: string): { repo: string; files: number; cold: ChildResult; warm: ChildResult } {
   const dir = stage(repo, base);
@@ -117,6 +140,7 @@ export async function benchNavigator(opts: { quick: boolean }): Promise<BenchSec
     const idx = child('index', [dir, mkdtempSync(path.join(base, 'cache-'))]);
     const tok = child('tokens', [dir]);
     const nav = timeNavigation(target, base);
+    const cli = timeCli(target, base);
     const mapCache = mkdtempSync(path.join(base, 'cache-'));
     child('index', [dir, mapCache]);
     const map = child('map', [dir, mapCache]);
@@ -135,6 +159,10 @@ export async function benchNavigator(opts: { quick: boolean }): Promise<BenchSec
       nav_peak_rss_mb: Math.max(nav.cold.rss_mb, nav.warm.rss_mb),
       nav_loaded_tokens: Number(nav.cold.loaded_tokens),
       nav_ratio: Number(nav.cold.ratio),
+      cli_cold_wall_ms: cli.cold.wall_ms,
+      cli_warm_wall_ms: cli.warm.wall_ms,
+      cli_peak_rss_mb: typeof cli.cold.rss_mb === 'number' ? cli.cold.rss_mb : Number.NaN,
+      cli_version_wall_ms: cli.version.wall_ms,
       corpus_tokens: Number(idx.corpus_tokens),
       map_l3_tokens: Number(map.tokens),
       repomix_plain_tokens: rmxPlain.tokens,
@@ -147,13 +175,17 @@ export async function benchNavigator(opts: { quick: boolean }): Promise<BenchSec
       table(
         ['measure', 'value'],
         [
-          ['index, cold (parse + outline + token count), ms', idx.ms],
+          ['index, cold (scan + hash + tree-sitter outline), ms', idx.ms],
           ['files parsed per second (cold index)', figures.parse_files_per_s],
           ['MB parsed per second (cold index)', figures.parse_mb_per_s],
           ['tokens counted per second (o200k_base, long runs cut)', figures.tokens_per_s],
           ['navigate, cold (empty cache), ms', nav.cold.ms],
           ['navigate, warm (cache), ms', nav.warm.ms],
           ['files parsed on the warm run', figures.nav_warm_parsed],
+          ['`navkernel navigate`, cold, wall incl. process start, ms (goal ≤ 3,000)', cli.cold.wall_ms],
+          ['`navkernel navigate`, warm, wall incl. process start, ms (goal ≤ 300)', cli.warm.wall_ms],
+          ['peak RSS of `navkernel navigate` (cold), MB (goal ≤ 250)', cli.cold.rss_mb],
+          ['`navkernel --version`, wall, ms (goal ≤ 150)', cli.version.wall_ms],
           ['peak RSS of a navigate process, MB', figures.nav_peak_rss_mb],
           [`navigator exit`, String(nav.cold.exit)],
           ['navigator context tokens (budget 8,000)', figures.nav_loaded_tokens],
@@ -170,7 +202,7 @@ export async function benchNavigator(opts: { quick: boolean }): Promise<BenchSec
           ['`repomix` (plain)', rmxPlain.ms, rmxPlain.tokens],
           ['`repomix --compress`', rmx.ms, rmx.tokens],
           ['repomap, whole repo at L3 (signatures + docs), index cached', map.ms, figures.map_l3_tokens],
-          ['navigator, task context (cold)', nav.cold.ms, figures.nav_loaded_tokens],
+          ['navigator, task context (CLI, cold / warm wall)', `${Math.round(cli.cold.wall_ms)} / ${Math.round(cli.warm.wall_ms)}`, figures.nav_loaded_tokens],
         ],
       ),
       '',

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../src/package-root.js';
 import { VERSION } from '../src/version.js';
+import { benchCoProcess } from './coprocess.js';
 import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
@@ -12,6 +13,7 @@ import { benchPostgres } from './postgres.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
+import { benchServe } from './serve.js';
 import { benchStartup } from './startup.js';
 import type { BenchSection } from './stats.js';
 
@@ -29,6 +31,8 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'navigator', run: benchNavigator },
   { name: 'memory', run: benchMemory },
   { name: 'startup', run: benchStartup },
+  { name: 'coprocess', run: benchCoProcess },
+  { name: 'serve', run: benchServe },
 ];
 
 function header(quick: boolean): string {

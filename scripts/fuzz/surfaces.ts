@@ -78,7 +78,7 @@ function requestArb(flows: FlowSet, runIds: readonly string[]) {
     return out;
   });
   // Mutations of a valid request: a field replaced by anything, a field dropped, an unknown field, a huge string.
-  const mutated = fc.tuple(valid, fc.constantFrom('run_id', 'flow', 'step_completed', 'status', 'forensics', 'iteration', 'envelope', 'request_id', 'agent', 'bogus'), fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.constant(undefined), fc.integer({ min: 100, max: 120 }).map(nested), fc.integer({ min: 1, max: 3 }).map((n) => 'x'.repeat(n * 40_000)))).map(([r, k, v]) => {
+  const mutated = fc.tuple(valid, fc.constantFrom('run_id', 'flow', 'step_completed', 'status', 'forensics', 'iteration', 'envelope', 'request_id', 'agent', 'bogus'), fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.constant(undefined), fc.constantFrom<unknown>(NaN, -Infinity, 7n, () => 1, Symbol('s'), new Date(0), new Map([[1, 2]]), { toJSON: () => 'x' }), fc.integer({ min: 100, max: 120 }).map(nested), fc.integer({ min: 1, max: 3 }).map((n) => 'x'.repeat(n * 40_000)))).map(([r, k, v]) => {
     const out = { ...r };
     if (v === undefined) delete out[k];
     else out[k] = v;

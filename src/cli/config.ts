@@ -23,6 +23,8 @@ export interface CliConfig {
   llm_timeout_ms?: number;
   /** A pricing table file (`--pricing`). */
   pricing?: string;
+  /** Tier-3 persona style prior (`--persona`): shannon, knuth, feynman, auto or none. */
+  persona?: string;
 }
 
 /** The configuration in force and where it came from (undefined: no file, built-in defaults). */
@@ -41,6 +43,7 @@ const KEYS: Record<keyof CliConfig, 'string' | 'number' | 'durability'> = {
   budget_usd: 'number',
   llm_timeout_ms: 'number',
   pricing: 'string',
+  persona: 'string',
 };
 
 function check(raw: unknown, file: string): CliConfig {

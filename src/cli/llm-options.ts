@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { cliConfig } from './config.js';
 import { NavkernelError, ValidationError, compileValidator, type NavigatorPort } from '../contracts/index.js';
-import { createLanguageModel, createLlmNavigator, type PricingTable } from '../llm/index.js';
+import { createLanguageModel, createLlmNavigator, parsePersonaChoice, type PricingTable } from '../llm/index.js';
 
 /** The tier-3 flags of `route` and `demo`, as commander gives them. */
 export interface LlmFlags {
@@ -11,16 +11,18 @@ export interface LlmFlags {
   budgetUsd?: string | number;
   llmTimeoutMs?: string | number;
   pricing?: string;
+  persona?: string;
 }
 
 /** Adds `--llm`, `--budget-usd`, `--llm-timeout-ms` and `--pricing` to a command. */
 export function addLlmOptions(cmd: Command): Command {
   const config = cliConfig();
   return cmd
-    .option('--llm <spec>', 'tier-3 model: anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (keys from ANTHROPIC_API_KEY / GEMINI_API_KEY; config "llm")', config.llm)
+    .option('--llm <spec>', 'tier-3 model: anthropic[:MODEL] | gemini[:MODEL] | a model name (claude-…, gemini-…) | scripted:FILE (keys from ANTHROPIC_API_KEY / GEMINI_API_KEY; config "llm")', config.llm)
     .option('--budget-usd <usd>', 'USD a run may spend on tier 3 (default 2.00; config "budget_usd")', config.budget_usd?.toString())
     .option('--llm-timeout-ms <ms>', 'per-attempt model timeout in ms (default 5000; config "llm_timeout_ms")', config.llm_timeout_ms?.toString())
-    .option('--pricing <file>', 'pricing table (JSON or YAML, schemas/llm-pricing-table.schema.json) overriding the presets (config "pricing")', config.pricing);
+    .option('--pricing <file>', 'pricing table (JSON or YAML, schemas/llm-pricing-table.schema.json) overriding the presets (config "pricing")', config.pricing)
+    .option('--persona <name>', 'tier-3 style prior, loaded last: shannon | knuth | feynman | auto (from the charter, default) | none (config "persona")', config.persona);
 }
 
 function positiveNumber(flag: string, v: string | number): number {
@@ -44,6 +46,7 @@ export function loadPricingTable(file: string): PricingTable {
 
 /** The tier-3 navigator the flags ask for, or undefined without `--llm`. Bad flags are typed errors naming the flag. */
 export function navigatorFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): NavigatorPort | undefined {
+  const persona = parsePersonaChoice(flags.persona);
   if (!flags.llm) {
     if (flags.budgetUsd !== undefined) positiveNumber('--budget-usd', flags.budgetUsd);
     return undefined;
@@ -53,5 +56,6 @@ export function navigatorFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = pro
     ...(flags.budgetUsd !== undefined ? { budgetUsd: positiveNumber('--budget-usd', flags.budgetUsd) } : {}),
     ...(flags.llmTimeoutMs !== undefined ? { retry: { timeoutMs: positiveNumber('--llm-timeout-ms', flags.llmTimeoutMs) } } : {}),
     ...(flags.pricing ? { pricing: loadPricingTable(flags.pricing).models } : {}),
+    persona,
   });
 }

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
+  completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
 
@@ -42,6 +43,11 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   const versionOnly = !first && argv.slice(2).some((a) => a === '-V' || a === '--version');
   const wanted = versionOnly ? [] : name && COMMANDS[name] ? [name] : Object.keys(COMMANDS);
   for (const register of await Promise.all(wanted.map((n) => COMMANDS[n]!()))) register(program);
+  // The convention: every command takes --json. Where a command's output has no JSON form of its own (a Mermaid
+  // diagram, an HTML file, a server), --json still makes its errors the JSON error line.
+  for (const c of program.commands) {
+    if (!c.options.some((o) => o.long === '--json')) c.option('--json', 'report errors as the JSON error line on stdout (the output itself is unchanged)');
+  }
   return program;
 }
 

@@ -41,6 +41,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
+  outputError?: string;
 }
 
 /** A co-process error code and path for anything route() or the framing threw. */
@@ -64,6 +66,9 @@ export function jsonSyntaxMessage(e: unknown): string {
   return m.replace(/, .* is not valid JSON$/s, "");
 }
 
+/** Longest error message written (characters). */
+const MAX_MESSAGE = 2000;
+
 /** An id worth echoing: a string of reasonable length. */
 function echo(v: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 1024 ? v : undefined;
@@ -84,7 +89,10 @@ function errorLine(line: number, e: { code: ErrorCode; message: string; path?: s
 function decisionLine(decision: Decision, doc: Record<string, unknown>): string {
   const run_id = echo(doc.run_id);
   const request_id = echo(doc.request_id);
-  return JSON.stringify({ ...decision, ...(run_id !== undefined ? { run_id } : {}), ...(request_id !== undefined ? { request_id } : {}) });
+  // The decision's own JSON with the ids appended (no copy of the decision).
+  const json = JSON.stringify(decision);
+  const ids = (run_id !== undefined ? `,"run_id":${JSON.stringify(run_id)}` : '') + (request_id !== undefined ? `,"request_id":${JSON.stringify(request_id)}` : '');
+  return ids ? json.slice(0, -1) + ids + '}' : json;
 }
 
 interface Slot {
@@ -144,23 +152,26 @@ export async function serveCoProcess(
       head = 0;
     }
     if (pendingWrite) {
-      output.write(pendingWrite);
+      if (!outcome.outputError) output.write(pendingWrite);
       pendingWrite = '';
     }
     signal();
   };
-  // Answers settled in the same tick go out in one write.
+  // Answers settled while one chunk of input is being routed go out in one write: the flush runs in the event
+  // loop's check phase, right after the read that brought the lines (no timer, so no added latency to speak of).
   const settle = (slot: Slot, text: string, error?: RouteErrorLine) => {
     slot.text = text;
     if (error) slot.error = error;
     if (!flushScheduled) {
       flushScheduled = true;
-      queueMicrotask(flush);
+      setImmediate(flush);
     }
   };
   const scrub = options.scrub;
   const answerError = (slot: Slot, e: RouteErrorLine) => {
+    // Messages may quote the input (an unknown flow's name): redacted first, then kept to a readable size.
     if (scrub) e.error.message = scrub(e.error.message);
+    if (e.error.message.length > MAX_MESSAGE) e.error.message = `${e.error.message.slice(0, MAX_MESSAGE)}… (cut)`;
     settle(slot, JSON.stringify(e), e);
   };
 
@@ -198,6 +209,14 @@ export async function serveCoProcess(
     }
   };
 
+  // The reader of the answers went away (EPIPE): nobody can be answered any more, so stop reading.
+  const onOutputError = (e: Error) => {
+    outcome.outputError = e.message;
+    stop = true;
+    signal();
+  };
+  output.on('error', onOutputError);
+
   const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
   try {
     for await (const r of iterator) {
@@ -225,6 +244,7 @@ export async function serveCoProcess(
     // Every line read gets its answer before the co-process ends.
     while (head < slots.length && !stop) await new Promise<void>((resolve) => (wake = resolve));
     flush();
+    output.off('error', onOutputError);
   }
   return outcome;
 }

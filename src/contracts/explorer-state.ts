@@ -138,5 +138,10 @@ export const ExplorerSessionConfig = z.object({
   token_limit: z.int().positive().describe("The user's token limit: the model may not raise the plan's budget past it"),
   max_output_tokens: z.int().positive().default(1024).describe('Output cap of each call, also the output reserve of the budget check'),
   excerpt_tokens: z.int().positive().default(1500).describe('Tokens of map text shown to the model each turn'),
+  persona: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The persona style prior loaded last in every prompt (shannon, knuth, feynman), null for none; absent in sessions saved before personas (auto on resume)'),
 });
 export type ExplorerSessionConfig = z.infer<typeof ExplorerSessionConfig>;

@@ -7,6 +7,7 @@ export type { RegisteredSchema } from './registered-schema.js';
 export { renderJsonSchema, toPublishedJsonSchema } from './json-schema.js';
 export { compileValidator, issuesFromAjv, toJsonPath, schemasDir, type CompiledValidator, type ValidationResult } from './validate.js';
 export * from './candidate.js';
+export { candidateId } from './candidate-id.js';
 export * from './llm-call.js';
 export type * from './ports.js';
 export { canonicalJson, sha256 } from './canonical-json.js';

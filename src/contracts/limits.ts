@@ -59,8 +59,9 @@ const isWellFormed: (s: string) => boolean =
 /**
  * Checks a parsed request before validation, without recursion (a 100,000-deep document cannot overflow the
  * stack here): nesting depth, size, and that every string and key is well-formed Unicode (a lone surrogate
- * would make two different ids collide once encoded as UTF-8). Throws InputTooLargeError or
- * InvalidForensicsError (issue code `ill_formed_unicode`), each naming the JSON path.
+ * would make two different ids collide once encoded as UTF-8), and that it is JSON at all (no NaN, Infinity,
+ * BigInt, function, symbol, Date or class instance: what a library caller might pass). Throws InputTooLargeError
+ * or InvalidForensicsError (issue codes `ill_formed_unicode`, `not_json`), each naming the JSON path.
  */
 export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_LIMITS, source = 'route()'): void {
   // A lower bound of the JSON size, summed as the walk goes: string lengths in UTF-16 units (never more than
@@ -74,6 +75,9 @@ export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_L
       approx += v.length + 2;
       if (!isWellFormed(v)) throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'ill_formed_unicode', message: 'expected well-formed Unicode (the string holds a lone surrogate)' }]);
     } else if (v !== null && typeof v === 'object') {
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (!Array.isArray(v) && proto !== Object.prototype && proto !== null)
+        throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${(v as object).constructor?.name ?? 'an object'}` }]);
       if (f.depth >= limits.maxDepth) throw new InputTooLargeError(source, pathOf(f), 'depth', `nested deeper than the limit of ${limits.maxDepth} levels`);
       if (Array.isArray(v)) {
         approx += 2 + v.length;
@@ -88,6 +92,8 @@ export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_L
           stack.push({ value: (v as Record<string, unknown>)[k], depth: f.depth + 1, parent: f, key: k });
         }
       }
+    } else if (typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'boolean' && v !== null && v !== undefined) {
+      throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${typeof v === 'number' ? String(v) : `a ${typeof v}`}` }]);
     } else approx += 8;
     if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
   }

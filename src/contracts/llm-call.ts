@@ -9,6 +9,7 @@ export const LlmCallRecord = z.object({
   provider: z.string(),
   model: z.string(),
   purpose: z.string().describe("What the call was for: 'route' (tier 3) or 'explore'"),
+  persona: z.string().optional().describe('The persona style prior loaded last in the prompt (shannon, knuth, feynman); absent when none was'),
   attempt: z.int().min(1),
   prompt_hash: z.string().describe('sha256 of the canonical prompt (messages + answer schema)'),
   raw_answer: z.string().nullable().describe('The model answer as received (text or tool input JSON)'),

@@ -52,6 +52,10 @@ export const ContextLoadReceipt = z
     budget_limit_lines: z.int().positive(),
     budget_used_fraction: z.number().min(0),
     null_checks_performed: z.boolean(),
+    rung_checks: z
+      .array(z.object({ rung: z.int().positive(), check: z.string(), passed: z.boolean(), detail: z.string() }).strict())
+      .optional()
+      .describe('Checks of a requested rung (navkernel navigate --rung 65537); absent otherwise'),
   })
   .strict();
 export type ContextLoadReceipt = z.infer<typeof ContextLoadReceipt>;

@@ -21,6 +21,24 @@ export const NavigatorConstraints = z
   .strict();
 export type NavigatorConstraints = z.infer<typeof NavigatorConstraints>;
 
+/** The persona priors of seed 002 (style only); a persona in a skill pack is loaded last. */
+const SKILL_PACK_PERSONAS = ['shannon', 'knuth', 'feynman'] as const;
+const isPersona = (s: string) => (SKILL_PACK_PERSONAS as readonly string[]).includes(s) || /^persona[:-]/.test(s);
+
+/**
+ * SKILL_PACK, in load order (seed 002 §1.5): `prime-safety` first, so nothing loaded before it can
+ * override it; a persona (shannon, knuth, feynman, or `persona:NAME`) last and at most one, so it only
+ * styles what the skills decided. Any other order is refused.
+ */
+export const SkillPack = z.array(z.string().min(1)).superRefine((pack, ctx) => {
+  if (pack[0] !== 'prime-safety')
+    ctx.addIssue({ code: 'custom', path: [0], message: `the skill pack must load prime-safety first${pack.length ? `, not ${JSON.stringify(pack[0])}` : ' (it is empty)'}` });
+  const personas = pack.map((s, i) => [s, i] as const).filter(([s]) => isPersona(s));
+  if (personas.length > 1) ctx.addIssue({ code: 'custom', path: [personas[1]![1]], message: `at most one persona: ${personas.map(([s]) => s).join(', ')}` });
+  for (const [s, i] of personas)
+    if (i !== pack.length - 1) ctx.addIssue({ code: 'custom', path: [i], message: `the persona ${JSON.stringify(s)} must be loaded last (style only, after every skill)` });
+});
+
 /**
  * The Context Normal Form capsule (seed 002 §4): everything the navigator may rely on.
  * `task` and `repo_root` may be missing or null: the FSM's NULL_CHECK turns that into EXIT_NEED_INFO
@@ -34,7 +52,7 @@ export const CnfCapsule = z
     repo_root: z.string().nullable().optional().describe('REPO_ROOT: the repository directory'),
     magic_words_hint: z.array(z.string().min(1)).optional().describe('MAGIC_WORDS_HINT'),
     prior_artifacts: z.array(z.string().min(1)).default([]).describe('PRIOR_ARTIFACTS: links only, never inline content'),
-    skill_pack: z.array(z.string().min(1)).default(['prime-safety', 'phuc-magic-words', 'phuc-gps']),
+    skill_pack: SkillPack.default(['prime-safety', 'phuc-magic-words', 'phuc-gps']),
     budget: NavigatorBudget.default({ max_files: 8, max_lines: 400, max_tool_calls: 30, max_tokens: 8000 }),
   })
   .strict();

@@ -45,7 +45,7 @@ export const RunStateDoc = z.object({
   signatures: z.record(z.string(), z.object({ seen: z.int(), detours: z.int() })),
   returns: z.array(z.object({ flow: z.string(), step: z.string(), via: z.enum(['step', 'flow', 'nodes']), target: z.string(), nodes: z.array(ProposedNode).optional() })),
   spent_usd: z.number(),
-});
+}).loose().describe('RunState of src/contracts/ports.ts; fields added there later are passed through');
 
 /** One recorded route of a run as the run page shows it. */
 export const RecordedDecision = z.object({

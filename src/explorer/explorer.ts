@@ -12,13 +12,29 @@ import {
   NavigatorState,
 } from '../contracts/explorer-state.js';
 import type { FlightPlan } from '../contracts/flight-plan.js';
-import { costUsd, estimateInputTokens, findPricing, generateWithRetry, type LanguageModel, type LlmGenerateRequest, type RetryPolicy } from '../llm/index.js';
+import type { LlmCallRecord } from '../contracts/llm-call.js';
+import {
+  costUsd,
+  environmentSecrets,
+  estimateInputTokens,
+  findPricing,
+  generateWithRetry,
+  promptHash,
+  redactSecrets,
+  resolvePersona,
+  withPersona,
+  type LanguageModel,
+  type LlmGenerateRequest,
+  type PersonaChoice,
+  type PersonaName,
+  type RetryPolicy,
+} from '../llm/index.js';
 import { indexRepo, renderFlightPlan, type RenderResult, type RepoIndex } from '../repomap/index.js';
 import { type AskUser } from './interactive.js';
 import { buildNavigatorOutput, flightPlanYaml } from './output.js';
 import { checkFlightPlanDiff } from './plan-diff.js';
 import { buildExplorerMessages, DEFAULT_VIEW_LIMITS, type ViewLimits } from './prompt.js';
-import type { ExplorerSessionStore } from './session-store.js';
+import type { ExplorerCall, ExplorerSessionStore } from './session-store.js';
 import { startingFlightPlan, type StartingPoint } from './starting-plan.js';
 import { explorerTools, FINALIZE_TOOL, readToolCall, UPDATE_TOOL } from './tools.js';
 import { buildTurnReport } from './turn-report.js';
@@ -53,6 +69,11 @@ export interface ExplorerRunOptions {
   viewLimits?: Partial<ViewLimits>;
   /** Resume only: switch the session to interactive (true) or autonomous (false) mode. */
   interactive?: boolean;
+  /**
+   * Called with each model call (every attempt, failed ones included) as an LlmCallRecord, purpose `explore`, and
+   * the step it belongs to (`--verbose` prints them). The store records them in the ledger's LLM-call table.
+   */
+  onLlmCall?: (record: LlmCallRecord, step: number) => void;
 }
 
 export interface ExplorerStartOptions extends ExplorerRunOptions {
@@ -73,6 +94,8 @@ export interface ExplorerStartOptions extends ExplorerRunOptions {
   modelSpec?: string;
   sessionId?: string;
   registryFile?: string;
+  /** Persona style prior loaded last in every prompt: a name, `auto` (default: chosen from the task) or `none`. */
+  persona?: PersonaChoice;
 }
 
 /** Everything an exploration produced. */
@@ -156,6 +179,7 @@ export async function runExplorer(options: ExplorerStartOptions): Promise<Explor
     token_limit: tokens,
     max_output_tokens: options.maxOutputTokens ?? 1024,
     excerpt_tokens: options.viewLimits?.excerptTokens ?? DEFAULT_VIEW_LIMITS.excerptTokens,
+    persona: options.noLlm ? null : (resolvePersona(options.persona, options.task) ?? null),
   });
   if (options.noLlm) {
     state.exploration_complete = true;
@@ -186,6 +210,9 @@ class Session {
   private calls = 0;
   private error: string | undefined;
   private readonly limits: ViewLimits;
+  private readonly persona: PersonaName | undefined;
+  /** Model calls made since the last save: saved with the state, in the same transaction. */
+  private pendingCalls: ExplorerCall[] = [];
 
   constructor(
     readonly id: string,
@@ -195,6 +222,9 @@ class Session {
     private readonly env: ExplorerEnv,
   ) {
     this.limits = { ...DEFAULT_VIEW_LIMITS, ...options.viewLimits, excerptTokens: config.excerpt_tokens };
+    // Sessions saved before personas carry none: they get the task's persona (auto), then keep it.
+    if (config.persona === undefined) this.config = { ...config, persona: resolvePersona('auto', state.user_task) ?? null };
+    this.persona = (this.config.persona ?? undefined) as PersonaName | undefined;
   }
 
   private async renderPlan(plan: FlightPlan): Promise<RenderResult> {
@@ -202,7 +232,8 @@ class Session {
   }
 
   private save(): void {
-    this.options.store?.save(this.id, this.state, this.config, this.env.now());
+    this.options.store?.save(this.id, this.state, this.config, this.env.now(), this.pendingCalls);
+    this.pendingCalls = [];
   }
 
   private complete(reason: CompletionReason, summary?: string): void {
@@ -249,7 +280,7 @@ class Session {
     const model = this.options.model;
     if (!model) throw new NavkernelError('INVALID_CONFIG', 'no model to carry on the session');
     const request: Omit<LlmGenerateRequest, 'signal'> = {
-      messages: buildExplorerMessages({
+      messages: withPersona(buildExplorerMessages({
         state: this.state,
         files: this.render.files,
         mapText: this.render.text,
@@ -257,7 +288,7 @@ class Session {
         tokenLimit: this.config.token_limit,
         notes: this.notes,
         limits: this.limits,
-      }),
+      }), this.persona),
       answer: { kind: 'tools', tools: explorerTools(), choice: 'required' },
       maxOutputTokens: this.config.max_output_tokens,
       temperature: 0,
@@ -274,6 +305,7 @@ class Session {
     }
     const attempts = await generateWithRetry(model, request, { ...(this.options.retry ? { policy: this.options.retry } : {}), ...(this.options.signal ? { signal: this.options.signal } : {}) });
     this.calls++;
+    this.recordCalls(model, request, attempts);
     const last = attempts[attempts.length - 1]!;
     if (!last.ok) {
       this.error = last.error.message;
@@ -287,6 +319,31 @@ class Session {
     const entry = await this.decide(res.toolCalls, res.text, cost);
     this.state.decision_log.push(entry);
     return true;
+  }
+
+  /** Each attempt of this step's call as an LlmCallRecord (purpose `explore`): saved with the step, and handed to `onLlmCall`. */
+  private recordCalls(model: LanguageModel, request: Omit<LlmGenerateRequest, 'signal'>, attempts: Awaited<ReturnType<typeof generateWithRetry>>): void {
+    const secrets = environmentSecrets();
+    const hash = promptHash(request);
+    const pricing = this.state.budget_config.model_pricing_rates;
+    const step = this.state.decision_log.length + 1;
+    attempts.forEach((at, i) => {
+      const base = { provider: model.provider, model: model.modelId, purpose: 'explore', ...(this.persona ? { persona: this.persona } : {}), attempt: i + 1, prompt_hash: hash };
+      const latency_ms = Math.round(at.latencyMs * 1000) / 1000;
+      const record: LlmCallRecord = at.ok
+        ? {
+            ...base,
+            raw_answer: redactSecrets(JSON.stringify({ text: at.result.text, tool_calls: at.result.toolCalls }), secrets).slice(0, 10_000),
+            outcome: 'ok',
+            input_tokens: at.result.usage.inputTokens,
+            output_tokens: at.result.usage.outputTokens,
+            usd: costUsd(pricing, at.result.usage.inputTokens, at.result.usage.outputTokens),
+            latency_ms,
+          }
+        : { ...base, raw_answer: null, outcome: at.error.outcome, error: redactSecrets(at.error.message, secrets), input_tokens: 0, output_tokens: 0, usd: 0, latency_ms };
+      this.pendingCalls.push({ step, record });
+      this.options.onLlmCall?.(record, step);
+    });
   }
 
   private async decide(calls: { id: string; name: string; input: unknown }[], text: string, cost: number): Promise<DecisionLogEntry> {
@@ -332,6 +389,10 @@ class Session {
     for (;;) {
       const cmd = await this.options.ask!(report, { mapText: () => this.render.text, planYaml: () => flightPlanYaml(this.state.flight_plan) });
       if (cmd.kind === 'continue') break;
+      if (cmd.kind === 'feedback') {
+        this.notes.push(`the user's feedback for this step (follow it within the rules above): ${JSON.stringify(cmd.text)}`);
+        break;
+      }
       if (cmd.kind === 'finalize') {
         const last = this.state.decision_log[this.state.decision_log.length - 1];
         this.complete('user_finalized', `Finalized by the user after ${this.state.decision_log.length} step(s).${last && !last.rejected ? ` Last reasoning: ${last.reasoning}` : ''}`);

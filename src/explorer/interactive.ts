@@ -9,7 +9,9 @@ export type UserCommand =
   | { kind: 'finalize' }
   | { kind: 'abort' }
   | { kind: 'set_tokens'; tokens: number }
-  | { kind: 'set_usd'; usd: number };
+  | { kind: 'set_usd'; usd: number }
+  /** Carry on, with the user's words injected into the next prompt. */
+  | { kind: 'feedback'; text: string };
 
 /** A line read: a command, a request to display something, or a mistake. */
 export type ParsedLine = UserCommand | { kind: 'show' } | { kind: 'plan' } | { kind: 'help' } | { kind: 'invalid'; message: string };
@@ -17,6 +19,7 @@ export type ParsedLine = UserCommand | { kind: 'show' } | { kind: 'plan' } | { k
 export const INTERACTIVE_HELP = `  y, yes, c, continue      run the next step
   n, no, f, finalize, Enter  stop and output the current context
   q, quit, abort           cancel without output
+  feedback: TEXT           run the next step with TEXT given to the model (e.g. feedback: focus on src/auth)
   tokens N                 set the token budget of the map (raise or lower)
   usd X                    set the USD spending limit (raise or lower)
   show | plan | help       print the map | the FlightPlan | this help
@@ -30,6 +33,11 @@ export function parseUserLine(line: string): ParsedLine {
   if (['', 'n', 'no', 'f', 'finalize'].includes(lower)) return { kind: 'finalize' };
   if (['q', 'quit', 'abort', 'cancel'].includes(lower)) return { kind: 'abort' };
   if (['show', 'plan', 'help', '?'].includes(lower)) return { kind: lower === '?' ? 'help' : (lower as 'show' | 'plan' | 'help') };
+  const feedback = /^(?:feedback|fb)\s*:\s*([\s\S]*)$/i.exec(s);
+  if (feedback) {
+    const text = feedback[1]!.trim();
+    return text ? { kind: 'feedback', text: text.slice(0, 2000) } : { kind: 'invalid', message: 'feedback needs some text: feedback: <what the model should do>' };
+  }
   const tokens = /^(?:t|tokens)\s*[= ]\s*([\d_,]+)$/i.exec(s);
   if (tokens) {
     const n = Number(tokens[1]!.replace(/[_,]/g, ''));
@@ -54,7 +62,7 @@ export type AskUser = (report: TurnReport, view: BreakpointView) => Promise<User
 
 /**
  * An `AskUser` over line streams (stdin/stderr for the CLI): prints the TurnReport and
- * `Continue? [y/N/tokens N/usd X/q]`, reads lines until one is a command. End of input finalizes.
+ * `Continue exploration? [y/N/feedback: TEXT/tokens N/usd X/q/help]`, reads lines until one is a command. End of input finalizes.
  */
 export function createLineAsker(input: Readable, output: Writable): AskUser & { close(): void } {
   const rl = createInterface({ input, terminal: false });
@@ -62,7 +70,7 @@ export function createLineAsker(input: Readable, output: Writable): AskUser & { 
   const ask = async (report: TurnReport, view: BreakpointView): Promise<UserCommand> => {
     output.write(formatTurnReport(report));
     for (;;) {
-      output.write('Continue? [y/N/tokens N/usd X/q/help]: ');
+      output.write('Continue exploration? [y/N/feedback: TEXT/tokens N/usd X/q/help]: ');
       const next = await lines.next();
       if (next.done) {
         output.write('\n(end of input: finalizing)\n');

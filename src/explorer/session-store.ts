@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { canonicalJson } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { ExplorerSessionConfig, NavigatorState } from '../contracts/explorer-state.js';
+import type { LlmCallRecord } from '../contracts/llm-call.js';
 import { openLedger, type SqliteLedger } from '../ledger/index.js';
 
 /** One saved session. */
@@ -11,6 +12,26 @@ export interface ExplorerSession {
   config: ExplorerSessionConfig;
   created_ts: string;
   updated_ts: string;
+}
+
+/** A model call of a session's step, as the explorer hands it to `save()`. */
+export interface ExplorerCall {
+  step: number;
+  record: LlmCallRecord;
+}
+
+/** The ledger key of a session's LLM calls: `explore:<session>` (the `run_id` column of the LLM-call table). */
+export const explorerCallsKey = (sessionId: string): string => `explore:${sessionId}`;
+
+/** What a session's model calls cost, from the ledger's LLM-call table. */
+export interface ExplorerCallSummary {
+  session_id: string;
+  calls: number;
+  steps: number;
+  usd: number;
+  input_tokens: number;
+  output_tokens: number;
+  by_model: { provider: string; model: string; persona: string | null; calls: number; usd: number }[];
 }
 
 /** A summary row of `list()`. */
@@ -55,19 +76,51 @@ export class ExplorerSessionStore {
       ),
       get: db.prepare('SELECT session_id, created_ts, updated_ts, config, state FROM explorer_sessions WHERE session_id = ?'),
       list: db.prepare('SELECT session_id, updated_ts, state FROM explorer_sessions ORDER BY updated_ts DESC, session_id'),
+      nextIdx: db.prepare('SELECT coalesce(max(idx) + 1, 0) FROM llm_calls WHERE run_id = ? AND seq = ?').pluck(),
+      insertCall: db.prepare(
+        'INSERT INTO llm_calls (run_id, seq, idx, provider, model, purpose, attempt, prompt_hash, raw_answer, outcome, input_tokens, output_tokens, usd, latency_ms, record) ' +
+          'VALUES (@run_id, @seq, @idx, @provider, @model, @purpose, @attempt, @prompt_hash, @raw_answer, @outcome, @input_tokens, @output_tokens, @usd, @latency_ms, @record)',
+      ),
+      calls: db.prepare("SELECT seq, record FROM llm_calls WHERE run_id = ? AND purpose = 'explore' ORDER BY seq, idx"),
     };
+    this.saveTx = db.transaction((sessionId: string, state: NavigatorState, config: ExplorerSessionConfig, ts: Date, calls: readonly ExplorerCall[]) => {
+      this.s.upsert.run({
+        session_id: sessionId,
+        ts: ts.toISOString(),
+        steps: state.decision_log.length,
+        complete: state.exploration_complete ? 1 : 0,
+        config: canonicalJson(config),
+        state: canonicalJson(state),
+      });
+      const run_id = explorerCallsKey(sessionId);
+      for (const { step, record: r } of calls) {
+        const idx = this.s.nextIdx.get(run_id, step) as number;
+        this.s.insertCall.run({
+          run_id, seq: step, idx, provider: r.provider, model: r.model, purpose: r.purpose, attempt: r.attempt, prompt_hash: r.prompt_hash, raw_answer: r.raw_answer,
+          outcome: r.outcome, input_tokens: r.input_tokens, output_tokens: r.output_tokens, usd: r.usd, latency_ms: r.latency_ms, record: canonicalJson(r),
+        });
+      }
+    });
   }
 
-  /** Saves (creates or replaces) a session's state. */
-  save(sessionId: string, state: NavigatorState, config: ExplorerSessionConfig, ts: Date): void {
-    this.s.upsert.run({
-      session_id: sessionId,
-      ts: ts.toISOString(),
-      steps: state.decision_log.length,
-      complete: state.exploration_complete ? 1 : 0,
-      config: canonicalJson(config),
-      state: canonicalJson(state),
-    });
+  private readonly saveTx: (sessionId: string, state: NavigatorState, config: ExplorerSessionConfig, ts: Date, calls: readonly ExplorerCall[]) => void;
+
+  /**
+   * Saves (creates or replaces) a session's state, and appends the model calls made since the last save to the
+   * ledger's LLM-call table (key `explore:<session>`, seq = step, purpose `explore`), in one transaction.
+   */
+  save(sessionId: string, state: NavigatorState, config: ExplorerSessionConfig, ts: Date, calls: readonly ExplorerCall[] = []): void {
+    this.saveTx(sessionId, state, config, ts, calls);
+  }
+
+  /** The session's recorded model calls, in step order. */
+  calls(sessionId: string): ExplorerCall[] {
+    return (this.s.calls.all(explorerCallsKey(sessionId)) as { seq: number; record: string }[]).map((r) => ({ step: r.seq, record: JSON.parse(r.record) as LlmCallRecord }));
+  }
+
+  /** What each session's model calls cost (sessions without a call are left out), by session id. */
+  callSummaries(): ExplorerCallSummary[] {
+    return explorerCallSummaries(this.db);
   }
 
   /** The saved session, validated; undefined when there is none. */
@@ -104,4 +157,38 @@ export class ExplorerSessionStore {
 export function openExplorerStore(file: string, options: { create?: boolean } = {}): ExplorerSessionStore {
   const ledger: SqliteLedger = openLedger(file, { create: options.create ?? true, jsonl: false });
   return new ExplorerSessionStore(ledger.sql.db, () => ledger.close());
+}
+
+/**
+ * What each explorer session's model calls cost, read from a ledger's LLM-call table (key `explore:<session>`), by
+ * session id. Reads only: works on a ledger opened read-only, and on one where no session was ever saved.
+ */
+export function explorerCallSummaries(db: Database.Database): ExplorerCallSummary[] {
+  const rows = db.prepare("SELECT run_id, seq, record FROM llm_calls WHERE purpose = 'explore' AND run_id LIKE 'explore:%' ORDER BY run_id, seq, idx").all() as { run_id: string; seq: number; record: string }[];
+  const bySession = new Map<string, { step: number; record: LlmCallRecord }[]>();
+  for (const r of rows) {
+    const list = bySession.get(r.run_id) ?? [];
+    list.push({ step: r.seq, record: JSON.parse(r.record) as LlmCallRecord });
+    bySession.set(r.run_id, list);
+  }
+  const round = (x: number) => Math.round(x * 1e9) / 1e9;
+  return [...bySession].map(([key, calls]) => {
+    const byModel = new Map<string, ExplorerCallSummary['by_model'][number]>();
+    for (const { record: r } of calls) {
+      const k = `${r.provider}\u0000${r.model}\u0000${r.persona ?? ''}`;
+      const m = byModel.get(k) ?? { provider: r.provider, model: r.model, persona: r.persona ?? null, calls: 0, usd: 0 };
+      m.calls++;
+      m.usd = round(m.usd + r.usd);
+      byModel.set(k, m);
+    }
+    return {
+      session_id: key.slice('explore:'.length),
+      calls: calls.length,
+      steps: new Set(calls.map((c) => c.step)).size,
+      usd: round(calls.reduce((n, c) => n + c.record.usd, 0)),
+      input_tokens: calls.reduce((n, c) => n + c.record.input_tokens, 0),
+      output_tokens: calls.reduce((n, c) => n + c.record.output_tokens, 0),
+      by_model: [...byModel.values()],
+    };
+  });
 }

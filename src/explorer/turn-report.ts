@@ -1,5 +1,6 @@
 import type { NavigatorState } from '../contracts/explorer-state.js';
 import type { TurnReport } from '../contracts/explorer-report.js';
+import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { MapFile } from '../repomap/index.js';
 import { FINALIZE_TOOL } from './tools.js';
 
@@ -117,4 +118,25 @@ export function formatTurnReport(r: TurnReport, width = 75): string {
 /** One progress line per step for autonomous runs (stderr on a terminal). */
 export function progressLine(r: TurnReport): string {
   return `Step ${r.step_number}: ${r.last_action}\n  → ${int(r.map_size_tokens)} tokens (${Math.round(r.token_utilization ?? 0)}% of ${int(r.token_budget)}) | ${r.file_count} files | ${usd(r.total_cost)} spent\n`;
+}
+
+/**
+ * `--verbose`: what the last step did in full after its TurnReport box: the model's whole reasoning, the diff it
+ * proposed (as applied, or the input refused and why), and each model call (provider, model, persona, tokens,
+ * USD, latency, outcome).
+ */
+export function verboseStepDetails(state: NavigatorState, calls: readonly LlmCallRecord[]): string {
+  const e = state.decision_log[state.decision_log.length - 1];
+  const out: string[] = [];
+  if (e) {
+    out.push(`  step ${e.step} ${e.action} at ${e.timestamp}`);
+    out.push(`  reasoning: ${e.reasoning}`);
+    if (e.rejected) out.push(`  refused: ${e.rejected.reason}`, `  input: ${JSON.stringify(e.rejected.input ?? null)}`);
+    else if (Object.keys(e.config_diff).length) out.push(`  diff: ${JSON.stringify(e.config_diff)}`);
+  }
+  for (const c of calls)
+    out.push(
+      `  call ${c.attempt}: ${c.provider}:${c.model}${c.persona ? ` persona=${c.persona}` : ''} ${c.outcome}${c.error ? ` (${c.error})` : ''} | ${c.input_tokens} in + ${c.output_tokens} out tokens | $${c.usd.toFixed(6)} | ${c.latency_ms} ms | prompt ${c.prompt_hash.slice(0, 12)}`,
+    );
+  return out.length ? `${out.join('\n')}\n` : '';
 }

@@ -7,6 +7,7 @@ import type { RouteRequest } from '../contracts/route-request.js';
 import { createKernel, type FlowSet } from '../kernel/index.js';
 import type { LedgerReader } from '../contracts/ports.js';
 import { requireRun } from './audit.js';
+import { candidateId } from '../contracts/candidate-id.js';
 
 /** What a replay knows about one recorded route when tier 3 is asked about it. */
 export interface RecordedRoute {
@@ -47,22 +48,7 @@ export function diffDecisions(recorded: Decision, now: Decision): string[] {
 
 /** The candidate id that leads to a decision (the inverse of the kernel's candidate list). */
 export function candidateIdFor(d: Decision): string {
-  switch (d.decision) {
-    case 'CONTINUE':
-      return `continue:${d.next_step_id}`;
-    case 'LOOP':
-      return `loop:${d.next_step_id}`;
-    case 'DETOUR':
-      return `detour:${d.detour_target ?? d.next_step_id}`;
-    case 'INJECT_FLOW':
-      return `inject_flow:${d.inject_flow}`;
-    case 'INJECT_NODES':
-      return 'inject_nodes';
-    case 'ESCALATE':
-      return 'escalate';
-    case 'TERMINATE':
-      return 'terminate';
-  }
+  return candidateId(d.decision, d.decision === 'DETOUR' ? (d.detour_target ?? d.next_step_id) : d.decision === 'INJECT_FLOW' ? d.inject_flow : d.next_step_id);
 }
 
 /**

@@ -6,7 +6,7 @@ export { createScriptedModel, loadScriptedModel, ScriptedAnswer, ScriptedScript,
 export { createRecordedModel } from './recorded-model.js';
 export { parseLlmSpec, createLanguageModel, type LlmSpec } from './llm-spec.js';
 export { ModelPricing, PricingTable, PRICING_PRESETS, DEFAULT_MODELS, findPricing, costUsd, estimateCallUsd } from './pricing.js';
-export { BudgetMeter, DEFAULT_BUDGET_USD } from './budget-meter.js';
+export { DEFAULT_BUDGET_USD } from './budget.js';
 export { countTokens, loadTokenizer, splitLongRuns, type TokenCounter } from './token-estimate.js';
 export { extractJson, type ExtractJsonResult } from './extract-json.js';
 export { generateWithRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryEnv, type AttemptOutcome } from './retry.js';
@@ -14,4 +14,5 @@ export { redactSecrets, environmentSecrets } from './redact.js';
 export { promptHash } from './prompt-hash.js';
 export { charterViolation, nonGoalMatching } from './charter-check.js';
 export { buildNavigatorMessages, navigatorAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './navigator-prompt.js';
-export { createLlmNavigator, prepareNavigatorCall, estimateNavigatorCallUsd, judgeNavigatorAnswer, estimateInputTokens, pricingForModel, type LlmNavigatorOptions } from './llm-navigator.js';
+export { PERSONAS, PERSONA_NAMES, choosePersona, parsePersonaChoice, personaLayer, resolvePersona, withPersona, type Persona, type PersonaChoice, type PersonaName } from './personas.js';
+export { createLlmNavigator, navigatorPersona, prepareNavigatorCall, estimateNavigatorCallUsd, judgeNavigatorAnswer, estimateInputTokens, pricingForModel, type LlmNavigatorOptions } from './llm-navigator.js';

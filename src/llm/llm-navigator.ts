@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NavkernelError, type CandidateMove, type LlmCallRecord, type NavigatorAnswer, type NavigatorInput, type NavigatorPort, type ProposedNode, type RejectedMove } from '../contracts/index.js';
 import type { LanguageModel, LlmAnswerSpec, LlmGenerateRequest, LlmGenerateResult, LlmMessage } from './language-model.js';
-import { DEFAULT_BUDGET_USD } from './budget-meter.js';
+import { DEFAULT_BUDGET_USD } from './budget.js';
 import { charterViolation } from './charter-check.js';
 import { DEFAULT_PROMPT_LIMITS, NAVIGATOR_TOOL_NAME, buildNavigatorMessages, navigatorAnswerSchema, type PromptLimits } from './navigator-prompt.js';
 import { costUsd, findPricing, type ModelPricing } from './pricing.js';
@@ -9,6 +9,7 @@ import { promptHash } from './prompt-hash.js';
 import { environmentSecrets, redactSecrets, redactValue } from './redact.js';
 import { generateWithRetry, type RetryEnv, type RetryPolicy } from './retry.js';
 import { countTokens } from './token-estimate.js';
+import { resolvePersona, withPersona, type PersonaChoice, type PersonaName } from './personas.js';
 
 export interface LlmNavigatorOptions {
   /** USD a run may spend on tier 3 (default 2.00, seed 000). */
@@ -30,6 +31,11 @@ export interface LlmNavigatorOptions {
   invalidAnswerRetries?: number;
   /** More strings that must never reach a record (provider keys from the environment are always redacted). */
   secrets?: readonly string[];
+  /**
+   * Persona style prior added last to the system prompt (seed 002): a name, `auto` (default: chosen from the
+   * charter's goal and key question) or `none`. Style only: candidates, schema, budget and checks ignore it.
+   */
+  persona?: PersonaChoice;
 }
 
 const ProposalShape = z
@@ -136,19 +142,28 @@ export async function estimateInputTokens(req: Pick<LlmGenerateRequest, 'message
   return Math.ceil((await countTokens(text)) * margin) + 8 * req.messages.length;
 }
 
-/** The first request of a tier-3 call: the candidates offered (those the charter allows), the answer spec, the messages. */
+/** The persona a tier-3 call loads for this input: `auto` chooses from the charter's goal and key question. */
+export function navigatorPersona(input: Pick<NavigatorInput, 'charter'>, choice: PersonaChoice | undefined): PersonaName | undefined {
+  return resolvePersona(choice, `${input.charter.goal}\n${input.charter.key_question}`);
+}
+
+/**
+ * The first request of a tier-3 call: the candidates offered (those the charter allows), the answer spec, the
+ * messages. The persona is applied last, to the messages only: `offered` and `answer` never depend on it.
+ */
 export function prepareNavigatorCall(
   input: NavigatorInput,
   limits: PromptLimits = DEFAULT_PROMPT_LIMITS,
+  persona?: PersonaName,
 ): { offered: CandidateMove[]; answer: LlmAnswerSpec; messages: LlmMessage[] } {
   const offered = input.candidates.filter((c) => !charterViolation(c, input.charter));
   const answer: LlmAnswerSpec = { kind: 'object', name: NAVIGATOR_TOOL_NAME, description: 'Choose the next move of the flow from the candidates.', schema: navigatorAnswerSchema(input, offered) };
-  return { offered, answer, messages: buildNavigatorMessages(input, offered, limits) };
+  return { offered, answer, messages: withPersona(buildNavigatorMessages(input, offered, limits), persona) };
 }
 
 /** The pre-call USD estimate of the first tier-3 call for `input` (input tokens × margin + the output cap), as the budget check computes it. */
 export async function estimateNavigatorCallUsd(model: LanguageModel, input: NavigatorInput, options: LlmNavigatorOptions = {}): Promise<number> {
-  const { answer, messages } = prepareNavigatorCall(input, { ...DEFAULT_PROMPT_LIMITS, ...options.promptLimits });
+  const { answer, messages } = prepareNavigatorCall(input, { ...DEFAULT_PROMPT_LIMITS, ...options.promptLimits }, navigatorPersona(input, options.persona));
   const tokens = await estimateInputTokens({ messages, answer }, options.estimateMargin ?? 1.25);
   return costUsd(pricingForModel(model, options.pricing), tokens, options.maxOutputTokens ?? 300);
 }
@@ -175,8 +190,9 @@ export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOp
     const calls: LlmCallRecord[] = [];
     const rejected: Rejection[] = [];
     let cost = 0;
+    const persona = navigatorPersona(input, options.persona);
     try {
-      const { offered, answer, messages: firstMessages } = prepareNavigatorCall(input, limits);
+      const { offered, answer, messages: firstMessages } = prepareNavigatorCall(input, limits, persona);
       let messages: LlmMessage[] = firstMessages;
       for (let round = 0; round <= invalidRetries; round++) {
         const request = { messages, answer, maxOutputTokens, temperature };
@@ -242,7 +258,7 @@ export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOp
     }
 
     function record(r: Omit<LlmCallRecord, 'provider' | 'model' | 'purpose'>): LlmCallRecord {
-      return { provider: model.provider, model: model.modelId, purpose: 'route', ...r };
+      return { provider: model.provider, model: model.modelId, purpose: 'route', ...(persona ? { persona } : {}), ...r };
     }
   };
 }

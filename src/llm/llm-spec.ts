@@ -7,9 +7,22 @@ import { loadScriptedModel } from './scripted-model.js';
 /** Which model `--llm` names. */
 export type LlmSpec = { provider: 'anthropic' | 'gemini'; model?: string } | { provider: 'scripted'; file: string };
 
-/** Parses `anthropic[:MODEL]`, `gemini[:MODEL]` or `scripted:FILE`. */
+/** The provider a bare model name belongs to (`claude-…` → anthropic, `gemini-…` → gemini), or undefined. */
+export function providerOfModel(name: string): 'anthropic' | 'gemini' | undefined {
+  const n = name.trim().toLowerCase();
+  if (/^claude[-.]/.test(n)) return 'anthropic';
+  if (/^(models\/)?gemini[-.]/.test(n)) return 'gemini';
+  return undefined;
+}
+
+/**
+ * Parses `anthropic[:MODEL]`, `gemini[:MODEL]`, `scripted:FILE`, or a bare model name whose provider it infers
+ * (`claude-haiku-4-5` → anthropic, `gemini-2.5-flash` → gemini).
+ */
 export function parseLlmSpec(spec: string): LlmSpec {
   const s = spec.trim();
+  const inferred = providerOfModel(s);
+  if (inferred) return { provider: inferred, model: s };
   const colon = s.indexOf(':');
   const provider = (colon === -1 ? s : s.slice(0, colon)).toLowerCase();
   const rest = colon === -1 ? '' : s.slice(colon + 1).trim();
@@ -18,7 +31,10 @@ export function parseLlmSpec(spec: string): LlmSpec {
     if (!rest) throw new NavkernelError('INVALID_LLM_SPEC', '--llm scripted needs a file: scripted:FILE');
     return { provider, file: rest };
   }
-  throw new NavkernelError('INVALID_LLM_SPEC', `--llm ${JSON.stringify(spec)}: expected anthropic[:MODEL], gemini[:MODEL] or scripted:FILE`);
+  throw new NavkernelError(
+    'INVALID_LLM_SPEC',
+    `model ${JSON.stringify(spec)}: expected anthropic[:MODEL], gemini[:MODEL], scripted:FILE, or a model name starting with claude- or gemini- (its provider is inferred)`,
+  );
 }
 
 /** A model for a spec. Keys come from the environment (or the options); nothing is loaded until the first call. */

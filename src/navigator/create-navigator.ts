@@ -11,7 +11,7 @@ import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
 import { loadRegistry } from './registry.js';
 import { socraticReview, type ReviewInput } from './review.js';
-import { branchIfNeeded, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
+import { branchIfNeeded, inScope, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
 import type {
   Artifacts,
   BranchResult,
@@ -49,6 +49,8 @@ export interface NavigatorOptions {
   onProgress?: (done: number, total: number) => void;
   /** Working directory a relative REPO_ROOT resolves against. */
   cwd?: string;
+  /** Visit the indexed files in a seeded random order instead of by path (rung 65537 checks nothing depends on it). */
+  fileOrderSeed?: number;
   /** Replace steps (for tests and experiments). */
   steps?: Partial<NavigatorSteps>;
 }
@@ -75,23 +77,48 @@ export interface NavigationOutcome {
   registry?: { source: TierRegistry['source']; origin: string; words: number };
 }
 
+/** A seeded Fisher–Yates shuffle (mulberry32), so a "shuffled order" check is itself reproducible. */
+export function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** The default steps: the real implementations. */
 export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
   return {
     intakeQuery: async (capsule) => intakeCapsule(capsule, options.cwd),
     extractMagicWords: async (intake) => {
-      const index: RepoIndex = await indexRepo(intake.repo_root!, {
+      let index: RepoIndex = await indexRepo(intake.repo_root!, {
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
+      if (options.fileOrderSeed !== undefined) index = { ...index, files: shuffled(index.files, options.fileOrderSeed) };
       const registry = loadRegistry(index, {
         ...(options.registryFile ? { registryFile: options.registryFile } : {}),
         cacheDir: options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir,
       });
       const hint = intake.capsule.magic_words_hint;
       const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
-      if (words.length) return { kind: 'found', words, unknown_hint, registry, index };
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
+      if (words.length) {
+        // Words that occur only outside the capsule's scope select nothing: that is not a pass with zero files.
+        const allowed = inScope(intake.capsule.constraints);
+        if (words.some((w) => (registry.files.get(w.word) ?? []).some(allowed))) return { kind: 'found', words, unknown_hint, registry, index };
+        const reason = `no magic words found in scope: ${words.map((w) => w.word).join(', ')} occur${words.length === 1 ? 's' : ''} in no file the capsule's scope allows`;
+        return { kind: 'none_found', reason, hint: hintState, unknown_hint, registry, index };
+      }
       const reason =
         hintState === 'absent'
           ? 'no magic words found: no word of the task is a registry word or alias, and no hint was given'

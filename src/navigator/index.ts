@@ -10,3 +10,4 @@ export { FORBIDDEN_STATES, type ForbiddenState, type Violation, type TierRegistr
 export { openTextIndex, FIELD_WEIGHTS, type TextIndex, type TextHit } from './text-index.js';
 export { rankForTask, termsOfWord, taskAbout, classWeight, type RankedFile, type TaskRanking } from './ranking.js';
 export { lexText, identifierTerms, stemOf } from './terms.js';
+export { checkRung65537, paraphrase, staleContextLines, RUNG_65537, type Rung65537Result, type RungCheckEntry } from './rung-65537.js';

@@ -153,8 +153,9 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
   const maxText = Math.max(1e-9, ...hits.map((h) => h.score));
   const textOf = new Map(hits.map((h) => [h.path, h.score / maxText]));
   for (const [w, t] of terms) for (const p of anchored?.get(w) ?? []) textOf.set(p, Math.max(textOf.get(p) ?? 0, 0.5));
-  const pos = new Map(index.files.map((f, i) => [f.path, i]));
-  const fileAt = index.files;
+  // Path order whatever order the index lists files in: nothing below may depend on it.
+  const fileAt = [...index.files].sort((a, b) => byPath(a.path, b.path));
+  const pos = new Map(fileAt.map((f, i) => [f.path, i]));
   const maxIdf = Math.max(1e-9, ...[...terms.values()].map((t) => t.idf));
   // Definitions: exact (the name is the word) beats partial (the name contains it).
   const wholeWords = words.map((w) => ({ w: w.word, whole: splitWords(w.word).join(''), stem: stemOf(w.word.toLowerCase()), idf: terms.get(w.word)?.idf ?? 0 }));

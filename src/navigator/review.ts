@@ -47,7 +47,8 @@ export function socraticReview(input: ReviewInput): ReviewResult {
   if (input.tool_calls > budget.max_tool_calls) limits.push(`tool calls ${input.tool_calls} > ${budget.max_tool_calls}`);
   let compression_problem: string | undefined;
   const c = input.compression;
-  if (!c || !c.computed) compression_problem = 'compression was not computed';
+  if (!load?.files.length) compression_problem = 'no file was loaded: a context without files is not a pass';
+  else if (!c || !c.computed) compression_problem = 'compression was not computed';
   else if (!load || c.report.context_loaded_tokens !== countTokens(load.context)) compression_problem = 'reported loaded tokens do not match a recount of the context';
   else if (c.ratio < c.gate) compression_problem = `compression ratio ${c.ratio} is below the ${c.gate} gate`;
   return {

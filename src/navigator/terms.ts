@@ -30,13 +30,20 @@ export function wholeOf(identifier: string): string {
 
 /** Appends the index terms of one identifier or word to `out`. */
 export function identifierTerms(identifier: string, out: string[]): void {
-  const parts = splitWordsShared(identifier);
-  for (const p of parts) out.push(stemOf(p));
-  if (parts.length > 1) {
-    const whole = parts.join('');
-    if (whole.length <= 60) out.push(whole);
+  let terms = termMemo.get(identifier);
+  if (!terms) {
+    const parts = splitWordsShared(identifier);
+    terms = parts.map(stemOf);
+    if (parts.length > 1) {
+      const whole = parts.join('');
+      if (whole.length <= 60) terms.push(whole);
+    }
+    if (termMemo.size >= STEM_MEMO_MAX) termMemo.clear();
+    termMemo.set(identifier, terms);
   }
+  for (const t of terms) out.push(t);
 }
+const termMemo = new Map<string, string[]>();
 
 /** The fields lexed out of one file's text. */
 export interface LexedText {

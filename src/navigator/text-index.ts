@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { classifyPath, type FileClass } from '../repomap/file-class.js';
+import { classifyPath, compiledMirrors, type FileClass } from '../repomap/file-class.js';
 import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
 import { identifierTerms, lexText } from './terms.js';
 
@@ -132,6 +132,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
   const byId = new Map<number, string>();
   for (const [p, r] of rows) byId.set(r.id, p);
   const classes = new Map<string, FileClass>();
+  const mirrors = compiledMirrors(index.files.map((f) => f.path));
   const w = FIELD_WEIGHTS;
   const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
   const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');
@@ -144,7 +145,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
     size: rows.size,
     classOf(p) {
       let c = classes.get(p);
-      if (!c) classes.set(p, (c = classifyPath(p)));
+      if (!c) classes.set(p, (c = mirrors.has(p) ? 'generated' : classifyPath(p)));
       return c;
     },
     search(terms, limit) {

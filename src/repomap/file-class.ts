@@ -34,7 +34,9 @@ export function isGeneratedFileName(base: string): boolean {
 export function classifyPath(rel: string): FileClass {
   const parts = rel.split('/');
   const base = parts[parts.length - 1]!;
-  const dirs = parts.slice(0, -1).map((d) => d.toLowerCase());
+  // `_examples/`, `.docs/`: a leading underscore or dot (Go's "ignore this folder" convention) does not change what a folder holds.
+  const raw = parts.slice(0, -1).map((d) => d.toLowerCase());
+  const dirs = [...raw, ...raw.map((d) => d.replace(/^[_.]+(?=[a-z])/, '')).filter((d, i) => d !== raw[i])];
   if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules')) return 'vendored';
   if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d))) return 'generated';
   const lower = base.toLowerCase();
@@ -47,4 +49,28 @@ export function classifyPath(rel: string): FileClass {
   if (dirs.some((d) => DOC_DIRS.has(d)) || DOC_EXT.test(base) || /^(readme|changelog|changes|history|contributing|license|licence|authors|notice|security|code_of_conduct)(\.|$)/.test(lower)) return 'doc';
   if (CONFIG_EXT.test(base) || base.startsWith('.') || /^(makefile|dockerfile|procfile|justfile)$/.test(lower)) return 'config';
   return 'source';
+}
+
+const JS_EXT = /\.(js|mjs|cjs|jsx)$/;
+const TS_EXT = /\.(ts|tsx|mts|cts)$/;
+const OUTPUT_ROOTS = new Set(['src', 'lib', 'dist', 'build', 'out', 'esm', 'cjs', 'es', 'module', 'source']);
+
+function mirrorKey(rel: string): string {
+  const parts = rel.replace(/\.[^./]+$/, '').split('/');
+  if (parts.length > 1 && OUTPUT_ROOTS.has(parts[0]!)) parts.shift();
+  return parts.join('/');
+}
+
+/**
+ * JavaScript files that mirror a TypeScript source of the same name (`lib/stream.mjs` beside
+ * `src/lib/stream.ts`, `index.js` beside `src/index.ts`): compiled output shipped with its sources, so
+ * generated. A JavaScript-only repository has no mirrors.
+ */
+export function compiledMirrors(paths: readonly string[]): Set<string> {
+  const ts = new Set<string>();
+  for (const p of paths) if (TS_EXT.test(p) && !/\.d\.[mc]?ts$/.test(p)) ts.add(mirrorKey(p));
+  const out = new Set<string>();
+  if (!ts.size) return out;
+  for (const p of paths) if (JS_EXT.test(p) && ts.has(mirrorKey(p))) out.add(p);
+  return out;
 }

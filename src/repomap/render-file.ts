@@ -62,7 +62,7 @@ export function renderFile(file: IndexedFile, text: string, level: Level, option
   if (text.endsWith('\n')) lines.pop();
   const { defs, parse_error } = file.outline;
   const plain = defs.length === 0 && (file.language === 'text' || parse_error !== undefined);
-  const note = parse_error ? 'parse failed, shown as plain text' : undefined;
+  const note = parse_error ? (parse_error.startsWith('not parsed') ? 'generated, shown as plain text' : 'parse failed, shown as plain text') : undefined;
   const selected = new Set<number>();
   const owner = new Array<number>(lines.length + 1).fill(-1);
 

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type FileLanguage, languageOf } from './languages.js';
+import { compiledMirrors, classifyPath } from './file-class.js';
+import { type FileLanguage, isCodeLanguage, languageOf } from './languages.js';
 import { extractOutline, type Outline } from './outline.js';
 import { OUTLINE_VERSION } from './queries.js';
 import { scanRepo, type ScanOptions, type SkippedFile } from './scan.js';
 
+
+/** The parse note of a generated or vendored file (indexed as text, shown as plain text). */
+export const NOT_PARSED = 'not parsed: generated or vendored file';
 
 /** What the index knows of one file. */
 export interface IndexedFile {
@@ -110,6 +114,9 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const stats: IndexStats = { files: scan.files.length, hashed: 0, parsed: 0, cache_hits: 0, bytes_parsed: 0 };
   const files: IndexedFile[] = [];
   const stateHash = createHash('sha256');
+  // Generated and vendored files (declarations, compiled mirrors of sources, bundles) are indexed as text, not parsed.
+  const mirrors = compiledMirrors(scan.files.map((f) => f.path));
+  const unparsed = (p: string) => mirrors.has(p) || ['generated', 'vendored'].includes(classifyPath(p));
   let done = 0;
   for (const f of scan.files) {
     const language = languageOf(f.path);
@@ -122,14 +129,15 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       hash = createHash('sha256').update(text).digest('hex');
       stats.hashed++;
     }
-    const key = `${hash}:${language}`;
+    const skip = isCodeLanguage(language) && unparsed(f.path);
+    const key = `${hash}:${language}${skip ? ':unparsed' : ''}`;
     let entry = cache.entries[key] ?? next.entries[key];
     if (entry) stats.cache_hits++;
     else {
       text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
       let outline: Outline;
       try {
-        outline = await extractOutline(language, text);
+        outline = skip ? { defs: [], refs: [], parse_error: NOT_PARSED } : await extractOutline(language, text);
       } catch (err) {
         outline = { defs: [], refs: [], parse_error: `parse failed: ${(err as Error).message}` };
       }

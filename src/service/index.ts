@@ -1,5 +1,5 @@
 export { createService, isLoopback, type Service, type ServiceOptions } from './server.js';
-export { sqliteServiceLedger, type ServiceLedger } from './ledger-reader.js';
+export { serviceLedger, type ServiceLedger } from './ledger-reader.js';
 export { buildOpenApi, renderOpenApi } from './openapi.js';
 export { ApiError, problem, problemFor, STATUS_OF } from './problem.js';
 export { RunQueue } from './run-queue.js';

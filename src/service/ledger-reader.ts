@@ -1,6 +1,7 @@
 import type {
   AuditReport,
   Decision,
+  DecisionKind,
   Escalation,
   LedgerStats,
   LlmCallRecord,
@@ -10,30 +11,20 @@ import type {
   RunDetail,
   RunSummary,
   Tier,
-  DecisionKind,
   VerifyReport,
   WhyReport,
 } from '../contracts/index.js';
-import type { KernelStore, Ledger } from '../contracts/ports.js';
+import type { KernelStore, Ledger, RunState } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
 import { toEscalation } from '../ledger/audit.js';
-import {
-  auditRun,
-  listRuns,
-  replayRun,
-  resolveEscalation,
-  runSummary,
-  verifyLedger,
-  whyStep,
-  type ResolveInput,
-} from '../ledger/index.js';
+import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, verifyLedger, whyStep, type ResolveInput } from '../ledger/index.js';
 
 /**
- * What the service reads and writes besides routing: the ledger's read side, behind one asynchronous
- * interface so that the service does not depend on which store (SQLite today) sits underneath.
+ * What the service reads and writes besides routing: the ledger's read side (runs, audit, verify, replay,
+ * resolve), asynchronous, over any store that implements the `Ledger` interface (SQLite, PostgreSQL).
  */
 export interface ServiceLedger {
-  /** Where the ledger lives (a file), for /healthz. */
+  /** Where the ledger lives (a file, or a URL without its password), for /healthz. */
   readonly location: string;
   /** The store the kernel records routes into. */
   readonly store: KernelStore;
@@ -52,14 +43,12 @@ export interface ServiceLedger {
 
 const HOUR_MS = 3_600_000;
 
-/** The service's ledger over any store's read side (SQLite, PostgreSQL: src/contracts/ports.ts `Ledger`). */
-export function sqliteServiceLedger(ledger: Ledger): ServiceLedger {
+/** The service's view of a ledger. */
+export function serviceLedger(ledger: Ledger): ServiceLedger {
   return {
     location: ledger.location,
     store: ledger,
-    async listRuns() {
-      return listRuns(ledger);
-    },
+    listRuns: () => listRuns(ledger),
     async runDetail(run_id, after, limit) {
       const run = await runSummary(ledger, run_id);
       const rows = await ledger.routes(run_id, after, limit + 1);
@@ -84,33 +73,23 @@ export function sqliteServiceLedger(ledger: Ledger): ServiceLedger {
         decision: JSON.parse(row.decision_json) as Decision,
         llm_calls: calls.get(row.seq) ?? [],
       }));
-      const state = await ledger.loadRun(run_id);
+      const state = (await ledger.loadRun(run_id)) as RunState | undefined;
       return {
         run,
-        state: state ?? null,
+        state: state ? { ...state } : null,
         decisions,
         next_after: more ? rows[rows.length - 1]!.seq : null,
         escalations: (await ledger.runEscalations(run_id)).map(toEscalation),
       };
     },
-    async audit(run_id) {
-      return auditRun(ledger, run_id);
-    },
-    async why(run_id, step) {
-      return whyStep(ledger, run_id, step);
-    },
-    async replay(run_id, flows, maxDivergences) {
-      return replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {});
-    },
+    audit: (run_id) => auditRun(ledger, run_id),
+    why: (run_id, step) => whyStep(ledger, run_id, step),
+    replay: (run_id, flows, maxDivergences) => replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {}),
     async escalationRun(id) {
       return (await ledger.escalation(id))?.run_id;
     },
-    async resolve(flows, input) {
-      return resolveEscalation(ledger, flows, input);
-    },
-    async verify() {
-      return verifyLedger(ledger, { repair: false });
-    },
+    resolve: (flows, input) => resolveEscalation(ledger, flows, input),
+    verify: () => verifyLedger(ledger, { repair: false }),
     async stats() {
       const runs = await ledger.runs();
       const byRule = new Map<string, { tier: Tier; rule: string; decision: DecisionKind; count: number }>();
@@ -159,9 +138,6 @@ export function sqliteServiceLedger(ledger: Ledger): ServiceLedger {
           .map(([h, b]) => ({ bucket: new Date(h).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),
       };
     },
-    async close() {
-      await ledger.close();
-    },
+    close: () => ledger.close(),
   };
 }
-

@@ -71,10 +71,22 @@ describe('navkernel validate', () => {
   it('accepts the sample charters and valid requests', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
     writeFileSync(path.join(dir, 'req.json'), step('build-step-1', 'VERIFIED'));
-    writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('a', 'b')}\n${step('c', 'd')}\n`);
+    writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('build-step-2', 'b')}\n${step('build-review', 'APPROVED')}\n`);
     const r = runCli(['validate', 'charters', path.join(dir, 'req.json'), path.join(dir, 'reqs.jsonl')]);
     expect(r.stdout).toBe('ok: 7 flow(s), 3 request(s) valid\n');
     expect(r.code).toBe(0);
+  });
+
+  it('checks a request exactly as route does: a step that is not in the flow is a problem in both', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    const req = step('no-such-step', 'VERIFIED');
+    writeFileSync(path.join(dir, 'req.json'), req);
+    const v = runCli(['validate', path.join(dir, 'req.json')]); // flows from --flows' default, ./charters
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('req.json: $.step_completed: expected a step of flow build, got "no-such-step"');
+    const r = runCli(['route', '--no-ledger'], req);
+    expect(r.stderr).toContain('$.step_completed: expected a step of flow build, got "no-such-step"');
+    expect(runCli(['validate', path.join(dir, 'req.json'), '--no-flows']).stdout).toMatch(/^ok: 0 flow\(s\), 1 request\(s\) valid \(against the schema only/);
   });
 
   it('lists every problem of bad flow and request files', () => {

@@ -1,61 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { FlightPlan, NavigatorOutput } from '../../src/contracts/index.js';
 import { openExplorerStore } from '../../src/explorer/index.js';
-import { BIN } from '../support/cli.js';
-import { ROOT } from '../support/kernel-fixtures.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
-import { finalize, makeRepo, tmpDir, update } from './helpers.js';
+import { finalize, makeRepo, runCli, startCli, tmpDir, update } from './helpers.js';
 
-const NO_KEYS = { ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_API_KEY: '', ANTHROPIC_BASE_URL: '', GOOGLE_GEMINI_BASE_URL: '' };
 const TASK = 'fix the discount calculation in the cart total';
-
-interface Child {
-  stdout: string;
-  stderr: string;
-  write(s: string): void;
-  /** Resolves once stderr has received `text` `count` times in total. */
-  stderrHas(text: string, count?: number): Promise<void>;
-  kill(): void;
-  done: Promise<number | null>;
-}
-
-/** The built CLI as an asynchronous child (the fake provider server lives in this process, so no spawnSync). */
-function start(args: string[], env: Record<string, string> = {}): Child {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...NO_KEYS, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const c: Child = {
-    stdout: '',
-    stderr: '',
-    write: (s) => child.stdin.write(s),
-    stderrHas: (text, count = 1) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (c.stderr.split(text).length - 1 >= count) {
-            child.stderr.off('data', check);
-            resolve();
-          }
-        };
-        child.stderr.on('data', check);
-        child.on('close', () => reject(new Error(`exited before stderr had ${JSON.stringify(text)} x${count}:\n${c.stderr}`)));
-        check();
-      }),
-    kill: () => child.kill('SIGKILL'),
-    done: new Promise((resolve) => child.on('close', (code) => resolve(code))),
-  };
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (c.stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (c.stderr += d));
-  return c;
-}
-
-async function run(args: string[], env: Record<string, string> = {}, stdin = '') {
-  const c = start(args, env);
-  c.write(stdin);
-  const code = await c.done;
-  return { code, stdout: c.stdout, stderr: c.stderr };
-}
 
 let repo: string;
 let dir: string;
@@ -78,7 +30,7 @@ describe('navkernel explore', () => {
   it('--no-llm writes the context and the plan, prints NavigatorOutput as JSON, exit 0', async () => {
     const out = path.join(dir, 'ctx.md');
     const plan = path.join(dir, 'plan.yaml');
-    const r = await run([...common(), '--no-llm', '-o', out, '-f', plan, '--json']);
+    const r = await runCli([...common(), '--no-llm', '-o', out, '-f', plan, '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(NavigatorOutput.safeParse(doc).success).toBe(true);
@@ -93,19 +45,19 @@ describe('navkernel explore', () => {
   });
 
   it('exit codes: no model and no key → 2 with a clear message; missing repo → 3; bad number → 2', async () => {
-    const noKey = await run(common());
+    const noKey = await runCli(common());
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/no model available: set GEMINI_API_KEY .* or ANTHROPIC_API_KEY, pass --model .*--no-llm/);
-    const noRepo = await run(['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--no-llm', '--ledger', path.join(dir, 'ledger.sqlite')]);
+    const noRepo = await runCli(['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--no-llm', '--ledger', path.join(dir, 'ledger.sqlite')]);
     expect(noRepo.code).toBe(3);
-    const badTokens = await run([...common(), '--no-llm', '--tokens', 'many']);
+    const badTokens = await runCli([...common(), '--no-llm', '--tokens', 'many']);
     expect(badTokens.code).toBe(2);
     expect(badTokens.stderr).toMatch(/--tokens must be a positive integer/);
   });
 
   it('a scripted session runs to finalize; the context goes to stdout', async () => {
     const file = script('s1.json', [update({ verbosity: [{ pattern: 'src/cart/**', level: 4 }] }), finalize()]);
-    const r = await run([...common(), '--model', `scripted:${file}`, '--session', 'cli-s1']);
+    const r = await runCli([...common(), '--model', `scripted:${file}`, '--session', 'cli-s1']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('export function applyDiscount');
     expect(r.stderr).toMatch(/explore: agent_done after 2 step\(s\)/);
@@ -120,15 +72,15 @@ describe('navkernel explore', () => {
   it('--interactive: the TurnReport is shown, answers on stdin change the token budget, continue, then abort (exit 5, no output)', async () => {
     const file = script('s2.json', [update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }, 'tests are noise'), update({ verbosity: [{ pattern: 'docs/**', level: 0 }] }, 'docs too'), finalize()]);
     const out = path.join(dir, 'cancelled.md');
-    const c = start([...common(), '--model', `scripted:${file}`, '--interactive', '-o', out, '--session', 'cli-s2']);
-    await c.stderrHas('Continue?', 1);
+    const c = startCli([...common(), '--model', `scripted:${file}`, '--interactive', '-o', out, '--session', 'cli-s2']);
+    await c.stderrHas('Continue exploration?', 1);
     expect(c.stderr).toContain('TURN REPORT - Step 1');
     expect(c.stderr).toContain('Reason: tests are noise');
     c.write('tokens 300\n');
-    await c.stderrHas('Continue?', 2);
+    await c.stderrHas('Continue exploration?', 2);
     expect(c.stderr).toMatch(/Size: +\d+ tokens \(\d+% of 300\)/);
     c.write('y\n');
-    await c.stderrHas('Continue?', 3);
+    await c.stderrHas('Continue exploration?', 3);
     expect(c.stderr).toContain('TURN REPORT - Step 2');
     c.write('q\n');
     expect(await c.done).toBe(5);
@@ -158,7 +110,7 @@ describe('navkernel explore', () => {
         return { kind: 'hang' };
       },
     );
-    const c = start([...args, '--session', 'crash-1'], env);
+    const c = startCli([...args, '--session', 'crash-1'], env);
     const exited = await Promise.race([thirdArrived.then(() => false), c.done.then(() => true)]);
     expect(exited, `the child ended before its third call:\n${c.stderr}\n${c.stdout}`).toBe(false);
     c.kill();
@@ -176,7 +128,7 @@ describe('navkernel explore', () => {
 
     server.reset();
     server.enqueue({ kind: 'tool_calls', calls: [{ name: 'finalize_context', input: { reasoning: 'cart at full text, tests hidden' } }] });
-    const r = await run(['explore', '--resume', 'crash-1', '--ledger', ledger, '--no-cache', '--json'], env);
+    const r = await runCli(['explore', '--resume', 'crash-1', '--ledger', ledger, '--no-cache', '--json'], env);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ session_id: 'crash-1', completion_reason: 'agent_done', total_iterations: 3, reasoning_summary: 'cart at full text, tests hidden' });

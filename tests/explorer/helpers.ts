@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LanguageModel, LlmGenerateRequest } from '../../src/llm/index.js';
+import { BIN } from '../support/cli.js';
+import { ROOT } from '../support/kernel-fixtures.js';
 
 /** A small TypeScript repository written to a fresh temp dir (real files for the real repo map). */
 export const REPO_FILES: Record<string, string> = {
@@ -99,3 +102,51 @@ export const promptText = (req: LlmGenerateRequest) => req.messages.map((m) => m
 
 export const update = (config_diff: unknown, reasoning = 'zoom') => ({ tool_calls: [{ name: 'update_flight_plan', input: { config_diff, reasoning } }] });
 export const finalize = (reasoning = 'the map holds the cart and its discount') => ({ tool_calls: [{ name: 'finalize_context', input: { reasoning } }] });
+
+/** The built CLI as an asynchronous child (the fake provider server lives in the test process, so no spawnSync). */
+export interface CliChild {
+  stdout: string;
+  stderr: string;
+  write(s: string): void;
+  /** Resolves once stderr has received `text` `count` times in total. */
+  stderrHas(text: string, count?: number): Promise<void>;
+  kill(): void;
+  done: Promise<number | null>;
+}
+
+/** Provider keys and base URLs cleared, so a test sets only what it means to. */
+export const NO_KEYS = { ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_API_KEY: '', ANTHROPIC_BASE_URL: '', GOOGLE_GEMINI_BASE_URL: '' };
+
+export function startCli(args: string[], env: Record<string, string> = {}): CliChild {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...NO_KEYS, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const c: CliChild = {
+    stdout: '',
+    stderr: '',
+    write: (s) => child.stdin.write(s),
+    stderrHas: (text, count = 1) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (c.stderr.split(text).length - 1 >= count) {
+            child.stderr.off('data', check);
+            resolve();
+          }
+        };
+        child.stderr.on('data', check);
+        child.on('close', () => reject(new Error(`exited before stderr had ${JSON.stringify(text)} x${count}:\n${c.stderr}`)));
+        check();
+      }),
+    kill: () => child.kill('SIGKILL'),
+    done: new Promise((resolve) => child.on('close', (code) => resolve(code))),
+  };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (c.stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (c.stderr += d));
+  return c;
+}
+
+/** Runs the CLI to its end with `stdin`, returning its exit code and output. */
+export async function runCli(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const c = startCli(args, env);
+  c.write(stdin);
+  const code = await c.done;
+  return { code, stdout: c.stdout, stderr: c.stderr };
+}

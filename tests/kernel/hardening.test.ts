@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputTooLargeError, InvalidForensicsError, type NavigatorInput, type RouteRequest } from '../../src/contracts/index.js';
@@ -61,6 +61,34 @@ describe('limits at the contract', () => {
     expect(kernel.liveRuns).toBe(0);
     // Well-formed astral characters are fine.
     expect((await kernel.route(req('write', 'DONE', { run_id: 'run-😀' }))).seq).toBe(1);
+  });
+});
+
+describe('navkernel validate holds request files to the same contract', () => {
+  it('reports ill-formed Unicode and a too-deep request with their paths', () => {
+    const { dir, cleanup } = tmpDir();
+    const file = path.join(dir, 'reqs.jsonl');
+    writeFileSync(file, `${JSON.stringify({ ...req('write', 'DONE'), run_id: 'r\uD800' })}\n${JSON.stringify(req('write', 'DONE', { forensics: { deep: nest(80) } as RouteRequest['forensics'] }))}\n`);
+    const r = runCli(['validate', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/line 1: \$\.run_id: expected well-formed Unicode/);
+    expect(r.stderr).toMatch(/line 2: \$\.forensics\.deep[^:]*: nested deeper than the limit of 64 levels/);
+    cleanup();
+  });
+});
+
+describe('values that are not JSON (library callers)', () => {
+  it('refuses NaN, Infinity, BigInt, functions, symbols, Dates, class instances and cycles with typed errors', async () => {
+    const kernel = createKernel({ flows: testFlows() });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const [extra, path_] of [[NaN, '$.forensics.extra'], [Infinity, '$.forensics.extra'], [10n, '$.forensics.extra'], [() => 1, '$.forensics.extra'], [Symbol('s'), '$.forensics.extra'], [new Date(0), '$.forensics.extra'], [new Map(), '$.forensics.extra']] as const) {
+      const err = await kernel.route(req('write', 'DONE', { forensics: { extra } as RouteRequest['forensics'] })).catch((e: unknown) => e);
+      expect(err, String(typeof extra)).toBeInstanceOf(InvalidForensicsError);
+      expect((err as InvalidForensicsError).issues[0]).toMatchObject({ path: path_, code: 'not_json' });
+    }
+    await expect(kernel.route(req('write', 'DONE', { forensics: { extra: cyclic } as RouteRequest['forensics'] }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
+    expect(kernel.liveRuns).toBe(0);
   });
 });
 

@@ -25,10 +25,10 @@ beforeAll(async () => {
   flows = await sampleFlows();
   const a = ledgerKernel(t.file, flows, { navigator: scriptedNavigator() });
   await simulate(a.kernel, HARSH_SCENARIO, { runPrefix: 'llm', onStep: (s) => steps.push(structuredClone(s)) });
-  a.kernel.close();
+  await a.kernel.close();
   const b = ledgerKernel(t.file, flows);
   await simulate(b.kernel, HARSH_SCENARIO, { onStep: (s) => steps.push(structuredClone(s)) });
-  b.kernel.close();
+  await b.kernel.close();
   ledger = openLedger(t.file, { create: false });
 });
 afterAll(() => {

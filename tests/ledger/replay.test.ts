@@ -36,7 +36,7 @@ beforeAll(async () => {
   expect(detour).toMatchObject({ decision: 'DETOUR', detour_target: 'auto-linter', seq: 2 });
   await plain.kernel.route({ run_id: 'lint', flow: 'build', step_completed: 'auto-linter', status: 'DONE' });
   await plain.kernel.route({ run_id: 'lint', flow: 'build', step_completed: 'build-step-3', status: 'VERIFIED' });
-  plain.kernel.close();
+  await plain.kernel.close();
   await kernel.close();
   expect(navigatorCalls).toBeGreaterThan(0);
   ledger = openLedger(t.file, { create: false });

@@ -124,12 +124,12 @@ describe('SQLite ledger as the kernel store', () => {
     expect(again).toEqual(first);
     const next = await k.kernel.route({ ...request, request_id: 'req-2', status: 'VERIFIED' });
     expect(next.seq).toBe(2);
-    k.kernel.close();
+    await k.kernel.close();
     k = ledgerKernel(file, flows);
     expect(await k.kernel.route(request)).toEqual(first);
     expect(k.ledger.sql.routeCount()).toBe(2);
     expect((await k.ledger.findByRequestId('idem', 'req-2'))?.decision).toEqual(next);
-    k.kernel.close();
+    await k.kernel.close();
   });
 
   it('records LLM calls, cost and the run head with each route, and opens an escalation with its ESCALATE decision', async () => {

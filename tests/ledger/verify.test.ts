@@ -21,7 +21,7 @@ beforeAll(async () => {
   // Without tier 3, some routes escalate.
   const plain = ledgerKernel(golden.file, flows);
   await simulate(plain.kernel, HARSH_SCENARIO, { runPrefix: 'plain' });
-  plain.kernel.close();
+  await plain.kernel.close();
 });
 afterAll(() => {
   golden.cleanup();

@@ -136,8 +136,8 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(index.skipped).toContainEqual({ path: 'dist/', reason: 'generated' });
     const o = await nav('custom fetch request');
     expect(loadedPaths(o).some((p) => p.startsWith('dist/'))).toBe(false);
-    expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js'].map(classifyPath)).toEqual([
-      'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated',
+    expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js', '_examples/rest/main.go'].map(classifyPath)).toEqual([
+      'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated', 'example',
     ]);
   });
 
@@ -208,6 +208,36 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
   });
 });
 
+describe('honest accounting (issue 16 item 5)', () => {
+  it('is never a pass with zero files: words found only outside the scope end NEED_INFO with the reason', async () => {
+    const o = await nav('honour backoffLimit when computing the delay', { constraints: { scope: ['docs/**'] } });
+    expect(o.exit).toBe('EXIT_NEED_INFO');
+    expect(o.stop_reason).toMatch(/^NEED_INFO: no magic words found in scope: .*backofflimit/);
+    expect(o.artifacts.context_load_receipt.files_loaded).toEqual([]);
+  });
+
+  it('does not pass when the load put no file in the context', async () => {
+    const real = createNavigator({ cacheDir }).steps;
+    const o = await createNavigator({ cacheDir, steps: { loadContext: (input) => real.loadContext({ ...input, planned: [] }) } }).navigate({ task: 'honour backoffLimit', repo_root: REPO });
+    expect(o.exit).not.toBe('EXIT_PASS');
+    expect(o.loaded).toEqual([]);
+  });
+
+  it('lists exactly the files in the context, none with 0 lines, and lines_read sums to the lines shown', async () => {
+    const o = await nav('custom fetch request with merged headers and retry delay');
+    const receipt = o.artifacts.context_load_receipt;
+    const blocks = o.artifacts.context_md.split('==> ').slice(1);
+    expect(receipt.files_loaded.map((f) => f.path)).toEqual(blocks.map((b) => b.slice(0, b.indexOf(' '))));
+    for (const f of receipt.files_loaded) expect(f.lines_read).toBeGreaterThan(0);
+    // A whole file is shown without numbers (its header gives the count); a part, as numbered lines.
+    const shown = blocks.reduce((s, b) => {
+      const head = /^\S+ \[L\d, (\d+) lines(; (\d+) shown)?\]/.exec(b)!;
+      return s + (head[3] ? b.split('\n').filter((l) => /^\d+│/.test(l)).length : Number(head[1]));
+    }, 0);
+    expect(receipt.total_lines_loaded).toBe(shown);
+  });
+});
+
 describe('files that are not files (issue 12 item 8, navigator half)', () => {
   it('reads a .gitignore only when it is a regular file inside the root, and says why it skipped one', async () => {
     const base = tmpDir('nk-gi-');
@@ -246,5 +276,29 @@ describe('the text index', () => {
     expect(text.docFreq('backofflimit')).toBe(1);
     expect(text.filesWith('backofflimit')).toEqual(['src/retry.ts']);
     text.close();
+  });
+});
+
+describe('skill-pack order (issue 16 item 3)', () => {
+  it('accepts prime-safety first and a persona last, and refuses any other order with a typed error naming the entry', async () => {
+    const ok = await nav('honour backoffLimit', { skill_pack: ['prime-safety', 'phuc-magic-words', 'knuth'] });
+    expect(ok.exit).toBe('EXIT_PASS');
+    const refused = async (pack: string[]) => {
+      try {
+        await nav('honour backoffLimit', { skill_pack: pack });
+      } catch (err) {
+        return err as { code: string; issues: { path: string; message: string }[] };
+      }
+      throw new Error(`accepted ${pack.join(', ')}`);
+    };
+    const late = await refused(['phuc-gps', 'prime-safety']);
+    expect(late.code).toBe('INVALID_CAPSULE');
+    expect(late.issues[0]).toMatchObject({ path: '$.skill_pack[0]' });
+    expect(late.issues[0]!.message).toContain('prime-safety first');
+    const persona = await refused(['prime-safety', 'shannon', 'phuc-gps']);
+    expect(persona.issues[0]).toMatchObject({ path: '$.skill_pack[1]' });
+    expect(persona.issues[0]!.message).toContain('loaded last');
+    expect((await refused([])).issues[0]!.message).toContain('empty');
+    expect((await refused(['prime-safety', 'knuth', 'feynman'])).issues.some((i) => i.message.includes('at most one persona'))).toBe(true);
   });
 });

@@ -66,6 +66,14 @@ describe('navkernel serve: the /v1 API over real HTTP', () => {
     expect(run.run.steps).toBe(1);
   });
 
+  it('refuses the same request_id with a different body: IDEMPOTENCY_CONFLICT, nothing recorded', async () => {
+    const req = { run_id: 'idem-2', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', request_id: 'r-9' };
+    expect((await post(s.base, '/v1/route', req)).status).toBe(200);
+    const before = routeCount(s.file);
+    await expectProblem(await post(s.base, '/v1/route', { ...req, status: 'UNVERIFIED' }), 409, 'IDEMPOTENCY_CONFLICT', /r-9/);
+    expect(routeCount(s.file)).toBe(before);
+  });
+
   it('lists runs with filters and pages', async () => {
     const all = await json(fetch(`${s.base}/v1/runs`));
     expectMatches('RunsPage', all);
@@ -158,6 +166,7 @@ describe('navkernel serve: the /v1 API over real HTTP', () => {
       ['a wrong content type', () => fetch(`${s.base}/v1/route`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json.*text\/plain/],
       ['a form body', () => fetch(`${s.base}/v1/route`, { method: 'POST', body: new URLSearchParams({ a: '1' }) }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/],
       ['an oversized body', () => post(s.base, '/v1/route', { run_id: 'big', flow: 'build', step_completed: 'build-step-1', status: 'x'.repeat(2 * 1024 * 1024) }), 413, 'INPUT_TOO_LARGE', /too large|limit/i],
+      ['a body nested too deep', () => post(s.base, '/v1/route', `{"run_id":"deep","flow":"build","step_completed":"build-step-1","status":"VERIFIED","forensics":{"x":${'['.repeat(100)}${']'.repeat(100)}}}`), 413, 'INPUT_TOO_LARGE', /depth|deep|nest/i],
       ['a request failing the schema', () => post(s.base, '/v1/route', { run_id: 'bad', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', forensics: { tests: { failed: -1 } } }), 422, 'INVALID_FORENSICS', /\$\.forensics\.tests\.failed/],
       ['an unknown flow', () => post(s.base, '/v1/route', { run_id: 'bad', flow: 'nope', step_completed: 'x', status: 'VERIFIED' }), 422, 'INVALID_FORENSICS', /nope/],
       ['an unknown top-level field', () => post(s.base, '/v1/route', { run_id: 'bad', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', stauts: 1 }), 422, 'INVALID_FORENSICS', /stauts/],
@@ -277,6 +286,35 @@ describe('safe by default', () => {
       const metrics = await (await fetch(`${s.base}/v1/metrics`, { headers: { authorization: 'Bearer s3cret-token' } })).text();
       expect(metrics).not.toContain('s3cret');
     } finally {
+      await s.close();
+    }
+  });
+
+  it('closes gracefully: a route in flight is answered and recorded, new connections are refused', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inTier3 = new Promise<void>((r) => (entered = r));
+    const slow = async () => {
+      entered();
+      await gate;
+      return { rejected: [], calls: [], cost_usd: 0 };
+    };
+    const s = await startServer({ navigator: slow });
+    try {
+      const inflight = post(s.base, '/v1/route', { run_id: 'slow', flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' });
+      await inTier3;
+      const closing = s.service.close();
+      await new Promise((r) => setTimeout(r, 50));
+      await expect(fetch(`${s.base}/v1/healthz`)).rejects.toThrow();
+      release();
+      const res = await inflight;
+      expect(res.status).toBe(200);
+      expect((await json(res)).seq).toBe(1);
+      await closing;
+      expect(routeCount(s.file)).toBe(1);
+    } finally {
+      release();
       await s.close();
     }
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { RouteRequest } from '../../src/contracts/index.js';
 import { loadFlows } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { createService, sqliteServiceLedger, type Service, type ServiceOptions } from '../../src/service/index.js';
+import { createService, serviceLedger, type Service, type ServiceOptions } from '../../src/service/index.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
 
 export interface TestServer {
@@ -27,7 +27,7 @@ export async function startServer(options: Partial<ServiceOptions> & { file?: st
   const file = options.file ?? path.join(dir, 'ledger.sqlite');
   const service = createService({
     flows: await loadFlows(CHARTERS),
-    ledger: sqliteServiceLedger(openLedger(file)),
+    ledger: serviceLedger(openLedger(file)),
     clock: steppingClock(),
     ...options,
   });

@@ -129,6 +129,21 @@ describe('the web UI in headless Chromium', () => {
     await offline.close();
   });
 
+  it('asks for the bearer token when the server has one, then uses it', async () => {
+    const t = await startServer({ file: s.file, token: 'ui-token' });
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${t.base}/`);
+      await tab.waitForSelector('form.token input[name="token"]');
+      await tab.fill('form.token input[name="token"]', 'ui-token');
+      await tab.click('form.token button');
+      await tab.waitForSelector('table#runs tbody tr[data-run="gate-1"]');
+    } finally {
+      await tab.close();
+      await t.close();
+    }
+  });
+
   it('shows the ledger: decisions by tier and rule, and cost over time as a chart', async () => {
     await page.goto(`${s.base}/#/ledger`);
     await page.waitForSelector('main[data-ready="ledger"]');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditReport, DecisionEntry, WhyReport } from '../../contracts/index.js';
-import { auditRun, whyStep } from '../../ledger/index.js';
+import { explorerCallSummaries, explorerCallsKey } from '../../explorer/session-store.js';
+import { SqliteLedger, auditRun, whyStep } from '../../ledger/index.js';
 import { UsageError } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 
@@ -67,6 +68,18 @@ export function registerAuditCommand(program: Command): void {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('audit');
     try {
+      if (run.startsWith('explore:') && ledger instanceof SqliteLedger) {
+        // An explorer session: what its model calls cost (they share the ledger's LLM-call table with tier 3).
+        const summary = explorerCallSummaries(ledger.sql.db).find((e) => explorerCallsKey(e.session_id) === run);
+        if (!summary) throw new UsageError(`no model call of explorer session ${run.slice('explore:'.length)} in ${opts.ledger}`, 'UNKNOWN_RUN');
+        if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
+        else {
+          const out = [`explorer session ${summary.session_id}: ${summary.steps} step(s), ${summary.calls} LLM calls, $${summary.usd.toFixed(4)}, ${summary.input_tokens} input + ${summary.output_tokens} output tokens`];
+          for (const m of summary.by_model) out.push(`  ${m.provider}/${m.model}${m.persona ? ` (persona ${m.persona})` : ''}: ${m.calls} calls, $${m.usd.toFixed(4)}`);
+          process.stdout.write(out.join('\n') + '\n');
+        }
+        return;
+      }
       if (opts.why !== undefined) {
         const r = await whyStep(ledger, run, opts.why);
         if (r.entries.length === 0 && r.escalations.length === 0) throw new UsageError(`no decision of run ${run} touched step ${JSON.stringify(opts.why)}`, 'UNKNOWN_STEP');

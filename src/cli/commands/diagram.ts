@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadFlows, parseFlowText } from '../../kernel/index.js';
+import { parseFlowText } from '../../kernel/index.js';
 import { flowDiagram } from '../../service/diagram.js';
 import { UsageError } from '../conventions.js';
-import { addKernelOptions, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
+import { flowsOrSample } from '../sample-flows.js';
 
 /** `navkernel diagram FLOW`: the Mermaid text of a flow, as the web UI draws it. */
 export function registerDiagramCommand(program: Command): void {
@@ -22,7 +23,7 @@ export function registerDiagramCommand(program: Command): void {
       dir = path.dirname(flow);
       id = value.flow;
     }
-    const flows = await loadFlows(dir);
+    const flows = await loadCliFlows(id === flow ? flowsOrSample(dir) : dir);
     const f = flows.get(id);
     if (!f) throw new UsageError(`no flow ${JSON.stringify(id)} in ${dir} (flows: ${[...flows.flows.keys()].join(', ')})`, 'UNKNOWN_FLOW');
     process.stdout.write(flowDiagram(f.def).text);

@@ -3,9 +3,13 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { NavkernelError } from '../../contracts/errors.js';
+import type { LlmCallRecord } from '../../contracts/llm-call.js';
 import {
   contextMarkdown,
+  copyToClipboard,
   createLineAsker,
+  formatTurnReport,
+  verboseStepDetails,
   exitCodeFor,
   flightPlanFile,
   openExplorerStore,
@@ -15,7 +19,7 @@ import {
   type ExplorerResult,
   type ExplorerRunOptions,
 } from '../../explorer/index.js';
-import { createLanguageModel, type LanguageModel } from '../../llm/index.js';
+import { createLanguageModel, parsePersonaChoice, type LanguageModel } from '../../llm/index.js';
 import { addLedgerOption } from '../ledger-option.js';
 
 interface ExploreOptions {
@@ -39,12 +43,15 @@ interface ExploreOptions {
   cache: boolean;
   registry?: string;
   timeoutMs?: string;
+  persona?: string;
+  verbose?: boolean;
+  copy?: boolean;
 }
 
 /** Exit codes of reference/cli-navigate-interface.md. */
 export const EXPLORE_EXIT_CODES = { success: 0, budget_exhausted_empty: 1, invalid_config: 2, repo_not_found: 3, agent_error: 4, user_cancelled: 5 } as const;
 
-const CONFIG_ERRORS = new Set(['INVALID_CONFIG', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
+const CONFIG_ERRORS = new Set(['INVALID_OPTION', 'INVALID_CONFIG', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
 
 function exitCodeOfError(err: NavkernelError): number {
   if (err.code === 'REPO_NOT_FOUND') return EXPLORE_EXIT_CODES.repo_not_found;
@@ -108,11 +115,17 @@ export function registerExploreCommand(program: Command): void {
     .option('-g, --goal <text>', 'the task or goal')
     .option('-t, --tokens <n>', 'token budget of the context (default 20000)')
     .option('--cost-limit <usd>', 'USD to spend at most (default 2.0)')
-    .option('-m, --model <spec>', 'anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (default: gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)')
+    .option(
+      '-m, --model <spec>',
+      'a model name (claude-haiku-4-5, gemini-2.5-flash: the provider is inferred) or anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (default: gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)',
+    )
+    .option('--persona <name>', 'style prior loaded last in every prompt: shannon | knuth | feynman | auto (from the goal, default) | none')
     .option('--interactive', 'pause after each step: continue, finalize, change the token or USD budget, or abort')
     .option('--max-iterations <n>', 'model steps at most (default 20)')
     .option('-o, --output <file>', 'write the final context (Markdown) to FILE')
     .option('-f, --flight-plan <file>', 'write the final FlightPlan (YAML) to FILE')
+    .option('-c, --copy', "copy the final context to the clipboard (pbcopy, clip, wl-copy, xclip or xsel; a message says when none is found)")
+    .option('-v, --verbose', "full TurnReports after every step, with the model's reasoning, its diff and each call's tokens, cost and latency")
     .option('--no-llm', 'the deterministic plan only: no model call')
     .option('--resume <session>', 'carry on a saved session')
     .option('--session <id>', 'id of a new session (default generated)')
@@ -138,12 +151,26 @@ export function registerExploreCommand(program: Command): void {
       const costLimit = num(o.costLimit, '--cost-limit', 'usd');
       const maxIterations = num(o.maxIterations, '--max-iterations', 'int');
       const timeoutMs = num(o.timeoutMs, '--timeout-ms', 'int');
+      const persona = parsePersonaChoice(o.persona);
       const showProgress = !o.quiet && !o.json && !o.interactive && process.stderr.isTTY;
       if (o.interactive) asker = createLineAsker(process.stdin, process.stderr);
+      const stepCalls: LlmCallRecord[] = [];
+      const onStep: ExplorerRunOptions['onStep'] = o.verbose
+        ? (r, state) => {
+            // Interactive mode prints the box at the breakpoint; autonomous mode prints it here.
+            process.stderr.write((o.interactive ? '' : formatTurnReport(r)) + verboseStepDetails(state, stepCalls));
+            stepCalls.length = 0;
+          }
+        : showProgress
+          ? (r) => process.stderr.write(progressLine(r))
+          : undefined;
       const runOptions: ExplorerRunOptions = {
         cacheDir: o.cache === false ? false : path.resolve(o.cacheDir ?? path.join('runs', '.cache')),
         ...(asker ? { ask: asker } : {}),
-        ...(showProgress ? { onStep: (r) => process.stderr.write(progressLine(r)) } : {}),
+        ...(onStep ? { onStep } : {}),
+        onLlmCall: (record) => {
+          stepCalls.push(record);
+        },
         ...(timeoutMs ? { retry: { timeoutMs, totalTimeMs: timeoutMs * 3 } } : {}),
       };
       let result: ExplorerResult;
@@ -174,6 +201,7 @@ export function registerExploreCommand(program: Command): void {
           ...(chosen ? { model: chosen.model, modelSpec: chosen.spec } : { noLlm: true }),
           ...(o.interactive ? { interactive: true } : {}),
           ...(o.registry ? { registryFile: o.registry } : {}),
+          persona,
         });
       }
       const code = exitCodeFor(result);
@@ -192,6 +220,10 @@ export function registerExploreCommand(program: Command): void {
       } else {
         if (!o.quiet) process.stderr.write(summary(result, written));
         process.stdout.write(result.output.context_string);
+      }
+      if (o.copy && code !== EXPLORE_EXIT_CODES.user_cancelled) {
+        const copied = copyToClipboard(result.output.context_string);
+        process.stderr.write(copied.ok ? `explore: copied the context (${result.output.token_count} tokens) to the clipboard with ${copied.tool}\n` : `explore: --copy: ${copied.message}\n`);
       }
       process.exitCode = code;
     } catch (err) {

@@ -5,7 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import YAML from 'yaml';
 import { NavkernelError } from '../../contracts/errors.js';
 import type { CnfCapsuleInput } from '../../contracts/index.js';
-import { checkRung641, compareRuns, createNavigator, writeArtifacts, type NavigationOutcome, type NavigatorOptions } from '../../navigator/index.js';
+import { checkRung641, checkRung65537, compareRuns, createNavigator, RUNG_65537, writeArtifacts, type NavigationOutcome, type NavigatorOptions, type Rung65537Result } from '../../navigator/index.js';
 
 interface NavigateOptions {
   repo?: string;
@@ -24,6 +24,8 @@ interface NavigateOptions {
   cacheDir?: string;
   cache: boolean;
   verifyStable?: boolean;
+  rung?: number;
+  paraphrase?: string[];
   check?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -117,6 +119,8 @@ export function registerNavigateCommand(program: Command): void {
     .option('--cache-dir <dir>', 'index/registry cache (default <run-base>/.cache)')
     .option('--no-cache', 'do not read or write the cache')
     .option('--verify-stable', 'run twice and compare the artifacts\' sha256 (rung 274177)')
+    .option('--rung <n>', 'check a rung after navigating: 274177 (= --verify-stable) or 65537 (274177 plus the same files for a paraphrased task and a shuffled file order, and every loaded line still in the repository; results in the receipt\'s rung_checks)', positiveInt)
+    .option('--paraphrase <text...>', 'paraphrases of the task for --rung 65537 (default: a built-in one)')
     .option('--check', 'only verify rung 641 on the artifacts already in the artifact folder')
     .option('--json', 'print the outcome as JSON')
     .option('-q, --quiet', 'no progress output')
@@ -129,20 +133,28 @@ export function registerNavigateCommand(program: Command): void {
         process.exitCode = r.passed ? 0 : 1;
         return;
       }
+      if (o.rung !== undefined && o.rung !== 274177 && o.rung !== RUNG_65537) throw new InvalidArgumentError(`--rung must be 274177 or ${RUNG_65537} (rung 641 is --check)`);
       const cacheDir = o.cache === false ? false : path.resolve(o.cacheDir ?? path.join(o.runBase, '.cache'));
-      const nav = createNavigator({ cacheDir, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(o.quiet) ? { onProgress: progress(o.quiet)! } : {}) });
+      const navOptions: NavigatorOptions = { cacheDir, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(o.quiet) ? { onProgress: progress(o.quiet)! } : {}) };
+      const nav = createNavigator(navOptions);
       const outcome = await nav.navigate(capsule);
+      let rung: Rung65537Result | undefined;
+      if (o.rung === RUNG_65537) {
+        rung = await checkRung65537(outcome, capsule as Record<string, unknown>, path.resolve(String(capsule.repo_root ?? '.')), (c, seed) => (seed === undefined ? nav : createNavigator({ ...navOptions, fileOrderSeed: seed })).navigate(c), o.paraphrase);
+        outcome.artifacts.context_load_receipt = { ...outcome.artifacts.context_load_receipt, rung_checks: rung.checks };
+      }
       const hashes = writeArtifacts(dir, outcome);
       let stable: ReturnType<typeof compareRuns> | undefined;
-      if (o.verifyStable) stable = compareRuns(outcome, await nav.navigate(capsule));
+      if (o.verifyStable || o.rung === 274177) stable = compareRuns(outcome, await nav.navigate(capsule));
       if (o.json) {
         process.stdout.write(
-          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => ({ path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read })), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}) })}\n`,
+          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => ({ path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read })), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
         );
       } else {
         process.stdout.write(summary(outcome, dir));
+        if (rung) process.stdout.write(`rung ${RUNG_65537}: ${rung.passed ? 'holds' : 'FAILS'}\n${rung.checks.map((c) => `  ${c.passed ? 'ok  ' : 'FAIL'} ${c.check}: ${c.detail}`).join('\n')}\n`);
         if (stable) process.stdout.write(stable.passed ? 'verify-stable: two runs gave byte-identical artifacts (rung 274177)\n' : `verify-stable FAILED:\n${stable.problems.map((p) => `  ${p}`).join('\n')}\n`);
       }
-      process.exitCode = stable && !stable.passed ? 1 : NAVIGATE_EXIT_CODES[outcome.exit];
+      process.exitCode = (stable && !stable.passed) || (rung && !rung.passed) ? 1 : NAVIGATE_EXIT_CODES[outcome.exit];
     });
 }

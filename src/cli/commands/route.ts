@@ -62,7 +62,10 @@ export function registerRouteCommand(program: Command): void {
         ...(opts.redact === false ? {} : { scrub: createRedactor({ patterns }).text }),
         onError: (e) => process.stderr.write(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
       });
-      if (outcome.stoppedEarly) process.exitCode = EXIT.USAGE;
+      if (outcome.outputError) {
+        process.stderr.write(`navkernel route: stopped: cannot write answers (${outcome.outputError})\n`);
+        process.exitCode = EXIT.FINDING;
+      } else if (outcome.stoppedEarly) process.exitCode = EXIT.USAGE;
       else if (outcome.errors > 0) process.exitCode = EXIT.FINDING;
     } finally {
       await kernel.close();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { listRuns } from '../../ledger/index.js';
+import { explorerCallSummaries } from '../../explorer/session-store.js';
+import { SqliteLedger, listRuns } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
@@ -16,18 +17,39 @@ export function registerRunsCommand(program: Command): void {
         for (const r of runs) process.stdout.write(JSON.stringify(r) + '\n');
         return;
       }
-      if (runs.length === 0) {
+      // The explorer's model calls are in the same LLM-call table (SQLite ledgers, where explorer sessions live).
+      const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledger.sql.db) : [];
+      if (runs.length === 0 && explored.length === 0) {
         process.stdout.write(`no runs in ${opts.ledger}\n`);
         return;
       }
-      const rows = [
-        ['RUN', 'FLOW', 'STEPS', 'OFF-ROAD', 'LLM', 'COST $', 'OPEN ESC', 'STATUS', 'LAST'],
-        ...runs.map((r) => [r.run_id, r.flow, String(r.steps), String(r.offroad), String(r.llm_calls), r.cost_usd.toFixed(4), String(r.open_escalations), r.status, r.last_ts]),
-      ];
-      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-      for (const row of rows) process.stdout.write(row.map((c, i) => (i >= 2 && i <= 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n');
+      const tables: string[] = [];
+      if (runs.length)
+        tables.push(
+          table(
+            ['RUN', 'FLOW', 'STEPS', 'OFF-ROAD', 'LLM', 'COST $', 'OPEN ESC', 'STATUS', 'LAST'],
+            runs.map((r) => [r.run_id, r.flow, String(r.steps), String(r.offroad), String(r.llm_calls), r.cost_usd.toFixed(4), String(r.open_escalations), r.status, r.last_ts]),
+            [2, 6],
+          ),
+        );
+      if (explored.length)
+        tables.push(
+          table(
+            ['EXPLORE SESSION', 'STEPS', 'LLM', 'COST $', 'TOKENS IN', 'TOKENS OUT', 'MODEL'],
+            explored.map((e) => [`explore:${e.session_id}`, String(e.steps), String(e.calls), e.usd.toFixed(4), String(e.input_tokens), String(e.output_tokens), e.by_model.map((m) => `${m.provider}:${m.model}`).join(', ')]),
+            [1, 5],
+          ),
+        );
+      process.stdout.write(tables.join('\n'));
     } finally {
       await ledger.close();
     }
   });
+}
+
+/** A text table: columns padded, those from `right[0]` to `right[1]` right-aligned. */
+function table(head: string[], rows: string[][], right: [number, number]): string {
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
+  return all.map((row) => row.map((c, i) => (i >= right[0] && i <= right[1] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n').join('');
 }

@@ -1,7 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { FlowValidationError, compileValidator, type ValidationIssue } from '../../contracts/index.js';
-import { loadFlows, parseFlowText } from '../../kernel/index.js';
+import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, type ValidationIssue } from '../../contracts/index.js';
+import { existsSync } from 'node:fs';
+import { createKernel, loadFlows, parseFlowText, type FlowSet } from '../../kernel/index.js';
+import { addKernelOptions } from '../kernel-options.js';
 import { finding, writeJson } from '../conventions.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
@@ -9,19 +11,34 @@ const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'st
 
 /**
  * `navkernel validate PATH…`: flow files and folders are loaded together (so cross-flow references resolve);
- * route requests (`.json` with `step_completed`, or `.jsonl`) are checked against the route-request schema.
+ * route requests (`.json` with `step_completed`, or `.jsonl`) are checked exactly as `route` checks them (the
+ * kernel's own request guard, then the flow and step against the flows: those among the paths, else --flows).
  */
 export function registerValidateCommand(program: Command): void {
-  program
+  const cmd = program
     .command('validate')
     .description('Check flow files/folders and route-request files against the schemas and the flow graph')
     .argument('<paths...>', 'flow files (.yaml/.yml/.json), folders of them, or request files (.json/.jsonl)')
-    .option('--json', 'print {"ok", "flows", "requests", "problems"} as JSON')
-    .action(async (paths: string[], opts: { json?: boolean }) => {
+    .option('--json', 'print {"ok", "flows", "requests", "problems"} as JSON');
+  addKernelOptions(cmd);
+  cmd.option('--no-flows', 'check requests against the schema only, not against any flows')
+    .action(async (paths: string[], opts: { json?: boolean; flows: string | false }) => {
       const flowTargets: string[] = [];
       const problems: string[] = [];
       let requests = 0;
-      const validateRequest = compileValidator('route-request');
+      const schema = compileValidator('route-request');
+      // The same contract as route(): limits and well-formed Unicode first, then the schema.
+      const validateRequest = (v: unknown): { success: true } | { success: false; issues: ValidationIssue[] } => {
+        try {
+          checkInputLimits(v);
+        } catch (e) {
+          if (e instanceof InputTooLargeError) return { success: false, issues: [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }] };
+          if (e instanceof FlowValidationError || e instanceof ValidationError) return { success: false, issues: e.issues };
+          throw e;
+        }
+        return schema(v);
+      };
+      const pending: { where: string; value: unknown }[] = [];
       const report = (where: string, issues: ValidationIssue[]) => problems.push(...issues.map((i) => `${where}: ${i.path}: ${i.message}`));
       for (const p of paths) {
         const st = await stat(p).catch(() => undefined);
@@ -44,30 +61,47 @@ export function registerValidateCommand(program: Command): void {
               problems.push(`${p}: line ${i + 1}: not valid JSON: ${(e as Error).message}`);
               return;
             }
-            requests++;
-            const r = validateRequest(v);
-            if (!r.success) report(`${p}: line ${i + 1}`, r.issues);
+            pending.push({ where: `${p}: line ${i + 1}`, value: v });
           });
           continue;
         }
         const parsed = parseFlowText(text, p);
         if ('issue' in parsed) report(p, [parsed.issue]);
         else if (looksLikeFlow(parsed.value)) flowTargets.push(p);
-        else {
-          requests++;
-          const r = validateRequest(parsed.value);
-          if (!r.success) report(p, r.issues);
-        }
+        else pending.push({ where: p, value: parsed.value });
       }
       let flows = 0;
+      let flowSet: FlowSet | undefined;
       if (flowTargets.length) {
         try {
-          flows = (await loadFlows(flowTargets)).flows.size;
+          flowSet = await loadFlows(flowTargets);
+          flows = flowSet.flows.size;
         } catch (e) {
           if (!(e instanceof FlowValidationError)) throw e;
           problems.push(...e.issues.map((i) => `${i.path}: ${i.message}`));
         }
+      } else if (pending.length && opts.flows !== false && existsSync(opts.flows)) {
+        // Requests alone: checked against the flows route would use (--flows, NAVKERNEL_FLOWS, the config, ./charters).
+        flowSet = await loadFlows(opts.flows);
       }
+      // One code path with route: the kernel's guard (limits, schema) and its flow/step check, nothing routed.
+      const kernel = flowSet ? createKernel({ flows: flowSet }) : undefined;
+      for (const { where, value } of pending) {
+        requests++;
+        if (!kernel) {
+          const r = validateRequest(value);
+          if (!r.success) report(where, r.issues);
+          continue;
+        }
+        try {
+          await kernel.candidates(value);
+        } catch (e) {
+          if (e instanceof InputTooLargeError) report(where, [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }]);
+          else if (e instanceof ValidationError) report(where, e.issues);
+          else throw e;
+        }
+      }
+      await kernel?.close();
       if (opts.json) {
         writeJson({ ok: problems.length === 0, flows, requests, problems });
         if (problems.length) finding();
@@ -79,6 +113,7 @@ export function registerValidateCommand(program: Command): void {
         finding();
         return;
       }
-      process.stdout.write(`ok: ${flows} flow(s), ${requests} request(s) valid\n`);
+      const schemaOnly = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : '';
+      process.stdout.write(`ok: ${flows} flow(s), ${requests} request(s) valid${schemaOnly}\n`);
     });
 }

@@ -1,6 +1,7 @@
 import type { CandidateMove, Decision, Tier } from '../../contracts/index.js';
 import type { RouteWork } from '../route-work.js';
 import { decide } from '../route-work.js';
+import { candidateId } from '../../contracts/candidate-id.js';
 
 /** The step a LOOP from the completed step would go back to, if looping is legal now. */
 function loopTarget(w: RouteWork): string | undefined {
@@ -27,14 +28,14 @@ function legalMoves(w: RouteWork): CandidateMove[] {
     if (!ids.has(c.id)) (ids.add(c.id), out.push(c));
   };
   if (step) {
-    if (step.def.next) add({ id: `continue:${step.def.next}`, decision: 'CONTINUE', target: step.def.next, description: `advance to the next step ${step.def.next}` });
-    for (const [status, t] of step.branches) add({ id: `continue:${t}`, decision: 'CONTINUE', target: t, description: `take the ${status.toUpperCase()} branch to ${t}` });
+    if (step.def.next) add({ id: candidateId('CONTINUE', step.def.next), decision: 'CONTINUE', target: step.def.next, description: `advance to the next step ${step.def.next}` });
+    for (const [status, t] of step.branches) add({ id: candidateId('CONTINUE', t), decision: 'CONTINUE', target: t, description: `take the ${status.toUpperCase()} branch to ${t}` });
     const loop = loopTarget(w);
-    if (loop) add({ id: `loop:${loop}`, decision: 'LOOP', target: loop, description: `iterate again from ${loop} (iteration ${w.iteration} of ${w.max ?? 'unbounded'})` });
+    if (loop) add({ id: candidateId('LOOP', loop), decision: 'LOOP', target: loop, description: `iterate again from ${loop} (iteration ${w.iteration} of ${w.max ?? 'unbounded'})` });
     if (!step.def.returns) {
       for (const [sig, fix] of w.flow.detours)
-        if (fix.kind === 'step') add({ id: `detour:${fix.step}`, decision: 'DETOUR', target: fix.step, description: `detour to ${fix.step} (known fix for ${sig}), then return to ${step.id}` });
-      for (const f of w.flow.injectFlows) add({ id: `inject_flow:${f}`, decision: 'INJECT_FLOW', target: f, description: `run flow ${f}, then return to ${step.id}` });
+        if (fix.kind === 'step') add({ id: candidateId('DETOUR', fix.step), decision: 'DETOUR', target: fix.step, description: `detour to ${fix.step} (known fix for ${sig}), then return to ${step.id}` });
+      for (const f of w.flow.injectFlows) add({ id: candidateId('INJECT_FLOW', f), decision: 'INJECT_FLOW', target: f, description: `run flow ${f}, then return to ${step.id}` });
       if (w.flow.def.inject_nodes.allowed)
         add({ id: 'inject_nodes', decision: 'INJECT_NODES', target: null, description: `insert up to ${w.flow.def.inject_nodes.max_nodes} ad-hoc steps run by agents of this flow, then return to ${step.id}` });
     }

@@ -2,6 +2,7 @@ import { signatureFacts } from '../signature-facts.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { decide } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
+import { candidateId } from '../../contracts/candidate-id.js';
 
 /**
  * Tier 2: rules computed without judgment, in order: iteration cap, repeated failure signature, microloop.
@@ -28,7 +29,7 @@ export function deterministic(w: RouteWork): TierResult | undefined {
             extra: { signature: sig.id },
           }),
         };
-      const target = fix.kind === 'step' ? `detour:${fix.step}` : `inject_flow:${fix.flow}`;
+      const target = fix.kind === 'step' ? candidateId('DETOUR', fix.step) : candidateId('INJECT_FLOW', fix.flow);
       const decision = decisionForCandidate(w, target, 2, 'signature_detour', `failure signature ${sig.id} seen ${sig.seen} times at ${stepId}; known fix is ${fix.kind === 'step' ? fix.step : `flow ${fix.flow}`} (attempt ${sig.detours + 1} of ${fix.max_attempts})`, 0.9);
       if (decision) {
         decision.signature = sig.id;

@@ -2,6 +2,7 @@ import { DECISION_KINDS, type DecisionKind } from '../../contracts/decision.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { buildCandidates, decisionForCandidate } from './candidates.js';
 import { decisionTarget, goalMisalignment } from './goal-alignment.js';
+import { candidateId } from '../../contracts/candidate-id.js';
 
 /** The candidate id the agent's envelope asks for, or why it cannot name one. */
 function envelopeCandidate(w: RouteWork, kind: DecisionKind, next: string | undefined): { id: string } | { why: string } {
@@ -9,18 +10,18 @@ function envelopeCandidate(w: RouteWork, kind: DecisionKind, next: string | unde
   switch (kind) {
     case 'CONTINUE': {
       const t = next ?? step?.def.next;
-      return t ? { id: `continue:${t}` } : { why: `${w.request.step_completed} has no next step to continue to` };
+      return t ? { id: candidateId('CONTINUE', t) } : { why: `${w.request.step_completed} has no next step to continue to` };
     }
     case 'LOOP':
-      return { id: `loop:${next ?? step?.loopTo ?? w.request.step_completed}` };
+      return { id: candidateId('LOOP', next ?? step?.loopTo ?? w.request.step_completed) };
     case 'DETOUR': {
-      if (next) return { id: `detour:${next}` };
+      if (next) return { id: candidateId('DETOUR', next) };
       const sig = w.signature ? w.flow.detours.get(w.signature.id) : undefined;
-      return sig?.kind === 'step' ? { id: `detour:${sig.step}` } : { why: 'DETOUR without a target, and no known fix for this failure' };
+      return sig?.kind === 'step' ? { id: candidateId('DETOUR', sig.step) } : { why: 'DETOUR without a target, and no known fix for this failure' };
     }
     case 'INJECT_FLOW': {
-      if (next) return { id: `inject_flow:${next}` };
-      return w.flow.injectFlows.length === 1 ? { id: `inject_flow:${w.flow.injectFlows[0]}` } : { why: 'INJECT_FLOW without naming the flow' };
+      if (next) return { id: candidateId('INJECT_FLOW', next) };
+      return w.flow.injectFlows.length === 1 ? { id: candidateId('INJECT_FLOW', w.flow.injectFlows[0]) } : { why: 'INJECT_FLOW without naming the flow' };
     }
     case 'INJECT_NODES':
       return { why: 'an envelope cannot propose nodes; only tier 3 can, validated' };

@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { UsageError } from '../conventions.js';
+import { describeCommands, type CommandInfo } from '../reference.js';
+
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+type Shell = (typeof SHELLS)[number];
+
+const words = (c: CommandInfo) => c.options.flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)).join(' ');
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function bash(commands: CommandInfo[]): string {
+  return [
+    '# navkernel completion for bash: eval "$(navkernel completion bash)" (or save it under bash-completion/completions)',
+    '_navkernel() {',
+    '  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} opts=""',
+    '  if [ "$COMP_CWORD" -eq 1 ]; then',
+    `    COMPREPLY=($(compgen -W ${quote(['--help', '--version', ...commands.map((c) => c.name)].join(' '))} -- "$cur"))`,
+    '    return',
+    '  fi',
+    '  case "$cmd" in',
+    ...commands.map((c) => `    ${c.name}) opts=${quote(`${words(c)} --help`)} ;;`),
+    '  esac',
+    '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi',
+    '}',
+    'complete -o filenames -F _navkernel navkernel',
+    '',
+  ].join('\n');
+}
+
+function zsh(commands: CommandInfo[]): string {
+  return ['#compdef navkernel', '# navkernel completion for zsh: eval "$(navkernel completion zsh)"', 'autoload -U +X bashcompinit && bashcompinit', bash(commands)].join('\n');
+}
+
+function fish(commands: CommandInfo[]): string {
+  const out = ['# navkernel completion for fish: navkernel completion fish > ~/.config/fish/completions/navkernel.fish', 'complete -c navkernel -f'];
+  for (const c of commands) out.push(`complete -c navkernel -n __fish_use_subcommand -a ${c.name} -d ${quote(c.description.split(/[.;(]/)[0]!.trim())}`);
+  for (const c of commands) {
+    for (const o of c.options) {
+      const flags = [o.long ? `-l ${o.long.replace(/^--/, '')}` : '', o.short ? `-s ${o.short.replace(/^-/, '')}` : ''].filter(Boolean).join(' ');
+      const value = o.choices ? ` -x -a ${quote(o.choices.join(' '))}` : o.takesValue ? ' -r -F' : '';
+      out.push(`complete -c navkernel -n '__fish_seen_subcommand_from ${c.name}' ${flags}${value} -d ${quote(o.description.split(/[.;(]/)[0]!.trim())}`);
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+/** `navkernel completion bash|zsh|fish`: a completion script built from the command definitions. */
+export function registerCompletionCommand(program: Command): void {
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash, zsh or fish) for every command and option')
+    .argument('<shell>', 'bash, zsh or fish')
+    .option('--json', 'print the commands and options the script completes, as JSON')
+    .addHelpText('after', '\nExamples:\n  eval "$(navkernel completion bash)"\n  navkernel completion fish > ~/.config/fish/completions/navkernel.fish')
+    .action(async (shell: string, opts: { json?: boolean }) => {
+      if (!SHELLS.includes(shell as Shell)) throw new UsageError(`unknown shell ${JSON.stringify(shell)} (expected bash, zsh or fish)`);
+      // The full program, every command loaded: the script must know them all.
+      const { buildProgram } = await import('../main.js');
+      const commands = describeCommands(await buildProgram());
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ shell, commands: commands.map((c) => ({ name: c.name, options: c.options.map((o) => o.long ?? o.short) })) }) + '\n');
+        return;
+      }
+      process.stdout.write(shell === 'bash' ? bash(commands) : shell === 'zsh' ? zsh(commands) : fish(commands));
+    });
+}
