@@ -20,7 +20,10 @@ const request = {
   forensics: { tests: { passed: 12, failed: 0 } }, iteration: { current: 1, max: 3 }, envelope: { next_step_id: null, recommendation: 'CONTINUE' },
 };
 process.stdout.write('READY\n');
-await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()));
+await new Promise<void>((resolve) => {
+  const rl = createInterface({ input: process.stdin });
+  rl.once('line', () => (rl.close(), resolve()));
+});
 const latencies: number[] = [];
 let gaveUp = 0;
 for (let i = 0; i < Number(count); i++) {

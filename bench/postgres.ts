@@ -89,7 +89,7 @@ async function processesOnOneRun(location: string, procs: number, each: number):
   const handles = await Promise.all(outputs);
   await Promise.all(handles.map((h) => h.ready));
   const t0 = process.hrtime.bigint();
-  for (const k of kids) k.stdin!.write('GO\n');
+  for (const k of kids) k.stdin!.end('GO\n');
   const results = await Promise.all(handles.map((h) => h.done));
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const lat = results.flatMap((r) => r.latencies_us);
@@ -110,7 +110,7 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
     let n = 0;
     for (const conc of [1, 4, 16]) {
       const stream = requests.map((r) => ({ ...r, run_id: `${r.run_id}-c${conc}` }));
-      const sub = conc === 1 ? stream.slice(0, opts.quick ? 200 : 3_000) : stream;
+      const sub = conc === 1 ? stream.slice(0, opts.quick ? 100 : 3_000) : stream;
       const sqliteNormal = await concurrentRuns(openLedger(path.join(dir, `n${n++}.sqlite`), { durability: 'normal', jsonl: false }), sub, conc);
       const sqliteFull = await concurrentRuns(openLedger(path.join(dir, `f${n++}.sqlite`), { durability: 'full', jsonl: false }), sub, conc);
       const u = new URL(server.url);
@@ -130,7 +130,7 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
         figures[`${key}_c${conc}_p99_us`] = r.p99;
       }
     }
-    const each = opts.quick ? 50 : 1_000;
+    const each = opts.quick ? 25 : 1_000;
     const pgUrl = new URL(server.url);
     pgUrl.searchParams.set('schema', 'bench_one_run');
     const pgOne = await processesOnOneRun(pgUrl.toString(), 4, each);

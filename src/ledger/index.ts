@@ -1,5 +1,7 @@
 export { SqliteLedger, DEFAULT_LEDGER_FILE, type LedgerOptions } from './sqlite-ledger.js';
 export { openLedger, openLedgerAt } from './open-ledger.js';
+export { copyLedger, LedgerNotEmptyError, type CopyReport } from './copy.js';
+export { exportJsonl } from './export.js';
 export { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-ledger.js';
 export { PostgresUnavailableError, LedgerNotWritableError } from './postgres/errors.js';
 export { isPostgresUrl, redactUrl } from './postgres/url.js';

@@ -288,6 +288,31 @@ export class PostgresLedger implements Ledger {
     return this.read((sql) => sql.resolveEscalation(escalation_id, resolution_json, by, ts, resolution_hash));
   }
 
+  /**
+   * Writes stored rows as they are (a copy: `navkernel migrate`), in one transaction, through the same head-checked
+   * statement as append, so a copy that does not follow a run's head fails whole.
+   */
+  async importWrites(writes: readonly AppendWrite[]): Promise<void> {
+    const sql = this.sqlSurface ?? (await this.opening);
+    const client = await sql.pool.connect().catch((err: unknown) => {
+      throw wrapError(this.target, err);
+    });
+    try {
+      await client.query('BEGIN');
+      for (const w of writes) {
+        const ok = await sql.appendBatch([w], client);
+        if (!ok.has(w.route.run_id)) throw new LedgerConflictError(w.route.run_id, w.route.seq);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw wrapError(this.target, err);
+    } finally {
+      client.release();
+    }
+    for (const w of writes) this.heads.delete(w.route.run_id);
+  }
+
   /** Resolves when every append handed to the ledger has settled. */
   flush(): Promise<void> {
     if (this.inFlight === 0 && this.queue.length === 0) return Promise.resolve();
