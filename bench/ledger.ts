@@ -1,5 +1,7 @@
 // Ledger bench: routes/s with the SQLite ledger on (each durability), route latency as the ledger grows,
 // replay speed, and bytes per decision. Every figure is measured here.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +60,43 @@ export async function ledgeredRoutesPerSecond(durability: Durability, runs: numb
   } finally {
     t.cleanup();
   }
+}
+
+/**
+ * Ledgered routes/s with `concurrency` runs routed at once (each run's requests in order, the runs side by
+ * side, as a runner driving many runs or a co-process reading pipelined lines does): group commit shares one
+ * transaction between the routes that arrive together.
+ */
+export async function concurrentLedgeredRoutesPerSecond(concurrency: number, runs: number, jsonl: boolean): Promise<{ routes: number; perSecond: number }> {
+  const flows = await flowsOnce();
+  const requests = await requestStream(runs, `conc-${concurrency}`);
+  const byRun = new Map<string, RouteRequest[]>();
+  for (const r of requests) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), r]);
+  const queues = [...byRun.values()];
+  const t = tmp();
+  try {
+    const ledger = openLedger(t.file, { durability: 'normal', jsonl });
+    const kernel = createKernel({ flows, store: ledger });
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let q = next++; q < queues.length; q = next++) for (const r of queues[q]!) await kernel.route(r);
+      }),
+    );
+    await kernel.close();
+    const ms = performance.now() - t0;
+    return { routes: requests.length, perSecond: (requests.length / ms) * 1000 };
+  } finally {
+    t.cleanup();
+  }
+}
+
+/** RSS of a fresh process after `n` in-memory routes with unique request ids over `runs` runs (bench/rss-child.ts). */
+export function rssAfterRoutes(n: number, runs: number): { routes: number; runs: number; per_s: number; samples: { routes: number; rss_mb: number }[] } {
+  const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'rss-child.js');
+  const out = execFileSync(process.execPath, [child, String(n), String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').pop()!);
 }
 
 /**
@@ -187,6 +226,16 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
   // The same stream without decisions.jsonl: what creating each run's `<run>/<flow>/routing/` folders and files costs.
   const noJsonl = await ledgeredRoutesPerSecond('normal', opts.quick ? 30 : 600, false);
   const memory = await inMemoryRoutesPerSecond(opts.quick ? 30 : 600);
+  const concurrent = [];
+  for (const jsonl of [true, false]) {
+    for (const c of [1, 16, 64]) concurrent.push({ jsonl, c, ...(await concurrentLedgeredRoutesPerSecond(c, opts.quick ? 64 : 600, jsonl)) });
+  }
+  for (const x of concurrent) figures[`ledger_concurrent_${x.c}_${x.jsonl ? 'jsonl' : 'nojsonl'}_per_s`] = x.perSecond;
+  const rssRoutes = opts.quick ? 100_000 : 1_000_000;
+  const rssSame = rssAfterRoutes(rssRoutes, 1_000);
+  const rssMany = rssAfterRoutes(rssRoutes, rssRoutes);
+  figures.rss_after_routes_1000_runs_mb = rssSame.samples.at(-1)!.rss_mb;
+  figures.rss_after_routes_separate_runs_mb = rssMany.samples.at(-1)!.rss_mb;
   const bareNormal = bareCommitMicros('normal', opts.quick ? 2_000 : 20_000);
   const bareFull = bareCommitMicros('full', opts.quick ? 200 : 2_000);
   figures.bare_commit_normal_us = bareNormal;
@@ -211,7 +260,7 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
   figures.jsonl_bytes_per_offroad = bytes.jsonlBytesPerOffroad;
 
   const body = [
-    'Ledgered `route()`: validation on, SQLite ledger (WAL, one IMMEDIATE transaction per route: route row + run head [+ LLM calls, escalation]), decisions.jsonl for off-road decisions, demo-runner request mix. Goal: ≥ 20,000 routes/s with `normal`.',
+    'Ledgered `route()`, one sequential runner: validation on, SQLite ledger (WAL; a route row + run head [+ LLM calls, escalation] committed before the answer), decisions.jsonl for off-road decisions written after the commit, demo-runner request mix.',
     '',
     table(['durability', 'routes', 'routes/s', 'p50 µs', 'p99 µs'], [
       ['normal (synchronous=NORMAL)', normal.routes, normal.perSecond, normal.p50, normal.p99],
@@ -219,6 +268,12 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
       ['normal, decisions.jsonl off', noJsonl.routes, noJsonl.perSecond, noJsonl.p50, noJsonl.p99],
       ['(no ledger: in-memory store, same requests)', memory.routes, memory.perSecond, memory.p50, memory.p99],
     ]),
+    '',
+    `Concurrent runs (durability normal; C runs routed side by side, each in order; group commit: the routes that arrive together share one transaction, each answered after it commits; decisions.jsonl written after the commit by a batched writer). Goals: ≥ 20,000 routes/s with ≥ 16 concurrent runs, ≥ 8,000 for one sequential runner.`,
+    '',
+    table(['concurrent runs', 'decisions.jsonl', 'routes', 'routes/s'], concurrent.map((x) => [x.c, x.jsonl ? 'on' : 'off', x.routes, x.perSecond])),
+    '',
+    `Memory without a ledger (a fresh process, the default MemoryStore: at most 100,000 runs × 1,000 request ids, 10,000 live run actors; unique request ids): RSS after ${rssRoutes.toLocaleString('en-US')} routes over 1,000 runs ${rssSame.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}; over ${rssRoutes.toLocaleString('en-US')} separate runs ${rssMany.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}.`,
     '',
     `Ledger cost per route (normal): ${(1e6 / normal.perSecond - 1e6 / memory.perSecond).toFixed(1)} µs on top of the kernel's ${(1e6 / memory.perSecond).toFixed(1)} µs, of which ${(1e6 / normal.perSecond - 1e6 / noJsonl.perSecond).toFixed(1)} µs is decisions.jsonl (mostly making each new run's and flow's folders and file: the demo mix opens a new file every ~6 routes; the bench writes under the OS tmp dir).`,
     '',

@@ -49,6 +49,7 @@ export async function benchStartup({ quick }: { quick: boolean }): Promise<Bench
       ['measure', 'now', 'goal'],
       [
         ['`navkernel --version`, wall ms', version, '≤ 150'],
+        ['`navkernel --version` beyond `node -e 0`, ms', version - bare, '—'],
         ['`navkernel route --no-ledger`, one request, wall ms', route, '—'],
         ...imports.map((i) => [`import ${i.label}: ms / RSS MB after it`, `${i.ms.toFixed(0)} ms / ${i.rssMb.toFixed(0)} MB`, i === kernel ? '≤ 200 ms / ≤ 60 MB' : '—']),
       ],

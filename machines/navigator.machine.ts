@@ -19,6 +19,7 @@ import type {
   TrunkResult,
   Violation,
 } from '../src/navigator/types.js';
+import { FORBIDDEN_STATES } from '../src/navigator/types.js';
 
 /** What every actor resolves to: its result and the forbidden states it detected. */
 export interface StepOutput<T> {
@@ -241,6 +242,9 @@ export const navigatorMachine = setup({
     },
     EXIT_PASS: { type: 'final' },
     EXIT_NEED_INFO: { type: 'final' },
-    EXIT_BLOCKED: { type: 'final' },
+    EXIT_BLOCKED: {
+      type: 'final',
+      description: `entered from SOCRATIC_REVIEW [budgetExceededOrInvariantViolated] on any forbidden state: ${FORBIDDEN_STATES.join(', ')}`,
+    },
   },
 });

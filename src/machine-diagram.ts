@@ -20,6 +20,8 @@ export function machineMermaid(machine: AnyStateMachine): string {
       for (const target of targets) lines.push(`  ${node.key} --> ${(target as AnyStateNode).key}: ${label}`);
     }
     if (node.type === 'final') lines.push(`  ${node.key} --> [*]`);
+    // A state's description (XState `description`) is drawn as a note beside it.
+    if (node.description) lines.push(`  note right of ${node.key}: ${node.description.replace(/\s+/g, ' ')}`);
   }
   return `${lines.join('\n')}\n`;
 }

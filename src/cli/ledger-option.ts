@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgress from 'cli-progress';
 import path from 'node:path';
 import type { Ledger } from '../contracts/ports.js';
 import { DEFAULT_LEDGER_FILE, isPostgresUrl, openLedgerAt, type Durability } from '../ledger/index.js';
@@ -54,9 +55,11 @@ export function terminalProgress(label: string, minTotal = 20_000): { update: (d
     update(done, total) {
       if (!process.stderr.isTTY || total < minTotal) return;
       if (!bar) {
-        bar = new cliProgress.SingleBar(
+        // Loaded only when a bar is shown: the commands that never draw one do not pay for it at start-up.
+        const progress = createRequire(import.meta.url)('cli-progress') as typeof cliProgress;
+        bar = new progress.SingleBar(
           { format: `${label} [{bar}] {value}/{total} routes`, stream: process.stderr, clearOnComplete: true, hideCursor: true },
-          cliProgress.Presets.shades_classic,
+          progress.Presets.shades_classic,
         );
         bar.start(total, done);
       }

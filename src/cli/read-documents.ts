@@ -23,7 +23,7 @@ export class DocumentSyntaxError extends Error {
  * line is read (so a co-process gets an answer per line). A document is only yielded once complete, so nothing
  * is acted on from a half-read document.
  */
-export async function* readJsonDocuments(input: Readable): AsyncGenerator<ReadDocument> {
+export async function* readJsonDocuments(input: Readable, maxBytes = 1024 * 1024): AsyncGenerator<ReadDocument> {
   const rl = createInterface({ input, crlfDelay: Infinity });
   let buffer = '';
   let start = 0;
@@ -33,13 +33,15 @@ export async function* readJsonDocuments(input: Readable): AsyncGenerator<ReadDo
     if (buffer === '' && line.trim() === '') continue;
     if (buffer === '') start = lineNo;
     buffer += (buffer ? '\n' : '') + line;
+    if (buffer.length > maxBytes) throw new DocumentSyntaxError(start, `the document is larger than the limit of ${maxBytes} bytes`);
     try {
       const value: unknown = JSON.parse(buffer);
       buffer = '';
       yield { line: start, value };
     } catch (e) {
       const msg = (e as Error).message;
-      if (!stillOpen(buffer, msg)) throw new DocumentSyntaxError(start, `not valid JSON: ${msg}`);
+      // V8 quotes an excerpt of the input in its message: dropped (it may hold a secret).
+      if (!stillOpen(buffer, msg)) throw new DocumentSyntaxError(start, `not valid JSON: ${msg.replace(/, .* is not valid JSON$/s, '')}`);
     }
   }
   if (buffer.trim() !== '') throw new DocumentSyntaxError(start, 'the input ended in the middle of a JSON document');

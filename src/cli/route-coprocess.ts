@@ -30,6 +30,8 @@ export interface CoProcessOptions {
   multiline?: boolean;
   /** Applied to every error message before it is written (the CLI redacts secrets with it). */
   scrub?: (message: string) => string;
+  /** Stops reading (e.g. on SIGTERM): lines already read are still routed and answered, then it resolves. */
+  signal?: AbortSignal;
   /** Told about every error line written (the CLI logs it on stderr). */
   onError?: (answer: RouteErrorLine) => void;
 }
@@ -41,6 +43,8 @@ export interface CoProcessOutcome {
   errors: number;
   /** Whether it stopped early because of --fail-fast. */
   stoppedEarly: boolean;
+  /** Whether the signal stopped the reading before the input ended. */
+  interrupted?: boolean;
   /** Set when writing an answer failed (the reader closed its end): the co-process stopped there. */
   outputError?: string;
 }
@@ -64,6 +68,25 @@ export function classifyRouteError(err: unknown): { code: ErrorCode; message: st
 export function jsonSyntaxMessage(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return m.replace(/, .* is not valid JSON$/s, "");
+}
+
+/**
+ * The run_id and request_id of a line that is not JSON (truncated, say), when they can still be read: a string
+ * member `"run_id": "…"` anywhere in it. Lets a pipelining runner match even that answer by id.
+ */
+export function idsFromText(text: string): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const key of ['run_id', 'request_id']) {
+    const m = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.){1,1024}")`).exec(text);
+    if (!m) continue;
+    try {
+      const v: unknown = JSON.parse(m[1]!);
+      if (typeof v === 'string') (out ??= {})[key] = v;
+    } catch {
+      // an escape that does not parse: not readable
+    }
+  }
+  return out;
 }
 
 /** Longest error message written (characters). */
@@ -217,16 +240,27 @@ export async function serveCoProcess(
   };
   output.on('error', onOutputError);
 
-  const iterator = options.multiline ? multilineLines(input) : readLines(input, maxLineBytes);
+  const iterator = options.multiline ? multilineLines(input, maxLineBytes) : readLines(input, maxLineBytes);
   try {
-    for await (const r of iterator) {
+    // A stop signal (SIGTERM) ends the reading at once, even while it waits for input; lines already read are
+    // still answered below.
+    const signal = options.signal;
+    const aborted = signal ? new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true }))) : undefined;
+    for (;;) {
+      const next = aborted ? await Promise.race([iterator.next(), aborted]) : await iterator.next();
+      if (next === 'aborted') {
+        outcome.interrupted = true;
+        break;
+      }
+      if (next.done) break;
+      const r = next.value;
       if (stop) break;
       if ('text' in r && r.text.trim() === '') continue;
       const slot: Slot = {};
       slots.push(slot);
       if ('tooLarge' in r) answerError(slot, errorLine(r.line, { code: 'INPUT_TOO_LARGE', path: '$', message: `line ${r.line}: the line is ${r.tooLarge} bytes, larger than the limit of ${maxLineBytes} bytes` }));
       else if ('notUtf8' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid UTF-8` }));
-      else if ('syntax' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: r.syntax }));
+      else if ('syntax' in r) answerError(slot, errorLine(r.line, { code: r.oversized ? 'INPUT_TOO_LARGE' : 'INVALID_JSON', message: r.syntax }));
       else {
         let doc: unknown;
         let parsed = false;
@@ -234,7 +268,7 @@ export async function serveCoProcess(
           doc = 'value' in r ? r.value : JSON.parse((r as { text: string }).text);
           parsed = true;
         } catch (e) {
-          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }));
+          answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid JSON: ${jsonSyntaxMessage(e)}` }, idsFromText((r as { text: string }).text)));
         }
         if (parsed) dispatch(slot, r.line, doc);
       }
@@ -250,12 +284,13 @@ export async function serveCoProcess(
 }
 
 /** Pretty-printed documents (`--multiline`): each one as a pseudo-line; a syntax error ends the input (framing is lost). */
-async function* multilineLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<ReadLine | { line: number; value: unknown } | { line: number; syntax: string }> {
+async function* multilineLines(input: AsyncIterable<Buffer | string>, maxBytes: number): AsyncGenerator<ReadLine | { line: number; value: unknown } | { line: number; syntax: string; oversized: boolean }> {
   const { Readable } = await import('node:stream');
   try {
-    for await (const doc of readJsonDocuments(Readable.from(input))) yield { line: doc.line, value: doc.value };
+    for await (const doc of readJsonDocuments(Readable.from(input), maxBytes)) yield { line: doc.line, value: doc.value };
   } catch (e) {
     const line = (e as { line?: number }).line ?? 0;
-    yield { line: Math.max(1, line), syntax: (e as Error).message };
+    const message = (e as Error).message;
+    yield { line: Math.max(1, line), syntax: message, oversized: / larger than the limit /.test(message) };
   }
 }

@@ -10,5 +10,9 @@ export const CandidateMove = z.object({
   decision: DecisionKind,
   target: z.string().nullable().describe('Step or flow the move leads to; null for escalate / terminate / inject_nodes'),
   description: z.string(),
+  fixes: z
+    .string()
+    .optional()
+    .describe("Present on a DETOUR / INJECT_FLOW that is the flow's declared fix for this route's failure signature (the signature id): such a move needs no other purpose to pass goal alignment"),
 });
 export type CandidateMove = z.infer<typeof CandidateMove>;

@@ -33,3 +33,45 @@ export function sharedStems(text: string, reference: string): string[] {
   const have = new Set(stems(reference));
   return [...new Set(stems(text).filter((s) => have.has(s)))];
 }
+
+/** The charter fields goal alignment compares with. */
+export interface CharterGoal {
+  goal: string;
+  key_question: string;
+}
+
+/** What a proposer said a move is for: tier 3's `reason` (and each injected node's `purpose`), the envelope's `purpose`. */
+export interface StatedPurpose {
+  reason?: string | undefined;
+  nodes?: readonly { id: string; purpose?: string | undefined }[] | undefined;
+}
+
+function quote(s: string, max = 120): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(line.length <= max ? line : `${line.slice(0, max - 1)}…`);
+}
+
+/**
+ * The goal-alignment test of seed 003 ("does this decision serve the flow's objective?"), deterministic: a DETOUR,
+ * INJECT_FLOW or INJECT_NODES passes when it is the flow's declared fix for the route's failure signature
+ * (`declaredFix`, never for INJECT_NODES), or when its stated purpose shares at least one significant word (see
+ * `stems`) with the charter's goal or key question. For INJECT_NODES every node's `purpose` (else its id) must;
+ * otherwise the `reason` must (none stated shares nothing). Returns why the move is refused, or undefined.
+ */
+export function goalMisalignment(kind: string, declaredFix: boolean, charter: CharterGoal, purpose: StatedPurpose): string | undefined {
+  if (kind !== 'DETOUR' && kind !== 'INJECT_FLOW' && kind !== 'INJECT_NODES') return undefined;
+  if (kind !== 'INJECT_NODES' && declaredFix) return undefined;
+  const reference = `${charter.goal}\n${charter.key_question}`;
+  const goal = `the charter's goal ${quote(charter.goal)} or key question ${quote(charter.key_question)}`;
+  if (kind === 'INJECT_NODES') {
+    for (const n of purpose.nodes ?? []) {
+      const stated = n.purpose?.trim() ? n.purpose : n.id;
+      if (sharedStems(stated, reference).length === 0) return `injected node ${n.id}'s purpose ${quote(stated)} shares nothing with ${goal}`;
+    }
+    return undefined;
+  }
+  const stated = purpose.reason?.trim() ?? '';
+  if (stated === '') return `${kind} states no purpose, and it is not the flow's declared fix for this failure; nothing ties it to ${goal}`;
+  if (sharedStems(stated, reference).length === 0) return `its stated purpose ${quote(stated)} shares nothing with ${goal}`;
+  return undefined;
+}

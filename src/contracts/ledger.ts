@@ -151,8 +151,13 @@ export const VerifyIssue = z.object({
     'jsonl_mismatch',
     'jsonl_missing_line',
     'jsonl_extra_line',
+    'field_mismatch',
+    'run_missing',
+    'register_mismatch',
   ]),
   message: z.string(),
+  table: z.string().optional().describe('The table of the bad row (routes, runs, llm_calls, escalations, run_register)'),
+  field: z.string().optional().describe('The column found edited, when it can be named'),
   file: z.string().optional(),
 });
 export type VerifyIssue = z.infer<typeof VerifyIssue>;

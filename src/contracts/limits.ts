@@ -81,13 +81,15 @@ export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_L
       if (f.depth >= limits.maxDepth) throw new InputTooLargeError(source, pathOf(f), 'depth', `nested deeper than the limit of ${limits.maxDepth} levels`);
       if (Array.isArray(v)) {
         approx += 2 + v.length;
+        if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
         for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: f.depth + 1, parent: f, key: i });
       } else {
         const keys = Object.keys(v);
-        approx += 2;
+        approx += 2 + keys.length;
+        if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
         for (let i = keys.length - 1; i >= 0; i--) {
           const k = keys[i]!;
-          approx += k.length + 4;
+          approx += k.length + 3;
           if (!isWellFormed(k)) throw new InvalidForensicsError(source, [{ path: pathOf(f, k), code: 'ill_formed_unicode', message: 'expected a well-formed Unicode key (the key holds a lone surrogate)' }]);
           stack.push({ value: (v as Record<string, unknown>)[k], depth: f.depth + 1, parent: f, key: k });
         }

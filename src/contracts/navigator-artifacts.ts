@@ -27,6 +27,19 @@ export const NavigationMap = z
     total_files_loaded: z.int().min(0),
     stop_reason: StopReason,
     null_checks_performed: z.boolean(),
+    northstar_metric: z
+      .object({
+        metric: z.string(),
+        source: z.enum(['northstar', 'ecosystem_northstar']),
+        origin: z.string().describe('"text" or the repository path the NORTHSTAR was read from'),
+        line: z.int().positive(),
+        evidence: z.array(z.string()).describe('Stemmed words the metric shares with the task and the loaded files'),
+        files: z.array(z.string()).describe('Loaded files that share a word with the metric'),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .describe('Present when the capsule gives a NORTHSTAR: the metric line the loaded context serves (null when none)'),
   })
   .strict();
 export type NavigationMap = z.infer<typeof NavigationMap>;

@@ -52,6 +52,8 @@ export const CnfCapsule = z
     repo_root: z.string().nullable().optional().describe('REPO_ROOT: the repository directory'),
     magic_words_hint: z.array(z.string().min(1)).optional().describe('MAGIC_WORDS_HINT'),
     prior_artifacts: z.array(z.string().min(1)).default([]).describe('PRIOR_ARTIFACTS: links only, never inline content'),
+    northstar: z.string().min(1).optional().describe('NORTHSTAR: the project\'s north star, as text or the path of a file inside the repository (e.g. NORTHSTAR.md)'),
+    ecosystem_northstar: z.string().min(1).optional().describe('The ecosystem\'s north star, as text or a path inside the repository'),
     skill_pack: SkillPack.default(['prime-safety', 'phuc-magic-words', 'phuc-gps']),
     budget: NavigatorBudget.default({ max_files: 8, max_lines: 400, max_tool_calls: 30, max_tokens: 8000 }),
   })

@@ -126,8 +126,10 @@ export interface StoredRoute {
   flow: string;
   step: string;
   request_id: string | null;
-  /** sha256 hex of the canonical request (see RouteRecord.request_hash). */
+  /** sha256 hex of the canonical request (see RouteRecord.request_hash); '' where the store derives it on lookup. */
   request_hash: string;
+  /** Per-field fingerprints of the hashed fields (src/ledger/chain.ts `fieldSums`), so verify can name an edited field; null when not kept. */
+  field_sums: string | null;
   /** Queryable copies of fields of `decision_json` (verify checks they agree with it). */
   decision: string;
   next_step: string | null;
@@ -258,8 +260,11 @@ export interface LedgerReader {
   runEscalations(run_id: string): Promise<StoredEscalation[]>;
   /** The stored hash of one route. */
   routeHash(run_id: string, seq: number): Promise<string | undefined>;
-  /** The run register in ordinal order (see StoredRunEntry). */
-  runRegister(): Promise<StoredRunEntry[]>;
+  /**
+   * The run register in ordinal order (see StoredRunEntry). Optional: a store that keeps one lets verify
+   * notice a run deleted whole; one without it cannot.
+   */
+  runRegister?(): Promise<StoredRunEntry[]>;
   /** Marks an open escalation resolved; false when it was not open any more (resolved meanwhile by someone else). */
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean>;
 }

@@ -1,18 +1,10 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
-import {
-  IdempotencyConflictError,
-  NavkernelError,
-  canonicalJson,
-  sha256,
-  type CandidateMove,
-  type Decision,
-  type KernelStore,
-  type NavigatorPort,
-  type RouteRecord,
-  type RouteRequest,
-  type RunState,
-} from '../contracts/index.js';
+// Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
+import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
+import { NavkernelError } from '../contracts/errors.js';
+import { IdempotencyConflictError } from '../contracts/store-errors.js';
+import type { CandidateMove, Decision, KernelStore, NavigatorPort, RouteRecord, RouteRequest, RunState } from '../contracts/index.js';
 import { VERSION } from '../version.js';
 import { buildRouteWork } from './build-work.js';
 import { assertDecisionTargets } from './check-decision.js';

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../contracts/canonical-json.js';
 import type { RouteRecord, RunState } from '../contracts/ports.js';
-import { llmCallsJson, routeHash } from './chain.js';
+import { type ChainedFields, fieldSums, llmCallsJson, routeHash } from './chain.js';
 import type { AppendWrite, LlmCallRow } from './sql.js';
 
 /**
@@ -15,11 +15,12 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
   const decisionJson = JSON.stringify(decision);
   const stateJson = JSON.stringify(state);
   const callJsons = record.llm_calls.map((c) => canonicalJson(c));
-  const hash = routeHash(prevHex, {
+  const chained: ChainedFields = {
     run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, request, decision_json: decisionJson,
     state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls_json: llmCallsJson(callJsons),
     kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-  });
+  };
+  const hash = routeHash(prevHex, chained);
   const llmCalls: LlmCallRow[] = record.llm_calls.map((c, idx) => ({
     run_id, seq, idx, provider: c.provider, model: c.model, purpose: c.purpose, attempt: c.attempt, prompt_hash: c.prompt_hash,
     raw_answer: c.raw_answer, outcome: c.outcome, input_tokens: c.input_tokens, output_tokens: c.output_tokens, usd: c.usd,
@@ -35,7 +36,7 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
       next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
       state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
       kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-      prev_hash: Buffer.from(prevHex, 'hex'), hash: Buffer.from(hash, 'hex'),
+      prev_hash: Buffer.from(prevHex, 'hex'), hash: Buffer.from(hash, 'hex'), field_sums: fieldSums(chained),
     },
     llmCalls,
     escalation,

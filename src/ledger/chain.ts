@@ -49,3 +49,52 @@ export function llmCallsJson(records: readonly string[]): string {
 export function resolutionHash(routeHashHex: string, escalationId: string, resolutionJson: string): string {
   return sha256(JSON.stringify([routeHashHex, escalationId, resolutionJson]));
 }
+
+/** The hashed fields of a route, in frame order (after prev_hash). */
+export const CHAINED_FIELD_NAMES = [
+  'run_id', 'seq', 'flow', 'step', 'request_id', 'request', 'decision_json', 'state', 'latency_us', 'cost_usd', 'llm_calls', 'kernel_version', 'flows_hash', 'ts',
+] as const;
+
+/** The JSON columns: fingerprinted by their length only (hashing each separately costs more than the route). */
+const BY_LENGTH = new Set<string>(['request', 'decision_json', 'state', 'llm_calls']);
+
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
+}
+
+function chainedValues(f: ChainedFields): string[] {
+  return [
+    f.run_id, String(f.seq), f.flow, f.step, f.request_id === null ? '\u0000' : f.request_id, f.request, f.decision_json, f.state,
+    String(f.latency_us), String(f.cost_usd), f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
+  ];
+}
+
+/**
+ * A per-field fingerprint of a route's hashed fields (`routes.field_sums`): a 32-bit FNV-1a of each short
+ * field and the length of each JSON column. Not a security measure (the chain is): it lets `verify` name the
+ * field that was edited when a row no longer matches its hash.
+ */
+export function fieldSums(f: ChainedFields): string {
+  const v = chainedValues(f);
+  let out = '';
+  for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + (BY_LENGTH.has(CHAINED_FIELD_NAMES[i]!) ? `#${v[i]!.length}` : fnv1a(v[i]!));
+  return out;
+}
+
+/** The hashed fields whose fingerprints differ from `stored` (all of them when `stored` is unreadable). */
+export function changedFields(stored: string, f: ChainedFields): string[] {
+  const now = fieldSums(f).split(',');
+  const then = stored.split(',');
+  if (then.length !== now.length) return [...CHAINED_FIELD_NAMES];
+  return CHAINED_FIELD_NAMES.filter((_, i) => now[i] !== then[i]);
+}
+
+/** Hex sha256 chaining a run into the ledger-wide run register, after the previous entry. */
+export function registerHash(prevHashHex: string, runId: string, firstHashHex: string): string {
+  return createHash('sha256').update(`${prevHashHex.length}:${prevHashHex}${runId.length}:${runId}${firstHashHex.length}:${firstHashHex}`).digest('hex');
+}

@@ -26,9 +26,10 @@ export interface CopyReport {
 
 /** A stored route, its calls and its escalation, as the rows to write again. */
 export function storedToWrite(route: StoredRoute, calls: StoredLlmCall[], escalation: StoredEscalation | undefined): AppendWrite {
-  const { request_hash: _unused, prev_hash, hash, ...rest } = route;
+  const { request_hash: _unused, prev_hash, hash, field_sums, ...rest } = route;
   return {
-    route: { ...rest, prev_hash: Buffer.from(prev_hash, 'hex'), hash: Buffer.from(hash, 'hex') },
+    // field_sums copied as stored (NULL for routes written before fingerprints existed)
+    route: { ...rest, prev_hash: Buffer.from(prev_hash, 'hex'), hash: Buffer.from(hash, 'hex'), field_sums: field_sums as string },
     llmCalls: calls,
     escalation: escalation
       ? { escalation_id: escalation.escalation_id, run_id: escalation.run_id, seq: escalation.seq, flow: escalation.flow, step: escalation.step, reason: escalation.reason, opened_ts: escalation.opened_ts }

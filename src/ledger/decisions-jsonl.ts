@@ -1,5 +1,5 @@
 import { decisionTargets } from './decision-targets.js';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { OffRoadRecord } from '../contracts/ledger.js';
@@ -28,8 +28,10 @@ export interface JsonlContent {
   torn: string | null;
 }
 
+/** Reads a decisions.jsonl file; refuses anything but a regular file (a FIFO or a device could hang or never end). */
 export function readJsonl(file: string): JsonlContent {
   if (!existsSync(file)) return { lines: [], torn: null };
+  if (!lstatSync(file).isFile()) throw new Error(`${file} is not a regular file`);
   const text = readFileSync(file, 'utf8');
   const lines: string[] = [];
   let start = 0;

@@ -3,13 +3,14 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun } from '../contracts/ports.js';
+import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry } from '../contracts/ports.js';
+import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 1;
+export const LEDGER_SCHEMA_VERSION = 2;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -19,7 +20,7 @@ export const LEDGER_SCHEMA_VERSION = 1;
  * range on that key, so route latency stays flat as the ledger grows. request_id gets a partial unique index
  * that costs nothing for requests without one.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   `
   CREATE TABLE flow_sets (
     id         INTEGER PRIMARY KEY,
@@ -101,6 +102,30 @@ const MIGRATIONS: readonly string[] = [
   CREATE VIEW run_snapshots AS
     SELECT r.run_id, r.seq, r.state FROM runs u JOIN routes r ON r.run_id = u.run_id AND r.seq = u.last_seq;
   `,
+  // v2: the run register (a ledger-wide chain with one entry per run, so that a run deleted whole is noticed)
+  // and per-field fingerprints of each route (so that verify names the edited field). Existing runs are
+  // entered in the register in order of creation; existing routes keep a NULL fingerprint (verify then
+  // reports an edit without naming the field): their hashes are unchanged, so old ledgers stay verifiable.
+  (db) => {
+    db.exec(`
+      CREATE TABLE run_register (
+        ordinal    INTEGER PRIMARY KEY,
+        run_id     TEXT NOT NULL UNIQUE,
+        first_hash BLOB NOT NULL,
+        prev_hash  BLOB NOT NULL,
+        hash       BLOB NOT NULL
+      );
+      ALTER TABLE routes ADD COLUMN field_sums TEXT;
+    `);
+    const runs = db.prepare('SELECT u.run_id, r.hash FROM runs u JOIN routes r ON r.run_id = u.run_id AND r.seq = 1 ORDER BY u.created_ts, u.run_id').all() as { run_id: string; hash: Buffer }[];
+    const insert = db.prepare('INSERT INTO run_register (run_id, first_hash, prev_hash, hash) VALUES (?, ?, ?, ?)');
+    let prev = GENESIS_HASH;
+    for (const r of runs) {
+      const hash = registerHash(prev, r.run_id, r.hash.toString('hex'));
+      insert.run(r.run_id, r.hash, Buffer.from(prev, 'hex'), Buffer.from(hash, 'hex'));
+      prev = hash;
+    }
+  },
 ];
 
 /** The synchronous setting a ledger runs with. */
@@ -186,7 +211,11 @@ function migrate(db: Database.Database, file: string): void {
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const v = db.pragma('user_version', { simple: true }) as number;
     if (v > LEDGER_SCHEMA_VERSION) throw new LedgerTooNewError(file, v, LEDGER_SCHEMA_VERSION);
-    for (let i = v; i < LEDGER_SCHEMA_VERSION; i++) db.exec(MIGRATIONS[i]!);
+    for (let i = v; i < LEDGER_SCHEMA_VERSION; i++) {
+      const m = MIGRATIONS[i]!;
+      if (typeof m === 'string') db.exec(m);
+      else m(db);
+    }
     db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
   }).immediate();
@@ -198,9 +227,10 @@ export type RunRow = StoredRun;
 export type EscalationRow = StoredEscalation;
 
 /** A route row as written (hashes as raw sha256 bytes). */
-export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 'request_hash'> {
+export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 'request_hash' | 'field_sums'> {
   prev_hash: Buffer;
   hash: Buffer;
+  field_sums: string;
 }
 
 /** What one append writes, beyond the route row. */
@@ -212,12 +242,12 @@ export interface AppendWrite {
 }
 
 const ROUTE_COLUMNS =
-  "r.run_id, r.seq, r.flow, r.step, r.request_id, '' AS request_hash, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, " +
-  'r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, f.flows_hash, r.ts, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash';
+  "r.run_id, r.seq, r.flow, r.step, r.request_id, '' AS request_hash, r.field_sums, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, " +
+  "r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, coalesce(f.flows_hash, '') AS flows_hash, r.ts, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash";
 const RUN_COLUMNS =
   'run_id, flow, created_ts, updated_ts, last_seq, lower(hex(head_hash)) AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step';
 const ESCALATION_COLUMNS =
-  'escalation_id, run_id, seq, flow, step, reason, opened_ts, status, resolution, resolved_by, resolved_ts, lower(hex(resolution_hash)) AS resolution_hash';
+  'escalation_id, run_id, seq, flow, step, reason, opened_ts, status, resolution, resolved_by, resolved_ts, CASE WHEN resolution_hash IS NULL THEN NULL ELSE lower(hex(resolution_hash)) END AS resolution_hash';
 
 /** The ledger's SQL surface: prepared once per connection, each method one statement or one transaction. */
 export class LedgerSql {
@@ -232,7 +262,7 @@ export class LedgerSql {
     this.s = {
       insertRoute: db.prepare(
         'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, ' +
-          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash, field_sums) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       ),
       upsertRun: db.prepare(
         'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) ' +
@@ -253,7 +283,7 @@ export class LedgerSql {
       lastState: db.prepare('SELECT state FROM routes WHERE run_id = ? ORDER BY seq DESC LIMIT 1').pluck(),
       byRequestId: db.prepare('SELECT decision_json, request FROM routes WHERE run_id = ? AND request_id = ?'),
       routesPage: db.prepare(
-        `SELECT ${ROUTE_COLUMNS} FROM routes r JOIN flow_sets f ON f.id = r.flow_set WHERE r.run_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`,
+        `SELECT ${ROUTE_COLUMNS} FROM routes r LEFT JOIN flow_sets f ON f.id = r.flow_set WHERE r.run_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`,
       ),
       replayPage: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
       llmCallsRange: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, idx'),
@@ -284,6 +314,10 @@ export class LedgerSql {
       routeHash: db.prepare('SELECT lower(hex(hash)) FROM routes WHERE run_id = ? AND seq = ?').pluck(),
       runLlmCalls: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? ORDER BY seq, idx'),
       countRoutes: db.prepare('SELECT count(*) FROM routes').pluck(),
+      registerHead: db.prepare('SELECT hash FROM run_register ORDER BY ordinal DESC LIMIT 1').pluck(),
+      insertRegister: db.prepare('INSERT INTO run_register (run_id, first_hash, prev_hash, hash) VALUES (?, ?, ?, ?)'),
+      register: db.prepare('SELECT ordinal, run_id, lower(hex(first_hash)) AS first_hash, lower(hex(prev_hash)) AS prev_hash, lower(hex(hash)) AS hash FROM run_register ORDER BY ordinal'),
+      registerRunIds: db.prepare('SELECT run_id FROM run_register').pluck(),
       pageCount: db.prepare('SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()').pluck(),
     };
     this.batchTx = db.transaction((fn: () => unknown) => fn());
@@ -292,8 +326,13 @@ export class LedgerSql {
       const flowSet = this.flowSetId(r.flows_hash);
       this.s.insertRoute.run(
         r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state,
-        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash,
+        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash, r.field_sums,
       );
+      if (r.seq === 1) {
+        const prev = (this.s.registerHead.get() as Buffer | undefined)?.toString('hex') ?? GENESIS_HASH;
+        const first = r.hash.toString('hex');
+        this.s.insertRegister.run(r.run_id, r.hash, Buffer.from(prev, 'hex'), Buffer.from(registerHash(prev, r.run_id, first), 'hex'));
+      }
       const up = this.s.upsertRun.run(
         r.run_id, r.flow, r.ts, r.ts, r.seq, r.hash, w.offroad ? 1 : 0, r.llm_calls, r.cost_usd, r.decision, r.step,
       );
@@ -407,9 +446,14 @@ export class LedgerSql {
     return this.s.runs.all() as RunRow[];
   }
 
-  /** Run ids known to the runs table and to the routes table (they differ only in a tampered ledger). */
+  /** The run register in order. */
+  runRegister(): StoredRunEntry[] {
+    return this.s.register.all() as StoredRunEntry[];
+  }
+
+  /** Run ids known to the runs table, the routes table or the run register (they differ only in a tampered ledger). */
   allRunIds(): string[] {
-    const ids = new Set([...(this.s.runIds.all() as string[]), ...(this.s.routeRunIds.all() as string[])]);
+    const ids = new Set([...(this.s.runIds.all() as string[]), ...(this.s.routeRunIds.all() as string[]), ...(this.s.registerRunIds.all() as string[])]);
     return [...ids].sort();
   }
 

@@ -14,7 +14,7 @@ import type {
   StoredRunEntry,
 } from '../contracts/ports.js';
 import { LedgerConflictError } from '../contracts/store-errors.js';
-import { GENESIS_HASH, llmCallsJson, routeHash } from './chain.js';
+import { GENESIS_HASH, fieldSums, llmCallsJson, routeHash, type ChainedFields } from './chain.js';
 import { offRoadLine } from './decisions-jsonl.js';
 import { JsonlMirror, type MirrorWarning } from './jsonl-mirror.js';
 import { LruMap } from './lru.js';
@@ -184,11 +184,12 @@ export class SqliteLedger implements Ledger {
     const decisionJson = JSON.stringify(decision);
     const stateJson = JSON.stringify(state);
     const callJsons = record.llm_calls.map((c) => canonicalJson(c));
-    const hash = routeHash(prev, {
+    const chained: ChainedFields = {
       run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, request, decision_json: decisionJson,
       state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls_json: llmCallsJson(callJsons),
       kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-    });
+    };
+    const hash = routeHash(prev, chained);
     const offroad = decision.decision !== 'CONTINUE';
     const llmCalls: LlmCallRow[] = record.llm_calls.map((c, idx) => ({
       run_id, seq, idx, provider: c.provider, model: c.model, purpose: c.purpose, attempt: c.attempt, prompt_hash: c.prompt_hash,
@@ -205,7 +206,7 @@ export class SqliteLedger implements Ledger {
         next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
         state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
         kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-        prev_hash: Buffer.from(prev, 'hex'), hash: Buffer.from(hash, 'hex'),
+        prev_hash: Buffer.from(prev, 'hex'), hash: Buffer.from(hash, 'hex'), field_sums: fieldSums(chained),
       },
       llmCalls,
       escalation,
@@ -286,7 +287,7 @@ export class SqliteLedger implements Ledger {
     return Promise.resolve(this.sql.routeHash(run_id, seq));
   }
   runRegister(): Promise<StoredRunEntry[]> {
-    return Promise.resolve([]);
+    return Promise.resolve(this.sql.runRegister());
   }
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
     return Promise.resolve(this.sql.resolveEscalation(escalation_id, resolution_json, by, ts, Buffer.from(resolution_hash, 'hex')));

@@ -2,11 +2,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair, VerifyIssue, VerifyReport } from '../contracts/ledger.js';
-import { GENESIS_HASH, llmCallsJson, resolutionHash, routeHash } from './chain.js';
+import { GENESIS_HASH, changedFields, fieldSums, llmCallsJson, registerHash, resolutionHash, routeHash, type ChainedFields } from './chain.js';
 import { readJsonl } from './decisions-jsonl.js';
 import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
-import type { DecisionsMirror, Ledger, LedgerReader, StoredLlmCall } from '../contracts/ports.js';
+import type { DecisionsMirror, Ledger, LedgerReader, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
 import { requireRun } from './audit.js';
 
 export interface VerifyOptions {
@@ -46,9 +46,12 @@ export async function verifyLedger(ledger: Ledger, options: VerifyOptions = {}):
       jsonlFiles += await verifyJsonl(ledger, ledger.mirror, run_id, issues);
     }
   }
+  await verifyRegister(ledger, issues, options.run);
   options.onProgress?.(routes, total);
   return { ok: issues.length === 0, runs: runIds.length, routes, jsonl_files: jsonlFiles, issues, repairs };
 }
+
+type IssueExtra = { table?: string; field?: string };
 
 async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyIssue[], progress: (n: number) => void): Promise<number> {
   let expectedSeq = 1;
@@ -56,39 +59,61 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
   let lastSeq = 0;
   let count = 0;
   const escalations = await ledger.runEscalations(run_id);
-  const escalated = new Set(escalations.map((e) => e.seq));
+  const byEscalationId = new Map(escalations.map((e) => [e.escalation_id, e]));
+  const matchedEscalations = new Set<string>();
   const hashes = new Map<number, string>();
+  // What the run's summary row must say, recomputed from its routes.
+  const sum = { flow: '', created_ts: '', updated_ts: '', offroad: 0, llm_calls: 0, cost_usd: 0, last_decision: '', last_step: '' };
+  const issue = (seq: number | null, kind: VerifyIssue['kind'], message: string, extra: IssueExtra = {}) => {
+    const i: VerifyIssue = { run_id, seq, kind, message };
+    if (extra.table !== undefined) i.table = extra.table;
+    if (extra.field !== undefined) i.field = extra.field;
+    issues.push(i);
+  };
   for (let after = 0; ; ) {
     const rows = await ledger.routes(run_id, after, PAGE);
     if (rows.length === 0) break;
     const first = rows[0]!.seq;
     const last = rows[rows.length - 1]!.seq;
     const calls = new Map<number, string[]>();
-    const badCalls = new Set<number>();
+    const badCalls = new Map<number, string>();
     for (const c of await ledger.llmCalls(run_id, first, last)) {
       let list = calls.get(c.seq);
       if (!list) calls.set(c.seq, (list = []));
       list.push(c.record);
-      if (!llmColumnsMatch(c)) badCalls.add(c.seq);
+      const field = c.idx !== list.length - 1 ? 'idx' : llmColumnMismatch(c);
+      if (field !== null && !badCalls.has(c.seq)) badCalls.set(c.seq, `${field} (row idx ${c.idx})`);
     }
     for (const row of rows) {
-      const bad = (kind: VerifyIssue['kind'], message: string, seq = row.seq) => issues.push({ run_id, seq, kind, message });
+      const bad = (kind: VerifyIssue['kind'], message: string, extra: IssueExtra = {}, seq = row.seq) => issue(seq, kind, message, extra);
       const rowCalls = calls.get(row.seq) ?? [];
       const hash = row.hash;
       const prevHash = row.prev_hash;
+      const chained = { ...row, llm_calls_json: llmCallsJson(rowCalls) };
+      if (row.seq === 1) {
+        sum.flow = row.flow;
+        sum.created_ts = row.ts;
+      }
+      sum.updated_ts = row.ts;
+      sum.llm_calls += row.llm_calls;
+      sum.cost_usd = row.seq === 1 ? row.cost_usd : sum.cost_usd + row.cost_usd;
+      sum.last_step = row.step;
+      sum.last_decision = row.decision;
+      if (row.decision !== 'CONTINUE') sum.offroad++;
       if (row.seq !== expectedSeq) {
-        bad('seq_gap', `expected seq ${expectedSeq}, found ${row.seq}: rows deleted or renumbered`, Math.min(expectedSeq, row.seq));
+        bad('seq_gap', `expected seq ${expectedSeq}, found ${row.seq}: rows deleted or renumbered`, { table: 'routes', field: 'seq' }, Math.min(expectedSeq, row.seq));
       } else if (prevHash !== prev) {
-        bad('prev_hash_mismatch', `prev_hash does not match the hash of seq ${row.seq - 1}: a row before it was changed, deleted or moved`);
-      } else if (
-        hash !==
-        routeHash(prevHash, { ...row, llm_calls_json: llmCallsJson(rowCalls) })
-      ) {
-        bad('hash_mismatch', `row content does not match its hash: edited after it was written`);
+        bad('prev_hash_mismatch', `prev_hash does not match the hash of seq ${row.seq - 1}: a row before it was changed, deleted or moved`, { table: 'routes', field: 'prev_hash' });
+      } else if (hash !== routeHash(prevHash, chained)) {
+        const fields = editedFields(row, chained);
+        const what = fields.length ? fields.join(', ') : 'request, decision_json or state';
+        bad('hash_mismatch', `row content does not match its hash: ${what} edited after it was written`, { table: fields.includes('llm_calls') ? 'llm_calls' : 'routes', field: what });
+      } else if (row.field_sums !== null && row.field_sums !== fieldSums(chained)) {
+        bad('field_mismatch', 'field_sums does not match the (hashed) fields it fingerprints', { table: 'routes', field: 'field_sums' });
       } else if (rowCalls.length !== row.llm_calls) {
-        bad('llm_calls_mismatch', `row records ${row.llm_calls} LLM calls, the llm_calls table has ${rowCalls.length}`);
+        bad('llm_calls_mismatch', `row records ${row.llm_calls} LLM calls, the llm_calls table has ${rowCalls.length}`, { table: 'routes', field: 'llm_calls' });
       } else if (badCalls.has(row.seq)) {
-        bad('llm_calls_mismatch', 'an llm_calls row disagrees with its hashed record');
+        bad('llm_calls_mismatch', `an llm_calls row disagrees with its hashed record: ${badCalls.get(row.seq)}`, { table: 'llm_calls', field: badCalls.get(row.seq)!.split(' ')[0]! });
       } else {
         let decision: Decision | undefined;
         try {
@@ -98,9 +123,37 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
         } catch (err) {
           bad('bad_record', `unparseable JSON: ${(err as Error).message}`);
         }
-        if (decision?.decision === 'ESCALATE') hashes.set(row.seq, hash);
-        if (decision?.decision === 'ESCALATE' && !escalated.has(row.seq)) {
-          bad('escalation_missing', 'ESCALATE decision without its escalation row');
+        if (decision) {
+          // The queryable copies of the decision (not hashed themselves) must agree with the hashed JSON.
+          const copies: [string, unknown, unknown][] = [
+            ['decision', row.decision, decision.decision],
+            ['next_step', row.next_step, decision.next_step_id],
+            ['tier', row.tier, decision.tier],
+            ['rule', row.rule, decision.rule],
+          ];
+          for (const [field, stored, want] of copies) {
+            if (stored !== want) bad('field_mismatch', `routes.${field} is ${JSON.stringify(stored)} but the hashed decision says ${JSON.stringify(want)}`, { table: 'routes', field });
+          }
+          if (decision.decision === 'ESCALATE') {
+            hashes.set(row.seq, hash);
+            const id = decision.escalation_id ?? `${run_id}:${row.seq}`;
+            const e = byEscalationId.get(id);
+            if (!e) {
+              bad('escalation_missing', `ESCALATE decision without its escalation row ${id}`, { table: 'escalations', field: 'escalation_id' });
+            } else {
+              matchedEscalations.add(id);
+              const want: [string, unknown, unknown][] = [
+                ['seq', e.seq, row.seq],
+                ['flow', e.flow, row.flow],
+                ['step', e.step, row.step],
+                ['reason', e.reason, decision.reason],
+                ['opened_ts', e.opened_ts, row.ts],
+              ];
+              for (const [field, stored, expect] of want) {
+                if (stored !== expect) bad('field_mismatch', `escalation ${id}: ${field} is ${JSON.stringify(stored)} but the hashed route says ${JSON.stringify(expect)}`, { table: 'escalations', field });
+              }
+            }
+          }
         }
       }
       // Continue the chain from what is stored, so one bad row is reported once, not for every row after it.
@@ -113,38 +166,135 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
     progress(count);
   }
   for (const e of escalations) {
-    if (e.status !== 'resolved') continue;
+    if (!matchedEscalations.has(e.escalation_id)) {
+      issue(e.seq, 'field_mismatch', `escalation ${e.escalation_id} has no ESCALATE route of this run at seq ${e.seq}`, { table: 'escalations', field: 'escalation_id' });
+      continue;
+    }
+    if (e.status === 'open') {
+      if (e.resolution !== null || e.resolved_by !== null || e.resolved_ts !== null || e.resolution_hash !== null) {
+        issue(e.seq, 'field_mismatch', `escalation ${e.escalation_id} is open but carries a resolution`, { table: 'escalations', field: 'status' });
+      }
+      continue;
+    }
+    if (e.status !== 'resolved') {
+      issue(e.seq, 'field_mismatch', `escalation ${e.escalation_id} has status ${JSON.stringify(e.status)}`, { table: 'escalations', field: 'status' });
+      continue;
+    }
     const h = e.resolution_hash;
     if (e.resolution === null || h !== resolutionHash(hashes.get(e.seq) ?? '', e.escalation_id, e.resolution)) {
-      issues.push({ run_id, seq: e.seq, kind: 'resolution_mismatch', message: `the resolution of escalation ${e.escalation_id} does not match its hash` });
+      issue(e.seq, 'resolution_mismatch', `the resolution of escalation ${e.escalation_id} does not match its hash`, { table: 'escalations', field: e.resolution === null ? 'status' : 'resolution' });
+      continue;
+    }
+    try {
+      const r = JSON.parse(e.resolution) as { by?: unknown; ts?: unknown };
+      if (r.by !== e.resolved_by) issue(e.seq, 'field_mismatch', `escalation ${e.escalation_id}: resolved_by disagrees with the hashed resolution`, { table: 'escalations', field: 'resolved_by' });
+      if (r.ts !== e.resolved_ts) issue(e.seq, 'field_mismatch', `escalation ${e.escalation_id}: resolved_ts disagrees with the hashed resolution`, { table: 'escalations', field: 'resolved_ts' });
+    } catch {
+      issue(e.seq, 'bad_record', `escalation ${e.escalation_id}: unparseable resolution`, { table: 'escalations', field: 'resolution' });
     }
   }
   const run = await ledger.run(run_id);
   if (!run) {
-    issues.push({ run_id, seq: null, kind: 'head_mismatch', message: 'routes without a runs row' });
+    issue(null, 'head_mismatch', count ? 'routes without a runs row' : 'the run has neither routes nor a runs row', { table: 'runs', field: 'run_id' });
   } else if (run.last_seq !== lastSeq || run.head_hash !== prev) {
-    issues.push({
-      run_id,
-      seq: Math.min(run.last_seq, lastSeq + 1),
-      kind: 'head_mismatch',
-      message: `the run's head is seq ${run.last_seq}, the last row is seq ${lastSeq}${run.last_seq > lastSeq ? ': rows at the end were deleted' : ''}`,
+    issue(Math.min(run.last_seq, lastSeq + 1), 'head_mismatch', `the run's head is seq ${run.last_seq}, the last row is seq ${lastSeq}${run.last_seq > lastSeq ? ': rows at the end were deleted' : ''}`, {
+      table: 'runs',
+      field: run.last_seq !== lastSeq ? 'last_seq' : 'head_hash',
     });
+  } else if (count > 0) {
+    const fields: [keyof typeof sum, unknown][] = [
+      ['flow', run.flow],
+      ['created_ts', run.created_ts],
+      ['updated_ts', run.updated_ts],
+      ['offroad', run.offroad],
+      ['llm_calls', run.llm_calls],
+      ['cost_usd', run.cost_usd],
+      ['last_decision', run.last_decision],
+      ['last_step', run.last_step],
+    ];
+    for (const [field, stored] of fields) {
+      const want = sum[field];
+      const same = typeof want === 'number' && typeof stored === 'number' ? Math.abs(want - stored) <= 1e-9 * Math.max(1, Math.abs(want)) : want === stored;
+      if (!same) issue(null, 'field_mismatch', `runs.${field} is ${JSON.stringify(stored)}, the routes give ${JSON.stringify(want)}`, { table: 'runs', field });
+    }
   }
   return count;
 }
 
-/** The queryable columns of an LLM call row repeat its hashed record; an edit to one of them shows here. */
-function llmColumnsMatch(c: StoredLlmCall): boolean {
-  try {
-    const r = JSON.parse(c.record) as LlmCallRecord;
-    return (
-      r.provider === c.provider && r.model === c.model && r.purpose === c.purpose && r.attempt === c.attempt && r.prompt_hash === c.prompt_hash &&
-      r.raw_answer === c.raw_answer && r.outcome === c.outcome && r.input_tokens === c.input_tokens && r.output_tokens === c.output_tokens &&
-      r.usd === c.usd && r.latency_ms === c.latency_ms
-    );
-  } catch {
-    return false;
+/** Which hashed fields of a row that fails its hash were edited: from its field fingerprints, else from copies. */
+function editedFields(row: StoredRoute, chained: ChainedFields): string[] {
+  let sumsAgree = false;
+  if (row.field_sums !== null) {
+    const changed = changedFields(row.field_sums, chained);
+    if (changed.length > 0 && changed.length < 14) return changed;
+    sumsAgree = changed.length === 0;
   }
+  const out: string[] = [];
+  try {
+    const q = JSON.parse(row.request) as { run_id?: unknown; flow?: unknown; step_completed?: unknown; request_id?: unknown };
+    if (q.run_id !== row.run_id || q.flow !== row.flow || q.step_completed !== row.step || (q.request_id ?? null) !== row.request_id) out.push('request');
+  } catch {
+    out.push('request');
+  }
+  try {
+    const d = JSON.parse(row.decision_json) as Decision;
+    if (d.decision !== row.decision || d.tier !== row.tier || d.rule !== row.rule || d.next_step_id !== row.next_step || (d.seq !== undefined && d.seq !== row.seq)) out.push('decision_json');
+  } catch {
+    out.push('decision_json');
+  }
+  try {
+    const st = JSON.parse(row.state) as { run_id?: unknown; seq?: unknown };
+    if (st.run_id !== row.run_id || st.seq !== row.seq) out.push('state');
+  } catch {
+    out.push('state');
+  }
+  // Every field still matches its fingerprint and its copies: the stored hash itself was edited (or a JSON
+  // column was edited keeping its length, which only the hash can tell).
+  if (out.length === 0 && sumsAgree) out.push('hash');
+  return out;
+}
+
+/** The run register: a chain with one entry per run, so that a run deleted whole (all its rows) is noticed. */
+async function verifyRegister(ledger: LedgerReader, issues: VerifyIssue[], only?: string): Promise<void> {
+  if (!ledger.runRegister) return;
+  const entries = await ledger.runRegister();
+  let prev = GENESIS_HASH;
+  const registered = new Set<string>();
+  for (const e of entries) {
+    registered.add(e.run_id);
+    const check = only === undefined || only === e.run_id;
+    if (e.prev_hash !== prev || e.hash !== registerHash(e.prev_hash, e.run_id, e.first_hash)) {
+      if (check || only === undefined) {
+        issues.push({ run_id: e.run_id, seq: null, kind: 'register_mismatch', message: `run register entry ${e.ordinal} does not chain to the one before it: an entry was deleted, edited or reordered`, table: 'run_register', field: e.prev_hash !== prev ? 'prev_hash' : 'hash' });
+      }
+    }
+    prev = e.hash;
+    if (!check) continue;
+    const first = await ledger.routeHash(e.run_id, 1);
+    if (first === undefined) {
+      issues.push({ run_id: e.run_id, seq: null, kind: 'run_missing', message: `run ${JSON.stringify(e.run_id)} is in the run register but has no routes: it was deleted`, table: 'routes' });
+    } else if (first !== e.first_hash) {
+      issues.push({ run_id: e.run_id, seq: 1, kind: 'register_mismatch', message: 'the run register holds another first route for this run', table: 'run_register', field: 'first_hash' });
+    }
+  }
+  for (const run_id of only === undefined ? await ledger.runIds() : [only]) {
+    if (!registered.has(run_id) && (await ledger.routeHash(run_id, 1)) !== undefined) {
+      issues.push({ run_id, seq: null, kind: 'register_mismatch', message: `run ${JSON.stringify(run_id)} is missing from the run register`, table: 'run_register' });
+    }
+  }
+}
+
+/** The queryable columns of an LLM call row repeat its hashed record; the first that disagrees, or null. */
+function llmColumnMismatch(c: StoredLlmCall): string | null {
+  let r: LlmCallRecord;
+  try {
+    r = JSON.parse(c.record) as LlmCallRecord;
+  } catch {
+    return 'record';
+  }
+  const cols = ['provider', 'model', 'purpose', 'attempt', 'prompt_hash', 'raw_answer', 'outcome', 'input_tokens', 'output_tokens', 'usd', 'latency_ms'] as const;
+  for (const k of cols) if ((r as unknown as Record<string, unknown>)[k] !== (c as unknown as Record<string, unknown>)[k]) return k;
+  return null;
 }
 
 async function verifyJsonl(ledger: LedgerReader, mirror: DecisionsMirror, run_id: string, issues: VerifyIssue[]): Promise<number> {
@@ -167,7 +317,14 @@ async function verifyJsonl(ledger: LedgerReader, mirror: DecisionsMirror, run_id
   let count = 0;
   for (const [file, flow] of [...files].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))) {
     const want = expected.get(flow) ?? [];
-    const { lines } = readJsonl(file);
+    let lines: string[];
+    try {
+      lines = readJsonl(file).lines;
+    } catch (err) {
+      issues.push({ run_id, seq: null, kind: 'jsonl_mismatch', message: `cannot read the file: ${(err as Error).message}`, file });
+      count++;
+      continue;
+    }
     count++;
     const seqOf = (line: string | undefined): number | null => {
       try {

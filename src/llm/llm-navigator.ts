@@ -3,6 +3,7 @@ import { NavkernelError, type CandidateMove, type LlmCallRecord, type NavigatorA
 import type { LanguageModel, LlmAnswerSpec, LlmGenerateRequest, LlmGenerateResult, LlmMessage } from './language-model.js';
 import { DEFAULT_BUDGET_USD } from './budget.js';
 import { charterViolation } from './charter-check.js';
+import { goalMisalignment } from '../contracts/charter-terms.js';
 import { DEFAULT_PROMPT_LIMITS, NAVIGATOR_TOOL_NAME, buildNavigatorMessages, navigatorAnswerSchema, type PromptLimits } from './navigator-prompt.js';
 import { costUsd, findPricing, type ModelPricing } from './pricing.js';
 import { promptHash } from './prompt-hash.js';
@@ -116,6 +117,9 @@ export function judgeNavigatorAnswer(
     const bad = nodesProblem(nodes, input);
     if (bad) return { ok: false, rejected: { rule: 'llm_invalid_nodes', decision: 'INJECT_NODES', target: null, why: bad } };
   }
+  // The kernel checks goal alignment again (for every NavigatorPort); checking here lets the model answer again.
+  const drift = goalMisalignment(candidate.decision, candidate.fixes !== undefined, input.charter, { reason: a.reason, nodes });
+  if (drift) return { ok: false, rejected: { rule: 'llm_goal_misaligned', decision: candidate.decision, target: candidate.target, why: drift } };
   return {
     ok: true,
     proposal: {

@@ -122,7 +122,7 @@ const SYSTEM_PROMPT = [
 
 /** Candidates as the model sees them. */
 function shownCandidates(candidates: readonly CandidateMove[]): Record<string, unknown>[] {
-  return candidates.map((c) => ({ id: c.id, decision: c.decision, target: c.target, description: c.description }));
+  return candidates.map((c) => ({ id: c.id, decision: c.decision, target: c.target, description: c.description, ...(c.fixes ? { fixes: c.fixes } : {}) }));
 }
 
 /** The messages of a tier-3 call: the fixed instructions and one JSON document of measurements. */

@@ -55,7 +55,8 @@ export const SECRET_FIELD_NAME = /key|token|secret|passw(?:or)?d|credential|auth
  * length, has no Google API key or bearer-header rule, and scans AWS key ids only when asked).
  */
 const SUPPLEMENTARY_SHAPES: readonly RegExp[] = [
-  /\b(?:Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]{8,}/g, // Authorization header values
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g, // bearer tokens
+  /\b(?:Proxy-)?Authorization\s*["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest)\s+)?[^\s"',;]{8,}/gi, // Authorization header values
   /\bsk-(?:ant-)?[A-Za-z0-9_-]{16,}/g, // Anthropic / OpenAI keys, any length
   /\bAIza[0-9A-Za-z_-]{30,}/g, // Google API keys
   /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g, // AWS access key ids
@@ -68,7 +69,8 @@ const SUPPLEMENTARY_SHAPES: readonly RegExp[] = [
 ];
 
 /** All supplementary shapes in one expression: one scan tells whether any of them needs running. */
-const ANY_SUPPLEMENTARY = new RegExp(SUPPLEMENTARY_SHAPES.map((r) => `(?:${r.source})`).join('|'));
+// 'i': a superset of every shape, the case-insensitive ones included.
+const ANY_SUPPLEMENTARY = new RegExp(SUPPLEMENTARY_SHAPES.map((r) => `(?:${r.source})`).join('|'), 'i');
 
 /**
  * Cheap first look before the secretlint rules (25 rules cost 10-40 µs per string): a token-like run of 16+
@@ -77,7 +79,7 @@ const ANY_SUPPLEMENTARY = new RegExp(SUPPLEMENTARY_SHAPES.map((r) => `(?:${r.sou
  * literal prefixes and cost little, always run.
  */
 const TOKEN_RUN = /[A-Za-z0-9_+/=-]{16,}/g;
-const SECRET_HINT = /:\/\/\S*@|-----BEGIN|\b(?:Bearer|Basic|Token|Digest)\s|secret|passw|api.?key|access.?key|credential/i;
+const SECRET_HINT = /:\/\/\S*@|-----BEGIN|\bBearer\s|authorization|secret|passw|api.?key|access.?key|credential/i;
 function maybeSecret(text: string): boolean {
   if (text.length < 16) return false;
   if (SECRET_HINT.test(text)) return true;

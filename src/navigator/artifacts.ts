@@ -1,4 +1,5 @@
 import { CompressionReport, ContextLoadReceipt, NavigationMap, type TierPathEntry } from '../contracts/index.js';
+import type { NorthstarMetric } from './northstar.js';
 import type { Artifacts, CompressionResult, LoadResult, MagicWord } from './types.js';
 
 export const RUNG_TARGET = 641;
@@ -29,6 +30,8 @@ export interface ArtifactInput {
   stop_reason: string;
   /** BUDGET.max_lines, for a receipt when nothing was loaded. */
   max_lines: number;
+  /** Given when the capsule has a NORTHSTAR: the metric served (null when none). */
+  northstar_metric?: NorthstarMetric | null;
 }
 
 /** The context as written to context.md. */
@@ -50,6 +53,7 @@ export function buildArtifacts(input: ArtifactInput): Artifacts {
     total_files_loaded: loadedPaths.size,
     stop_reason: input.stop_reason,
     null_checks_performed: true,
+    ...(input.northstar_metric !== undefined ? { northstar_metric: input.northstar_metric } : {}),
   };
   const context_load_receipt: ContextLoadReceipt = input.load?.receipt ?? {
     schema_version: '1.0.0',

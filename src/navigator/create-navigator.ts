@@ -6,7 +6,8 @@ import { indexRepo, type IndexStats, type MapFile, type RepoIndex } from '../rep
 import { buildArtifacts, type ArtifactInput } from './artifacts.js';
 import { measureCompression } from './compression.js';
 import { intakeCapsule } from './intake.js';
-import { checkBranch, checkCompression, checkExtraction, checkLoad, checkTrunk } from './invariants.js';
+import { chooseMetric, servedByTask, type NorthstarMetric } from './northstar.js';
+import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthstar, checkTrunk } from './invariants.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
 import { loadRegistry } from './registry.js';
@@ -112,6 +113,13 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       const hint = intake.capsule.magic_words_hint;
       const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
+      if (words.length && intake.northstars?.length && !servedByTask(intake.northstars, intake.task!).length) {
+        const metrics = intake.northstars.flatMap((d) => d.metrics.map((m) => m.text));
+        const reason = metrics.length
+          ? `the task serves no NORTHSTAR metric: it shares no word with ${metrics.map((m) => JSON.stringify(m)).join(', ')}`
+          : `the NORTHSTAR (${intake.northstars.map((d) => d.origin).join(', ')}) states no metric the task could serve`;
+        return { kind: 'none_found', reason, hint: hintState, unknown_hint, registry, index };
+      }
       if (words.length) {
         // Words that occur only outside the capsule's scope select nothing: that is not a pass with zero files.
         const allowed = inScope(intake.capsule.constraints);
@@ -157,6 +165,18 @@ function traversalInput(ctx: NavigatorMachineContext): TraversalInput {
   };
 }
 
+
+/** Loaded files with the magic words each matched. */
+function loadedWords(ctx: NavigatorMachineContext): { path: string; words: string[] }[] {
+  return (ctx.load?.files ?? []).map((f) => ({ path: f.path, words: ctx.load!.matches[f.path] ?? [] }));
+}
+
+/** navigation_map.json's northstar_metric: only when the capsule gives a NORTHSTAR that was read. */
+function northstarMetric(ctx: NavigatorMachineContext): { northstar_metric?: NorthstarMetric | null } {
+  const docs = ctx.intake?.northstars ?? [];
+  if (!docs.length) return {};
+  return { northstar_metric: chooseMetric(docs, ctx.intake!.task ?? '', loadedWords(ctx)) ?? null };
+}
 
 function stopReason(ctx: NavigatorMachineContext, exit: NavigatorExit): string {
   if (exit === 'EXIT_PASS') return 'PASS';
@@ -217,8 +237,8 @@ export function createNavigator(options: NavigatorOptions = {}) {
       }),
       validateCompression: step(async (ctx) => ({ result: steps.validateCompression(ctx.intake!.task!, ctx.load!), violations: [] })),
       buildArtifacts: step(async (ctx) => ({
-        result: steps.buildArtifacts({ query: ctx.intake!.task!, words: found(ctx).words, tier_path: ctx.tier_path, ...(ctx.load ? { load: ctx.load } : {}), ...(ctx.compression ? { compression: ctx.compression } : {}), stop_reason: 'PASS', max_lines: ctx.intake!.capsule.budget.max_lines }),
-        violations: [],
+        result: steps.buildArtifacts({ query: ctx.intake!.task!, words: found(ctx).words, tier_path: ctx.tier_path, ...(ctx.load ? { load: ctx.load } : {}), ...(ctx.compression ? { compression: ctx.compression } : {}), stop_reason: 'PASS', max_lines: ctx.intake!.capsule.budget.max_lines, ...northstarMetric(ctx) }),
+        violations: checkNorthstar(ctx.intake!, loadedWords(ctx)),
       })),
       socraticReview: step(async (ctx) => {
         const result = steps.socraticReview({
@@ -272,6 +292,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
       ...(ctx.compression ? { compression: ctx.compression } : {}),
       stop_reason,
       max_lines: ctx.intake?.capsule.budget.max_lines ?? 400,
+      ...northstarMetric(ctx),
     });
     const reg = ctx.magic?.registry;
     return {

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CnfCapsule } from '../contracts/index.js';
 import { ValidationError } from '../contracts/errors.js';
+import { readNorthstar, type NorthstarDoc } from './northstar.js';
 import type { IntakeResult } from './types.js';
 
 /**
@@ -30,5 +31,13 @@ export function intakeCapsule(raw: unknown, cwd = process.cwd()): IntakeResult {
     else if (!statSync(abs).isDirectory()) missing.push(`REPO_ROOT ${capsule.repo_root} is not a directory`);
     else repoRoot = realpathSync(abs);
   }
-  return { capsule, task, repo_root: repoRoot, missing };
+  const northstars: NorthstarDoc[] = [];
+  for (const field of ['northstar', 'ecosystem_northstar'] as const) {
+    const value = capsule[field];
+    if (value === undefined) continue;
+    const doc = readNorthstar(field, value, repoRoot);
+    if ('problem' in doc) missing.push(doc.problem);
+    else northstars.push(doc);
+  }
+  return { capsule, task, repo_root: repoRoot, missing, northstars };
 }

@@ -1,5 +1,6 @@
 import { countTokens } from '../repomap/index.js';
 import { reachableWords } from './magic-words.js';
+import { contradictedNonGoals } from './northstar.js';
 import { inScope } from './traverse.js';
 import type { BranchResult, CompressionResult, IntakeResult, LoadResult, MagicWordsResult, PlannedFile, TrunkResult, Violation } from './types.js';
 
@@ -79,4 +80,19 @@ export function checkCompression(load: LoadResult | undefined, c: CompressionRes
   const expected = Math.round((load.corpus_tokens / recount) * 100) / 100;
   if (Math.abs(expected - c.ratio) > 0.01) return [{ state: 'COMPRESSION_BYPASS', at, detail: `compression_ratio ${c.ratio} ≠ ${expected} from the counts` }];
   return [];
+}
+
+/**
+ * At BUILD_ARTIFACTS: NORTHSTAR_UNREAD (the capsule gives a NORTHSTAR that was not read before the
+ * artifacts are built) and NORTHSTAR_MISALIGNED (a loaded file contradicts one of its stated non-goals).
+ */
+export function checkNorthstar(intake: IntakeResult, loaded: { path: string; words: string[] }[]): Violation[] {
+  const at = 'BUILD_ARTIFACTS';
+  const out: Violation[] = [];
+  for (const field of ['northstar', 'ecosystem_northstar'] as const)
+    if (intake.capsule[field] !== undefined && !(intake.northstars ?? []).some((d) => d.field === field))
+      out.push({ state: 'NORTHSTAR_UNREAD', at, detail: `the capsule's ${field} was given but not read before BUILD_ARTIFACTS` });
+  for (const c of contradictedNonGoals(intake.northstars ?? [], loaded))
+    out.push({ state: 'NORTHSTAR_MISALIGNED', at, detail: `${c.file} contradicts the NORTHSTAR non-goal "${c.non_goal}"` });
+  return out;
 }

@@ -1,5 +1,6 @@
 import type { CnfCapsule, CompressionReport, ContextLoadReceipt, FlightPlan, MagicWordRecord, NavigationMap, TierPathEntry } from '../contracts/index.js';
 import type { MapFile, RepoIndex } from '../repomap/index.js';
+import type { NorthstarDoc } from './northstar.js';
 import type { TextIndex } from './text-index.js';
 
 /** The seed-002 forbidden states. Entering one ends the run in EXIT_BLOCKED naming it. */
@@ -11,6 +12,9 @@ export const FORBIDDEN_STATES = [
   'SCOPE_EXPANSION',
   'NULL_ZERO_CONFUSION',
   'CONTEXT_ACCUMULATION',
+  // Issue 16: a NORTHSTAR given but not read before BUILD_ARTIFACTS; loaded context that contradicts a stated non-goal.
+  'NORTHSTAR_UNREAD',
+  'NORTHSTAR_MISALIGNED',
 ] as const;
 export type ForbiddenState = (typeof FORBIDDEN_STATES)[number];
 
@@ -54,6 +58,8 @@ export interface IntakeResult {
   repo_root: string | null;
   /** Why NULL_CHECK must stop (empty when the inputs are defined). */
   missing: string[];
+  /** The NORTHSTARs the capsule gives, read and parsed (a field that could not be read is in `missing`). */
+  northstars: NorthstarDoc[];
 }
 
 /** One magic word and where it came from. */

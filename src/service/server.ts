@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import {
   NavkernelError,
   ValidationError,
@@ -312,4 +312,3 @@ function validated<T>(schema: string, body: unknown, code: 'INVALID_REQUEST' | '
   return r.data;
 }
 
-export type { FastifyRequest };

@@ -48,3 +48,17 @@ describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)
     expect(oneLine("error: missing required argument 'run'")).toBe("missing required argument 'run'");
   });
 });
+
+describe('aligned columns', () => {
+  it('sizes each column to its widest cell, so a long step id keeps the rest aligned; numbers right-aligned', async () => {
+    const { alignColumns } = await import('../../src/cli/table.js');
+    const lines = alignColumns(
+      [
+        ['#1', 'build/a-very-long-step-id-that-goes-on-and-on', 'LOOP', '12'],
+        ['#10', 'b/x', 'CONTINUE', '3'],
+      ],
+      { right: [3], indent: '  ' },
+    );
+    expect(lines).toEqual(['  #1   build/a-very-long-step-id-that-goes-on-and-on  LOOP      12', '  #10  b/x                                            CONTINUE   3']);
+  });
+});

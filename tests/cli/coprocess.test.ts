@@ -70,6 +70,31 @@ describe('the co-process pipeline', () => {
     expect(stats().maxConcurrent).toBeLessThanOrEqual(4);
   });
 
+  it('stops reading on its signal and still answers every line already read', async () => {
+    const { kernel } = slowKernel(() => 30);
+    const input = new PassThrough();
+    const out = sink();
+    const stop = new AbortController();
+    const served = serveCoProcess(kernel, input, out.stream, { signal: stop.signal });
+    input.write(['a', 'b', 'c'].map((run_id, i) => JSON.stringify({ run_id, n: i + 1 })).join('\n') + '\n');
+    await new Promise((r) => setTimeout(r, 5));
+    stop.abort();
+    input.write(JSON.stringify({ run_id: 'late', n: 4 }) + '\n'); // after the stop: not read
+    const outcome = await served;
+    expect(outcome).toMatchObject({ answered: 3, errors: 0, interrupted: true });
+    expect(out.lines().map((d) => d.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('--multiline: a document that never closes is refused at the size limit, not held', async () => {
+    const { kernel } = slowKernel(() => 0);
+    const input = new PassThrough();
+    const out = sink();
+    const served = serveCoProcess(kernel, input, out.stream, { multiline: true, maxLineBytes: 100 });
+    input.end(`{"run_id": "a",\n"n": 1}\n{"open": [\n${'"x",\n'.repeat(50)}`);
+    await served;
+    expect(out.lines()).toEqual([expect.objectContaining({ seq: 1 }), { error: { code: 'INPUT_TOO_LARGE', message: 'line 3: the document is larger than the limit of 100 bytes', line: 3 } }]);
+  });
+
   it('splits lines on bytes: CRLF, BOM, a multi-byte character cut across chunks, invalid UTF-8, an over-long line skipped unheld', async () => {
     const input = new PassThrough();
     const got: unknown[] = [];

@@ -26,10 +26,22 @@ describe('navkernel route', () => {
     const first = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED', { request_id: 'q-1' })));
     expect(first).toMatchObject({ decision: 'LOOP', iteration: 1, run_id: 'cli-1', request_id: 'q-1' });
     const bad = JSON.parse(await co.ask('{"run_id": "cli-1", "flow": '));
-    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 } });
+    // Even a truncated line echoes the ids it still shows.
+    expect(bad).toEqual({ error: { code: 'INVALID_JSON', message: 'line 2: not valid JSON: Unexpected end of JSON input', line: 2 }, run_id: 'cli-1' });
     const second = JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')));
     expect(second).toMatchObject({ decision: 'LOOP', iteration: 2, seq: 2 });
     expect(await co.close()).toBe(1);
+  });
+
+  it('on SIGTERM answers what it read, closes the ledger and exits 143; verify passes afterwards', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-term-'));
+    const ledger = path.join(dir, 'ledger.sqlite');
+    const co = coProcess(['route', '--flows', 'charters', '--ledger', ledger]);
+    expect(JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')))).toMatchObject({ decision: 'LOOP', seq: 1 });
+    const code = await co.terminate();
+    expect(code).toBe(143);
+    const v = runCli(['verify', '--ledger', ledger]);
+    expect(v.code).toBe(0);
   });
 
   it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {

@@ -304,3 +304,33 @@ describe('interactive breakpoints', () => {
     expect(r.state.completion_reason).toBe('budget_exceeded');
   });
 });
+
+describe('personas in the explorer (style only)', () => {
+  it('change only the end of the system prompt: same tools, same diff checks, same log; the choice is saved and recorded per call', async () => {
+    const answers = () => [update({ verbosity: [{ pattern: 'nowhere/**', level: 4 }] }, 'zoom'), update({ verbosity: [{ pattern: 'src/cart/**', level: 4 }] }, 'zoom'), finalize()];
+    const runs: { persona: string; model: ReturnType<typeof scripted>; r: Awaited<ReturnType<typeof runExplorer>>; calls: string[]; saved: string | null | undefined; recorded: unknown[] }[] = [];
+    // The persona's words are input tokens: the spend shown to the model differs, nothing else does.
+    const unspent = (m: unknown) => JSON.stringify(m).replace(/spent: \$[\d.]+/g, 'spent: $X');
+    for (const persona of ['none', 'feynman', 'auto'] as const) {
+      const model = scripted(answers());
+      const st = store();
+      const calls: string[] = [];
+      const r = await runExplorer({ ...base, repo, task: TASK, model, store: st, sessionId: `p-${persona}`, env: { now: stepClock() }, persona, onLlmCall: (c) => calls.push(c.persona ?? '-') });
+      runs.push({ persona, model, r, calls, saved: st.load(`p-${persona}`)!.config.persona, recorded: st.calls(`p-${persona}`) });
+    }
+    const [none, feynman, auto] = runs;
+    for (const x of runs) {
+      expect(x.r.state.decision_log.map((e) => [e.action, e.rejected?.reason ?? null, e.config_diff])).toEqual(none!.r.state.decision_log.map((e) => [e.action, e.rejected?.reason ?? null, e.config_diff]));
+      expect(x.model.requests.map((q) => q.answer)).toEqual(none!.model.requests.map((q) => q.answer));
+      expect(x.model.requests.map((q) => unspent(q.messages.slice(1)))).toEqual(none!.model.requests.map((q) => unspent(q.messages.slice(1))));
+      expect(x.recorded).toHaveLength(3);
+    }
+    expect(none!.r.state.decision_log[0]!.rejected).toBeDefined(); // the diff gate refused the same diff under every persona
+    const sys = (x: (typeof runs)[number]) => x.model.requests[0]!.messages[0]!.content;
+    expect(sys(feynman!).startsWith(sys(none!))).toBe(true);
+    expect(sys(feynman!)).toContain('Style prior: Richard Feynman');
+    expect(sys(auto!)).toContain('Style prior: Claude Shannon');
+    expect([none!.saved, feynman!.saved, auto!.saved]).toEqual([null, 'feynman', 'shannon']);
+    expect([none!.calls, feynman!.calls, auto!.calls]).toEqual([['-', '-', '-'], ['feynman', 'feynman', 'feynman'], ['shannon', 'shannon', 'shannon']]);
+  });
+});

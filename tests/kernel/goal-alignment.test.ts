@@ -88,6 +88,16 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
     expect(declared).toMatchObject({ decision: 'DETOUR', tier: 4, detour_target: 'auto-linter' });
   });
 
+  it("marks the candidate that is the flow's declared fix for this route's signature (`fixes`)", async () => {
+    const k = createKernel({ flows: testFlows() });
+    const lint = await k.candidates(req('linear', 'FAILED', { forensics: { lint: { errors: 2 } } }));
+    expect(lint.find((c) => c.id === 'detour:auto-linter')).toMatchObject({ fixes: 'lint_errors' });
+    expect(lint.find((c) => c.id === 'inject_flow:rebase')!.fixes).toBeUndefined();
+    const diverged = await k.candidates(req('linear', 'FAILED', { forensics: { git_status: { behind_upstream: 2 } } }));
+    expect(diverged.find((c) => c.id === 'inject_flow:rebase')).toMatchObject({ fixes: 'upstream_diverged' });
+    expect((await k.candidates(req('linear', 'FAILED'))).some((c) => c.fixes)).toBe(false);
+  });
+
   it('leaves tier 2 signature detours and non-off-road moves alone', async () => {
     const k = createKernel({ flows: testFlows() });
     const lint = { forensics: { lint: { errors: 2 } } };

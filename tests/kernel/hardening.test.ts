@@ -112,7 +112,10 @@ describe('secret redaction', () => {
       expect(out, s.name).not.toContain(s.value);
       expect(out, s.name).toContain('[REDACTED]');
     }
-    expect(r.text('TypeError: cannot read foo of undefined at src/kernel/route-work.ts:42')).toBe('TypeError: cannot read foo of undefined at src/kernel/route-work.ts:42');
+    for (const plain of ['TypeError: cannot read foo of undefined at src/kernel/route-work.ts:42', 'Basic functionality works; Token expiry handled', 'task-runner-for-the-build-step-3 failed'])
+      expect(r.text(plain)).toBe(plain);
+    expect(r.text('curl -H "Authorization: Basic dXNlcjpwYXNzd29yZA=="')).toBe('curl -H "[REDACTED]"');
+    expect(r.text('authorization=opaque-session-value')).toBe('[REDACTED]');
     expect(r.value({ nested: { ...NAMED_SECRETS, tokens: 1234 } })).toEqual({ nested: { api_key: '[REDACTED]', auth_token: '[REDACTED]', client_secret: '[REDACTED]', password: '[REDACTED]', tokens: 1234 } });
     const extra = createRedactor({ patterns: ['ACME-[0-9]{6}'] });
     expect(extra.text('license ACME-123456 expired')).toBe('license [REDACTED] expired');

@@ -140,3 +140,49 @@ describe('crash safety', () => {
     ledger.close();
   }, 180_000);
 });
+
+describe('two processes on one run (issue 12 item 4)', () => {
+  it('serialise their routes: no gap, no duplicate, decisions.jsonl in seq order; with SIGKILLs, verify --repair rebuilds and every acknowledged decision is present', async () => {
+    const { file } = tmp();
+    const RUN = 'shared-run';
+    const rand = seededRandom(7);
+    const acked = new Map<string, Decision>();
+    let kills = 0;
+    for (let round = 0; round < 6; round++) {
+      const kids = ['a', 'b'].map((p) => start(['hammer', file, RUN, `r${round}${p}`, '40']));
+      // Kill one of the two in most rounds, at a random moment.
+      const victim = round % 3 === 2 ? undefined : kids[Math.floor(rand() * 2)]!;
+      const after = 1 + Math.floor(rand() * 30);
+      victim?.onLine((_line, n) => {
+        if (n === after) victim.kill();
+      });
+      const exits = await Promise.all(kids.map((k) => k.exit));
+      kids.forEach((k, i) => {
+        for (const line of k.lines) {
+          const m = /^ACK (\S+) (.*)$/.exec(line);
+          if (m) acked.set(m[1]!, JSON.parse(m[2]!) as Decision);
+        }
+        if (exits[i]!.signal === 'SIGKILL') kills++;
+        else {
+          expect(k.stderr).toBe('');
+          expect(exits[i]!.code).toBe(0);
+        }
+      });
+    }
+    expect(kills).toBeGreaterThanOrEqual(3);
+    const ledger = openLedger(file, { create: false });
+    const rows = ledger.sql.db.prepare('SELECT seq, request_id, decision_json FROM routes WHERE run_id = ? ORDER BY seq').all(RUN) as { seq: number; request_id: string; decision_json: string }[];
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(new Set(rows.map((r) => r.request_id)).size).toBe(rows.length);
+    const byId = new Map(rows.map((r) => [r.request_id, JSON.parse(r.decision_json) as Decision]));
+    for (const [id, d] of acked) expect(byId.get(id), id).toEqual(d);
+    expect(acked.size).toBeGreaterThan(100);
+    // A killed writer may leave decisions.jsonl short (never reordered or duplicated): the repair rebuilds it.
+    const strict = await verifyLedger(ledger, { repair: false });
+    expect(strict.issues.filter((i) => i.kind !== 'jsonl_missing_line')).toEqual([]);
+    const repaired = await verifyLedger(ledger, { repair: true });
+    expect(repaired.issues).toEqual([]);
+    await ledger.close();
+  }, 180_000);
+});
+

@@ -107,9 +107,9 @@ describe('prompt bounds', () => {
 
 describe('scripted model', () => {
   it('picks the first offered id matching its globs, in preference order', async () => {
-    const navigate = createLlmNavigator(createScriptedModel([{ pick: ['terminate', 'detour:*', 'escalate'], reason: 'lint' }]));
+    const navigate = createLlmNavigator(createScriptedModel([{ pick: ['terminate', 'detour:*', 'escalate'], reason: 'lint blocks the planned work' }]));
     const a = await navigate(navigatorInput());
-    expect(a.proposal).toEqual({ candidate_id: 'detour:auto-linter', reason: 'lint' });
+    expect(a.proposal).toEqual({ candidate_id: 'detour:auto-linter', reason: 'lint blocks the planned work' });
     expect(a.calls[0]).toMatchObject({ provider: 'scripted', outcome: 'ok', usd: 0 });
     expect(a.calls[0]!.input_tokens).toBeGreaterThan(100); // counted by js-tiktoken
   });
@@ -145,8 +145,18 @@ describe('inject_nodes proposals', () => {
   };
   const run = (nodes: unknown) => createLlmNavigator(createScriptedModel([{ answer: { candidate_id: 'inject_nodes', reason: 'r', inject_nodes: nodes } }]), { invalidAnswerRetries: 0 })(input());
   it('accepts unique ids run by agents of the roster', async () => {
-    const a = await run([{ id: 'add-retry-tests', agent: 'code-implementer', purpose: 'cover the retry path' }]);
-    expect(a.proposal?.inject_nodes).toEqual([{ id: 'add-retry-tests', agent: 'code-implementer', purpose: 'cover the retry path' }]);
+    const a = await run([{ id: 'add-retry-tests', agent: 'code-implementer', purpose: 'cover the retry path the plan asks for' }]);
+    expect(a.proposal?.inject_nodes).toEqual([{ id: 'add-retry-tests', agent: 'code-implementer', purpose: 'cover the retry path the plan asks for' }]);
+  });
+  it('refuses nodes whose purpose shares nothing with the charter goal, and asks again', async () => {
+    const model = createScriptedModel([
+      { answer: { candidate_id: 'inject_nodes', reason: 'r', inject_nodes: [{ id: 'polish-ui', agent: 'code-implementer', purpose: 'restyle the login page while we are here' }] } },
+      { answer: { candidate_id: 'loop:implement', reason: 'two tests fail' } },
+    ]);
+    const a = await createLlmNavigator(model)(input());
+    expect(a.rejected).toEqual([expect.objectContaining({ rule: 'llm_goal_misaligned', decision: 'INJECT_NODES', why: expect.stringMatching(/shares nothing with the charter's goal "Implement the planned work"/) })]);
+    expect(a.proposal?.candidate_id).toBe('loop:implement');
+    expect(a.calls).toHaveLength(2);
   });
   it.each([
     [[{ id: 'a', agent: 'hacker' }], /not in the flow's roster/],

@@ -96,6 +96,6 @@ describe('persona priors (seed 002): style only, loaded last', () => {
       runs.push(out);
     }
     for (const r of runs) expect(r).toEqual(runs[0]);
-    expect(runs[0]![0]!.rejected).toEqual([expect.objectContaining({ rule: 'goal_alignment' })]);
+    expect(runs[0]![0]!.rejected).toEqual([expect.objectContaining({ tier: 3, rule: 'llm_goal_misaligned' })]);
   });
 });

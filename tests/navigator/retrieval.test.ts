@@ -302,3 +302,72 @@ describe('skill-pack order (issue 16 item 3)', () => {
     expect((await refused(['prime-safety', 'knuth', 'feynman'])).issues.some((i) => i.message.includes('at most one persona'))).toBe(true);
   });
 });
+
+describe('NORTHSTAR alignment (issue 16 item 1)', () => {
+  const NORTHSTAR = [
+    '# Fetchy north star',
+    '',
+    '## Metrics',
+    '- retry delay honours the backoff limit',
+    '- requests merge options correctly',
+    '',
+    '## Non-goals',
+    '- test fetch stubs',
+    '',
+  ].join('\n');
+  const repoWith = () => {
+    const repo = makeRepo();
+    writeFileSync(path.join(repo, 'NORTHSTAR.md'), NORTHSTAR);
+    return repo;
+  };
+
+  it('reads a NORTHSTAR.md named by the capsule and records the metric the context serves, with its evidence', async () => {
+    const repo = repoWith();
+    const o = await navigate({ task: 'honour backoffLimit when computing the delay', repo_root: repo, northstar: 'NORTHSTAR.md' }, { cacheDir: false });
+    expect(o.exit).toBe('EXIT_PASS');
+    const m = o.artifacts.navigation_map.northstar_metric!;
+    expect(m).toMatchObject({ metric: 'retry delay honours the backoff limit', source: 'northstar', origin: 'NORTHSTAR.md', line: 4 });
+    expect(m.evidence).toEqual(expect.arrayContaining(['backoff', 'limit', 'delai']));
+    expect(m.files).toContain('src/retry.ts');
+    // Inline text works the same; without a NORTHSTAR the field is absent.
+    const inline = await navigate({ task: 'honour backoffLimit when computing the delay', repo_root: repo, ecosystem_northstar: NORTHSTAR }, { cacheDir: false });
+    expect(inline.artifacts.navigation_map.northstar_metric).toMatchObject({ source: 'ecosystem_northstar', origin: 'text', line: 4 });
+    const none = await navigate({ task: 'honour backoffLimit when computing the delay', repo_root: repo }, { cacheDir: false });
+    expect('northstar_metric' in none.artifacts.navigation_map).toBe(false);
+  });
+
+  it('exits NEED_INFO, never PASS, when the task serves no metric, or the NORTHSTAR file cannot be read', async () => {
+    const repo = repoWith();
+    const o = await navigate({ task: 'read the CF-Connecting-IP header', repo_root: repo, northstar: 'NORTHSTAR.md' }, { cacheDir: false });
+    expect(o.exit).toBe('EXIT_NEED_INFO');
+    expect(o.stop_reason).toMatch(/^NEED_INFO: the task serves no NORTHSTAR metric/);
+    const fifo = makeRepo();
+    execFileSync('mkfifo', [path.join(fifo, 'NORTHSTAR.md')]);
+    const unread = await navigate({ task: 'honour backoffLimit', repo_root: fifo, northstar: 'NORTHSTAR.md' }, { cacheDir: false });
+    expect(unread.exit).toBe('EXIT_NEED_INFO');
+    expect(unread.stop_reason).toBe('NEED_INFO: northstar NORTHSTAR.md was not read: not a regular file');
+    const outside = await navigate({ task: 'honour backoffLimit', repo_root: repo, northstar: '../NORTHSTAR.md' }, { cacheDir: false });
+    expect(outside.stop_reason).toContain('not a path inside the repository');
+  });
+
+  it('NORTHSTAR_UNREAD: a NORTHSTAR given but not read before BUILD_ARTIFACTS ends EXIT_BLOCKED naming it', async () => {
+    const repo = repoWith();
+    const real = createNavigator({ cacheDir: false }).steps;
+    const o = await createNavigator({ cacheDir: false, steps: { intakeQuery: async (c) => ({ ...(await real.intakeQuery(c)), northstars: [] }) } }).navigate({
+      task: 'honour backoffLimit when computing the delay',
+      repo_root: repo,
+      northstar: 'NORTHSTAR.md',
+    });
+    expect(o.exit).toBe('EXIT_BLOCKED');
+    expect(o.violations[0]!.state).toBe('NORTHSTAR_UNREAD');
+    expect(o.stop_reason).toMatch(/^BLOCKED: NORTHSTAR_UNREAD \(/);
+  });
+
+  it('NORTHSTAR_MISALIGNED: loaded context that contradicts a stated non-goal ends EXIT_BLOCKED naming it', async () => {
+    const repo = repoWith();
+    const o = await navigate({ task: 'add tests for custom fetch requests that merge options', repo_root: repo, northstar: 'NORTHSTAR.md' }, { cacheDir: false });
+    expect(o.exit).toBe('EXIT_BLOCKED');
+    expect(o.violations.map((v) => v.state)).toContain('NORTHSTAR_MISALIGNED');
+    expect(o.stop_reason).toContain('test/fetch.test.ts contradicts the NORTHSTAR non-goal "test fetch stubs"');
+  });
+});

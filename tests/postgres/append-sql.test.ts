@@ -24,7 +24,7 @@ function write(run_id: string, seq: number, prevHex: string, opts: { escalate?: 
       run_id, seq, flow: 'build', step: `s${seq}`, request_id: `req-${seq}`, decision: opts.escalate ? 'ESCALATE' : 'CONTINUE', next_step: null, tier: 1,
       rule: 'success', request: '{"a":"\\"quoted\\" ü"}', decision_json: '{"decision":"CONTINUE"}', state: `{"seq":${seq}}`, latency_us: 12.5,
       cost_usd: 0.001, llm_calls: opts.calls ?? 0, kernel_version: '0.1.0', flows_hash: 'f'.repeat(64), ts: '2026-01-01T00:00:00.000Z',
-      prev_hash: Buffer.from(prevHex, 'hex'), hash,
+      prev_hash: Buffer.from(prevHex, 'hex'), hash, field_sums: 'x',
     },
     llmCalls: Array.from({ length: opts.calls ?? 0 }, (_, idx) => ({
       run_id, seq, idx, provider: 'scripted', model: 'm', purpose: 'route', attempt: 1, prompt_hash: 'p', raw_answer: idx === 0 ? null : '{}',

@@ -84,6 +84,7 @@ describe('the web UI in headless Chromium', () => {
     expect(await page.locator('.diagram[data-flow="gate"] g.node.escalated').count()).toBe(1);
     expect(await page.locator('#timeline > li').last().getAttribute('class')).toBe('t5');
     const form = page.locator('.escalation form.resolve');
+    await page.screenshot({ path: path.join(SHOTS, 'ui-escalation.png'), fullPage: false });
     await form.locator('select[name="decision"]').selectOption('CONTINUE');
     await form.locator('input[name="next"]').fill('deploy-done');
     await form.locator('input[name="by"]').fill('ana');

@@ -3,15 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/kernel-fixtures.js';
 
-/** Every relative import (type-only ones included) of every module under src/ and machines/. */
-function importGraph(): Map<string, string[]> {
+/** Every relative import (type-only ones included, unless `runtimeOnly`) of every module under src/ and machines/. */
+function importGraph(runtimeOnly = false): Map<string, string[]> {
   const files = ['src', 'machines'].flatMap((d) =>
     (readdirSync(path.join(ROOT, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, d, f)),
   );
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    const deps = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g)].map((m) => path.resolve(path.dirname(file), m[1]!.replace(/\.js$/, '.ts')));
+    const deps = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s([^;]*?)from\s+'(\.[^']+)'/g)].filter((m) => !(runtimeOnly && /^type\s/.test(m[1]!))).map((m) => m[2]!).map((m) => path.resolve(path.dirname(file), m.replace(/\.js$/, '.ts')));
     graph.set(file, deps);
   }
   return graph;
@@ -41,4 +41,19 @@ describe('module structure', () => {
     expect(cycles(importGraph())).toEqual([]);
   });
 
+
+  it('the kernel entry (navkernel/kernel) loads no barrel, ledger, LLM, repo map, navigator, explorer or service module', () => {
+    const graph = importGraph(true);
+    const seen = new Set<string>();
+    const walk = (f: string) => {
+      if (seen.has(f)) return;
+      seen.add(f);
+      for (const d of graph.get(f) ?? []) walk(d);
+    };
+    walk(path.join(ROOT, 'src', 'kernel', 'index.ts'));
+    const heavy = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f === 'src/contracts/index.ts' || /^src\/(ledger|llm|repomap|navigator|explorer|service|cli)\//.test(f))
+      // The request guard redacts secrets before anything is stored: that small module is the one exception.
+      .filter((f) => f !== 'src/llm/redact.ts');
+    expect(heavy).toEqual([]);
+  });
 });

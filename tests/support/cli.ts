@@ -23,6 +23,12 @@ export function coProcess(args: string[]) {
         child.stdin.write(line + '\n');
       });
     },
+    /** Sends SIGTERM and resolves with the exit code. */
+    terminate(): Promise<number | null> {
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.kill('SIGTERM');
+      return closed;
+    },
     close(): Promise<number | null> {
       child.stdin.end();
       return new Promise((resolve) => child.on('close', resolve));

@@ -3,6 +3,7 @@ import type { AuditReport, DecisionEntry, WhyReport } from '../../contracts/inde
 import { explorerCallSummaries, explorerCallsKey } from '../../explorer/session-store.js';
 import { SqliteLedger, auditRun, whyStep } from '../../ledger/index.js';
 import { UsageError } from '../conventions.js';
+import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 
 function target(e: DecisionEntry): string {
@@ -11,8 +12,9 @@ function target(e: DecisionEntry): string {
   return e.next_step_id ?? '';
 }
 
-function line(e: DecisionEntry): string {
-  return `  #${String(e.seq).padEnd(5)} ${`${e.flow}/${e.step}`.padEnd(30)} ${e.decision.padEnd(11)} ${target(e).padEnd(28)} tier ${e.tier} ${e.rule}: ${e.reason}`;
+/** The cells of one decision line: seq, step, decision, target, tier and rule, then the reason. */
+function cells(e: DecisionEntry): string[] {
+  return [`#${e.seq}`, `${e.flow}/${e.step}`, e.decision, target(e), `tier ${e.tier}`, `${e.rule}: ${e.reason}`];
 }
 
 function printAudit(r: AuditReport): void {
@@ -22,14 +24,14 @@ function printAudit(r: AuditReport): void {
   out.push(`  from ${run.first_ts} to ${run.last_ts}; kernel time per route p50 ${r.latency_us.p50.toFixed(1)} µs, p99 ${r.latency_us.p99.toFixed(1)} µs`);
   if (r.flows_hashes.length > 1) out.push(`  routed with ${r.flows_hashes.length} different flow definitions: ${r.flows_hashes.map((h) => h.slice(0, 12)).join(', ')}`);
   out.push('', 'Decisions by tier and rule:');
-  for (const t of r.by_tier_rule) out.push(`  tier ${t.tier}  ${t.rule.padEnd(28)} ${t.decision.padEnd(11)} ${String(t.count).padStart(6)}`);
+  out.push(...alignColumns(r.by_tier_rule.map((t) => [`tier ${t.tier}`, t.rule, t.decision, String(t.count)]), { right: [3], indent: '  ' }));
   out.push('', `Off-road decisions (${r.offroad.length}):`);
-  for (const e of r.offroad) out.push(line(e));
+  out.push(...alignColumns(r.offroad.map(cells), { indent: '  ' }));
   out.push('', 'Steps (routes, loops, highest iteration):');
-  for (const s of r.steps) out.push(`  ${`${s.flow}/${s.step}`.padEnd(34)} ${String(s.routes).padStart(5)} routes  ${String(s.loops).padStart(4)} loops  ${s.max_iteration === null ? '' : `iteration ${s.max_iteration}`}`);
+  out.push(...alignColumns(r.steps.map((s) => [`${s.flow}/${s.step}`, `${s.routes} routes`, `${s.loops} loops`, s.max_iteration === null ? '' : `iteration ${s.max_iteration}`]), { right: [1, 2], indent: '  ' }));
   if (r.signatures.length) {
     out.push('', 'Failure signatures (seen, detours):');
-    for (const s of r.signatures) out.push(`  ${s.key.padEnd(50)} ${String(s.seen).padStart(4)} seen  ${String(s.detours).padStart(3)} detours`);
+    out.push(...alignColumns(r.signatures.map((s) => [s.key, `${s.seen} seen`, `${s.detours} detours`]), { right: [1, 2], indent: '  ' }));
   }
   out.push('', `Cost: $${r.cost.usd.toFixed(4)}, ${r.cost.llm_calls} LLM calls, ${r.cost.input_tokens} input + ${r.cost.output_tokens} output tokens`);
   for (const m of r.cost.by_model) out.push(`  ${m.provider}/${m.model}: ${m.calls} calls, $${m.usd.toFixed(4)}`);
@@ -49,7 +51,7 @@ function printAudit(r: AuditReport): void {
 
 function printWhy(r: WhyReport): void {
   const out = [`${r.entries.length} decisions touched ${r.step} in run ${r.run_id}:`];
-  for (const e of r.entries) out.push(`${line(e)}  [${e.touched_as.join(', ')}]`);
+  out.push(...alignColumns(r.entries.map((e) => { const c = cells(e); c[c.length - 1] += `  [${e.touched_as.join(', ')}]`; return c; }), { indent: '  ' }));
   for (const e of r.escalations) {
     out.push(`  escalation ${e.escalation_id} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${e.resolution.by}: ${e.resolution.reason}` : ''}`);
   }

@@ -54,20 +54,35 @@ export function registerRouteCommand(program: Command): void {
       limits: { ...(maxDepth ? { maxDepth } : {}), ...(maxBytes ? { maxBytes } : {}) },
       redact: opts.redact === false ? false : { patterns },
     });
+    // SIGTERM / SIGINT: stop reading, answer what was read (its routes commit), close the ledger, exit 143 / 130.
+    const stop = new AbortController();
+    let stoppedBy: NodeJS.Signals | undefined;
+    const onSignal = (sig: NodeJS.Signals) => {
+      stoppedBy = sig;
+      stop.abort();
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
     try {
       const outcome = await serveCoProcess(kernel, process.stdin, process.stdout, {
+        signal: stop.signal,
         failFast: opts.failFast ?? false,
         multiline: opts.multiline ?? false,
         ...(maxBytes ? { maxLineBytes: maxBytes } : {}),
         ...(opts.redact === false ? {} : { scrub: createRedactor({ patterns }).text }),
         onError: (e) => process.stderr.write(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
       });
-      if (outcome.outputError) {
+      if (outcome.interrupted) {
+        process.stdin.destroy();
+        process.exitCode = stoppedBy === 'SIGINT' ? 130 : 143;
+      } else if (outcome.outputError) {
         process.stderr.write(`navkernel route: stopped: cannot write answers (${outcome.outputError})\n`);
         process.exitCode = EXIT.FINDING;
       } else if (outcome.stoppedEarly) process.exitCode = EXIT.USAGE;
       else if (outcome.errors > 0) process.exitCode = EXIT.FINDING;
     } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
       await kernel.close();
     }
   });

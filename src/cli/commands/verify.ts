@@ -8,13 +8,14 @@ export function registerVerifyCommand(program: Command): void {
     .command('verify')
     .description("Re-compute each run's hash chain and compare decisions.jsonl with the database; exits 1 naming the first bad row")
     .argument('[run]', 'only this run')
-    .option('--no-repair', 'do not append missing decisions.jsonl lines (or cut a torn last line) before checking')
+    .option('--repair', 'rebuild decisions.jsonl files from the database before checking: append missing lines, cut a torn last line (the default)')
+    .option('--no-repair', 'only check: do not touch decisions.jsonl files')
     .option('--json', 'print the report as JSON (schemas/verify-report.schema.json)');
-  addLedgerOption(cmd).action(async (run: string | undefined, opts: LedgerCliOptions & { repair: boolean; json?: boolean }) => {
+  addLedgerOption(cmd).action(async (run: string | undefined, opts: LedgerCliOptions & { repair?: boolean; json?: boolean }) => {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('verify');
     try {
-      const report = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair, onProgress: progress.update });
+      const report = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair ?? true, onProgress: progress.update });
       progress.stop();
       if (opts.json) {
         process.stdout.write(JSON.stringify(report) + '\n');

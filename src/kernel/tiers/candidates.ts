@@ -1,6 +1,7 @@
 import type { CandidateMove, Decision, Tier } from '../../contracts/index.js';
 import type { RouteWork } from '../route-work.js';
 import { decide } from '../route-work.js';
+import { declaredFixFor } from './goal-alignment.js';
 import { candidateId } from '../../contracts/candidate-id.js';
 
 /** The step a LOOP from the completed step would go back to, if looping is legal now. */
@@ -33,9 +34,15 @@ function legalMoves(w: RouteWork): CandidateMove[] {
     const loop = loopTarget(w);
     if (loop) add({ id: candidateId('LOOP', loop), decision: 'LOOP', target: loop, description: `iterate again from ${loop} (iteration ${w.iteration} of ${w.max ?? 'unbounded'})` });
     if (!step.def.returns) {
+      // The flow's declared fix for this route's failure signature is marked: it needs no other purpose (goal alignment).
+      const fixing = (kind: CandidateMove['decision'], target: string) => {
+        const sig = declaredFixFor(w, kind, target);
+        return sig ? { fixes: sig } : {};
+      };
       for (const [sig, fix] of w.flow.detours)
-        if (fix.kind === 'step') add({ id: candidateId('DETOUR', fix.step), decision: 'DETOUR', target: fix.step, description: `detour to ${fix.step} (known fix for ${sig}), then return to ${step.id}` });
-      for (const f of w.flow.injectFlows) add({ id: candidateId('INJECT_FLOW', f), decision: 'INJECT_FLOW', target: f, description: `run flow ${f}, then return to ${step.id}` });
+        if (fix.kind === 'step')
+          add({ id: candidateId('DETOUR', fix.step), decision: 'DETOUR', target: fix.step, description: `detour to ${fix.step} (known fix for ${sig}), then return to ${step.id}`, ...fixing('DETOUR', fix.step) });
+      for (const f of w.flow.injectFlows) add({ id: candidateId('INJECT_FLOW', f), decision: 'INJECT_FLOW', target: f, description: `run flow ${f}, then return to ${step.id}`, ...fixing('INJECT_FLOW', f) });
       if (w.flow.def.inject_nodes.allowed)
         add({ id: 'inject_nodes', decision: 'INJECT_NODES', target: null, description: `insert up to ${w.flow.def.inject_nodes.max_nodes} ad-hoc steps run by agents of this flow, then return to ${step.id}` });
     }

@@ -10,7 +10,6 @@ import type {
   StoredLlmCall,
   StoredRoute,
   StoredRun,
-  StoredRunEntry,
 } from '../../contracts/ports.js';
 import { LedgerConflictError } from '../../contracts/store-errors.js';
 import { buildAppendWrite } from '../append-write.js';
@@ -279,10 +278,6 @@ export class PostgresLedger implements Ledger {
   }
   routeHash(run_id: string, seq: number): Promise<string | undefined> {
     return this.read((sql) => sql.routeHash(run_id, seq));
-  }
-  /** The SQLite ledger keeps no run register yet either; both answer the same. */
-  runRegister(): Promise<StoredRunEntry[]> {
-    return Promise.resolve([]);
   }
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
     return this.read((sql) => sql.resolveEscalation(escalation_id, resolution_json, by, ts, resolution_hash));

@@ -1,0 +1,47 @@
+// Issue 12 item 10 / issue 13 item 6: without a ledger, memory is bounded by documented limits, and what
+// happens past them is defined.
+import { describe, expect, it } from 'vitest';
+import { MemoryStore, createKernel } from '../../src/kernel/index.js';
+import { testFlows } from '../support/kernel-fixtures.js';
+
+const req = (run_id: string, request_id?: string, status = 'FAILED') => ({
+  run_id, flow: 'build', step_completed: 'check', status, ...(request_id ? { request_id } : {}),
+});
+
+describe('MemoryStore limits', () => {
+  it('keeps at most maxRuns runs; the least recently routed is forgotten and starts afresh when routed again', async () => {
+    const store = new MemoryStore({ maxRuns: 3 });
+    const k = createKernel({ flows: testFlows(), store, maxLiveRuns: 2 });
+    for (const r of ['a', 'b', 'c']) await k.route(req(r));
+    await k.route(req('a')); // a is now the most recently routed
+    await k.route(req('d')); // forgets b
+    expect(store.size).toBe(3);
+    expect(await store.loadRun('b')).toBeUndefined();
+    expect((await store.loadRun('a'))?.seq).toBe(2);
+    expect(k.liveRuns).toBeLessThanOrEqual(2);
+    const again = await k.route(req('b'));
+    expect(again.seq).toBe(1);
+    await k.close();
+  });
+
+  it('keeps the most recent maxRequestIdsPerRun idempotency keys of a run; an older key is routed as new', async () => {
+    const store = new MemoryStore({ maxRequestIdsPerRun: 2 });
+    const k = createKernel({ flows: testFlows(), store });
+    const first = await k.route(req('r', 'q1'));
+    await k.route(req('r', 'q2'));
+    expect(await k.route(req('r', 'q2'))).toMatchObject({ seq: 2 }); // still remembered
+    await k.route(req('r', 'q3'));
+    expect(first.seq).toBe(1);
+    expect((await k.route(req('r', 'q1'))).seq).toBe(4); // q1 was forgotten: a new route
+    await k.close();
+  });
+
+  it('holds flat with 20,000 runs routed through a 1,000-run store', async () => {
+    const store = new MemoryStore({ maxRuns: 1_000, maxRequestIdsPerRun: 4 });
+    const k = createKernel({ flows: testFlows(), store, maxLiveRuns: 100 });
+    for (let i = 0; i < 20_000; i++) await k.route(req(`run-${i}`, `q-${i}`, 'VERIFIED'));
+    expect(store.size).toBe(1_000);
+    expect(k.liveRuns).toBeLessThanOrEqual(100);
+    await k.close();
+  });
+});
