@@ -1,4 +1,6 @@
-import { LedgerConflictError, type Decision, type KernelStore, type RouteRecord, type RunState } from '../contracts/index.js';
+import type { Decision } from '../contracts/decision.js';
+import type { KernelStore, RouteRecord, RunState } from '../contracts/ports.js';
+import { LedgerConflictError } from '../contracts/store-errors.js';
 
 export interface MemoryStoreOptions {
   /** Keep every RouteRecord in `records` (tests, the demo). Unbounded: never for long-lived processes. */
