@@ -50,6 +50,7 @@ class Decision(TypedDict, total=False):
     escalation_id: str
     iteration: int
     seq: int
+    ts: str
 
 
 class NavkernelError(Exception):

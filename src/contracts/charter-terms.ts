@@ -1,4 +1,5 @@
 // The words of a flow's charter, as the charter checks compare them: deterministic, no model, no dictionary.
+import { stemmer } from 'stemmer';
 
 // Words that name the kind of thing, not what it does, and English function words: they never decide a match.
 const IGNORED = new Set(
@@ -10,11 +11,9 @@ const IGNORED = new Set(
     'more most some such each every one two same other own about after before during through'
   ).split(/\s+/),
 );
-const SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ers', 'er', 'ed', 'es', 's'];
-
+/** Porter stem (the `stemmer` package, as the navigator's index uses), short words and numbers unchanged. */
 function stem(word: string): string {
-  for (const suf of SUFFIXES) if (word.endsWith(suf) && word.length - suf.length >= 3) return word.slice(0, -suf.length);
-  return word.endsWith('e') && word.length >= 5 ? word.slice(0, -1) : word;
+  return word.length < 3 || /^\d/.test(word) ? word : stemmer(word);
 }
 
 /** Significant stems of an id or a phrase: split on non-alphanumerics and camelCase, lower-cased, ignored words dropped. */
