@@ -22,7 +22,7 @@ import { identifierTerms, lexText } from './terms.js';
 /** Field weights of the BM25F (path, names, idents, text): names and places count more than uses. */
 export const FIELD_WEIGHTS = { path: 4, names: 3, idents: 1, text: 0.6 } as const;
 /** Bump when the terms or fields change: a persistent index of another version is rebuilt. */
-export const TEXT_INDEX_VERSION = 'fts1';
+export const TEXT_INDEX_VERSION = 'fts2';
 
 export interface TextHit {
   path: string;
@@ -111,6 +111,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
   const delFile = db.prepare('DELETE FROM files WHERE path = ?');
   const insFts = db.prepare('INSERT INTO fts(rowid, path, names, idents, text) VALUES (?, ?, ?, ?, ?)');
   const upFile = db.prepare('INSERT OR REPLACE INTO files(path, hash, id) VALUES (?, ?, ?)');
+  const mirrors = compiledMirrors(index.files.map((f) => f.path));
   let nextId = 1 + Math.max(0, ...[...rows.values()].map((r) => r.id));
   db.transaction(() => {
     for (const [p, r] of rows) {
@@ -122,15 +123,23 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
     }
     for (const f of index.files) {
       if (rows.has(f.path)) continue;
-      let text: string;
-      try {
-        text = readFileSync(path.join(index.root, f.path), 'utf8');
-      } catch {
-        text = '';
-      }
-      const lexed = lexText(f.language, f.path, text);
       const id = nextId++;
-      insFts.run(id, pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed.idents.join(' '), lexed.text.join(' '));
+      if (mirrors.has(f.path)) {
+        // A compiled mirror of a source in the repository (`lib/x.js`, `lib/x.mjs` of `src/lib/x.ts`) carries no
+        // words of its own: its source is indexed. Found by its path only, never read here.
+        insFts.run(id, pathTerms(f.path).join(' '), '', '', '');
+      } else {
+        let text = index.texts?.get(f.path);
+        if (text === undefined) {
+          try {
+            text = readFileSync(path.join(index.root, f.path), 'utf8');
+          } catch {
+            text = '';
+          }
+        }
+        const lexed = lexText(f.language, f.path, text);
+        insFts.run(id, pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed.idents.join(' '), lexed.text.join(' '));
+      }
       upFile.run(f.path, f.hash, id);
       rows.set(f.path, { hash: f.hash, id });
       stats.lexed++;
@@ -139,7 +148,6 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
   const byId = new Map<number, string>();
   for (const [p, r] of rows) byId.set(r.id, p);
   const classes = new Map<string, FileClass>();
-  const mirrors = compiledMirrors(index.files.map((f) => f.path));
   const w = FIELD_WEIGHTS;
   const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
   const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');

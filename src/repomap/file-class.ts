@@ -57,7 +57,8 @@ const OUTPUT_ROOTS = new Set(['src', 'lib', 'dist', 'build', 'out', 'esm', 'cjs'
 
 function mirrorKey(rel: string): string {
   const parts = rel.replace(/\.[^./]+$/, '').split('/');
-  if (parts.length > 1 && OUTPUT_ROOTS.has(parts[0]!)) parts.shift();
+  // Up to two output roots: `src/lib/x.ts` compiles to `lib/x.js` (the SDK layout) as `src/x.ts` to `dist/x.js`.
+  for (let k = 0; k < 2 && parts.length > 1 && OUTPUT_ROOTS.has(parts[0]!); k++) parts.shift();
   return parts.join('/');
 }
 

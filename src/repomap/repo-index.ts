@@ -43,6 +43,11 @@ export interface RepoIndex {
   stats: IndexStats;
   /** sha256 over the sorted (path, content hash) pairs: the repository state the index describes. */
   state_hash: string;
+  /**
+   * Texts this run had to read (new or changed files, compiled mirrors left out), by path: the next
+   * stage (the navigator's full-text index) reuses them instead of reading the files again. Empty warm.
+   */
+  texts?: Map<string, string>;
 }
 
 export interface IndexOptions extends ScanOptions {
@@ -136,6 +141,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const stats: IndexStats = { files: scan.files.length, hashed: 0, parsed: 0, cache_hits: 0, bytes_parsed: 0 };
   const files: IndexedFile[] = [];
   const stateHash = createHash('sha256');
+  const texts = new Map<string, string>();
   // Generated and vendored files (declarations, compiled mirrors of sources, bundles) are indexed as text, not parsed.
   const mirrors = compiledMirrors(scan.files.map((f) => f.path));
   const unparsed = (p: string) => mirrors.has(p) || ['generated', 'vendored'].includes(classifyPath(p));
@@ -167,6 +173,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       stats.parsed++;
       stats.bytes_parsed += f.size;
     }
+    if (text !== undefined && !mirrors.has(f.path)) texts.set(f.path, text);
     next.stat[f.path] = [f.size, f.mtimeMs, hash];
     next.entries[key] = entry;
     files.push({ path: f.path, language, hash, bytes: f.size, lines: entry.lines, tokens: entry.tokens, outline: entry.outline });
@@ -181,5 +188,5 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     writeFileSync(tmp, JSON.stringify(next));
     renameSync(tmp, cfile);
   }
-  return { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex') };
+  return { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts };
 }

@@ -192,6 +192,22 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(tokenCounterStats().calls).toBeGreaterThan(counted);
   });
 
+  it('indexes a compiled mirror by its path only: `lib/x.mjs` beside `src/lib/x.ts` is never loaded for a word inside it', async () => {
+    const repo = path.join(tmpDir('nk-mirror-'), 'r');
+    mkdirSync(path.join(repo, 'src/lib'), { recursive: true });
+    mkdirSync(path.join(repo, 'lib'), { recursive: true });
+    writeFileSync(path.join(repo, 'src/lib/stream.ts'), 'export function pumpZebrafish(n: number): number {\n  return n + 1;\n}\n');
+    writeFileSync(path.join(repo, 'lib/stream.mjs'), 'export function pumpZebrafish(n) {\n  return n + 1;\n}\n');
+    writeFileSync(path.join(repo, 'lib/stream.js'), 'exports.pumpZebrafish = function pumpZebrafish(n) {\n  return n + 1;\n};\n');
+    const o = await navigate({ task: 'make pumpZebrafish faster', repo_root: repo }, { cacheDir: false });
+    expect(o.loaded.map((f) => f.path)).toEqual(['src/lib/stream.ts']);
+    const index = await indexRepo(repo, { cacheDir: false });
+    const reg = loadRegistry(index, { cacheDir: false });
+    expect(reg.text.filesWith('pumpzebrafish')).toEqual(['src/lib/stream.ts']);
+    expect(reg.text.classOf('lib/stream.mjs')).toBe('generated');
+    reg.text.close();
+  });
+
   it('keeps code-like tokens that are also stop words (`Use()`)', async () => {
     const repo = path.join(tmpDir('nk-use-'), 'r');
     mkdirSync(repo, { recursive: true });
