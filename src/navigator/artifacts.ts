@@ -1,4 +1,4 @@
-import { CompressionReport, ContextLoadReceipt, NavigationMap, type TierPathEntry } from '../contracts/index.js';
+import { CompressionReport, ContextLoadReceipt, NavigationMap, type TierPathEntry } from '../contracts/navigator-artifacts.js';
 import type { NorthstarMetric } from './northstar.js';
 import type { Artifacts, CompressionResult, LoadResult, MagicWord } from './types.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { CnfCapsule } from '../contracts/index.js';
+import { CnfCapsule } from '../contracts/navigator-capsule.js';
 import { ValidationError } from '../contracts/errors.js';
 import { readNorthstar, type NorthstarDoc } from './northstar.js';
 import type { IntakeResult } from './types.js';

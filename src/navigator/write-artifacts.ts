@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { compileValidator } from '../contracts/validate.js';
 import type { CompressionReport, ContextLoadReceipt, NavigationMap } from '../contracts/index.js';
 import { FORBIDDEN_STATES } from './types.js';
 import type { NavigationOutcome } from './create-navigator.js';
@@ -55,7 +54,9 @@ export interface RungCheck {
  * (validated against the published schema), trunk_first_compliance, compression_ratio >= 2.0, every
  * loaded file listed with a magic_word_match, null checks performed, no forbidden state entered.
  */
-export function checkRung641(dir: string): RungCheck {
+export async function checkRung641(dir: string): Promise<RungCheck> {
+  // ajv (the JSON Schema validator) is imported for this check only: a navigation never loads it.
+  const { compileValidator } = await import('../contracts/validate.js');
   const problems: string[] = [];
   const read = <T>(name: string, schema: string): T | undefined => {
     const file = path.join(dir, name);

@@ -128,7 +128,7 @@ export function registerNavigateCommand(program: Command): void {
       const capsule = await capsuleFrom(o);
       const dir = outDir(o, capsule);
       if (o.check) {
-        const r = checkRung641(dir);
+        const r = await checkRung641(dir);
         process.stdout.write(o.json ? `${JSON.stringify(r)}\n` : r.passed ? `rung 641 holds for ${dir}\n` : `rung 641 fails for ${dir}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\n`);
         process.exitCode = r.passed ? 0 : 1;
         return;
