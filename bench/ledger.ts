@@ -13,7 +13,7 @@ import { openLedger, replayRun, type Durability } from '../src/ledger/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { fmt, measure, table, type BenchSection } from './stats.js';
 
-const flowsOnce = (() => {
+export const flowsOnce = (() => {
   let p: Promise<FlowSet> | undefined;
   return () => (p ??= loadFlows(path.join(packageRoot(), 'charters')));
 })();
@@ -24,7 +24,7 @@ function tmp(): { file: string; dir: string; cleanup: () => void } {
 }
 
 /** A realistic request stream: the demo runner's runs (failures, loops, detours, injections), `runs` of them. */
-async function requestStream(runs: number, prefix: string): Promise<RouteRequest[]> {
+export async function requestStream(runs: number, prefix: string): Promise<RouteRequest[]> {
   const flows = await flowsOnce();
   const out: RouteRequest[] = [];
   const kernel = createKernel({ flows, store: new MemoryStore(), validate: false });

@@ -9,6 +9,7 @@ import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
 import { benchLedger } from './ledger.js';
+import { benchPostgres } from './postgres.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
@@ -23,6 +24,7 @@ export type SectionRunner = (opts: { quick: boolean; outDir: string }) => Promis
 export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'kernel', run: benchKernel },
   { name: 'ledger', run: benchLedger },
+  { name: 'postgres', run: benchPostgres },
   { name: 'langgraph', run: benchLangGraph },
   { name: 'economics', run: benchEconomics },
   { name: 'scaling', run: benchScaling },

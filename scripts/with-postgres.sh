@@ -152,6 +152,10 @@ if [ "$mode" = serve ]; then
   trap 'exit 130' INT
   trap 'exit 129' HUP
   echo "DATABASE_URL=$DATABASE_URL"
+  # For tests that crash and restart the server: `${PG_AS[@]} $PG_BIN/pg_ctl -D $PGDATA -m immediate restart`.
+  echo "PGDATA=$tmp/data"
+  echo "PG_BIN=$BIN"
+  echo "PG_AS=${as_user[*]:-}"
   # Wait for stdin to close. `read` returns on EOF, and on a trapped signal (bash runs the trap at once).
   while IFS= read -r _; do :; done || true
   exit 0

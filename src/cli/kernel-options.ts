@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { cliConfig } from './config.js';
 import { UsageError } from './conventions.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
+import { PostgresLedger } from '../ledger/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, navigatorFromFlags, type LlmFlags } from './llm-options.js';
 
@@ -60,5 +61,8 @@ export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<
   const flows = await loadCliFlows(opts);
   const navigator = navigatorFromFlags(opts);
   const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
+  // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
+  // not at the first route.
+  if (store instanceof PostgresLedger) await store.ready();
   return createKernel({ flows, ...(store ? { store } : {}), ...(navigator ? { navigator } : {}), ...extra });
 }

@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
-import type { Ledger } from '../contracts/ports.js';
-import { DEFAULT_LEDGER_FILE, openLedger, type Durability } from '../ledger/index.js';
 import path from 'node:path';
+import type { Ledger } from '../contracts/ports.js';
+import { DEFAULT_LEDGER_FILE, isPostgresUrl, openLedgerAt, type Durability } from '../ledger/index.js';
 import { cliConfig } from './config.js';
 import { UsageError } from './conventions.js';
 
@@ -13,9 +13,12 @@ export interface LedgerCliOptions {
   durability?: Durability;
 }
 
-/** Adds `--ledger FILE` (default `$NAVKERNEL_LEDGER`, else the config file's `ledger`, else `runs/ledger.sqlite`). */
+/**
+ * Adds `--ledger FILE|URL` (default `$NAVKERNEL_LEDGER`, else the config file's `ledger`, else `runs/ledger.sqlite`):
+ * a `postgres://` URL selects the PostgreSQL ledger.
+ */
 export function addLedgerOption(cmd: Command, options: { durability?: boolean } = {}): Command {
-  cmd.option('--ledger <file>', 'the ledger file (env NAVKERNEL_LEDGER, config "ledger")', process.env.NAVKERNEL_LEDGER || cliConfig().ledger || DEFAULT_LEDGER_FILE);
+  cmd.option('--ledger <file|url>', 'the ledger: a SQLite file or a postgres:// URL (env NAVKERNEL_LEDGER, config "ledger")', process.env.NAVKERNEL_LEDGER || cliConfig().ledger || DEFAULT_LEDGER_FILE);
   if (options.durability) {
     cmd.addOption(
       new Option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)").choices(['normal', 'full']).default(cliConfig().durability ?? 'normal'),
@@ -31,7 +34,8 @@ export function addLedgerOption(cmd: Command, options: { durability?: boolean } 
 export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): Ledger {
   const durability = opts.durability ?? 'normal';
   if (durability !== 'normal' && durability !== 'full') throw new UsageError(`--durability must be normal or full (got ${durability})`);
-  return openLedger(opts.ledger, { create, durability, runBase: runsFolderFor(opts.ledger) });
+  if (isPostgresUrl(opts.ledger)) return openLedgerAt(opts.ledger, { create, readOnly: !create });
+  return openLedgerAt(opts.ledger, { create, durability, runBase: runsFolderFor(opts.ledger) });
 }
 
 /**

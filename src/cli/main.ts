@@ -20,7 +20,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
   completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
 };
-const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve']);
+const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
 
 /** The command word of `argv` (as process.argv), if any. */
 function commandName(argv: string[]): string | undefined {

@@ -1,4 +1,10 @@
-export { SqliteLedger, openLedger, DEFAULT_LEDGER_FILE, type LedgerOptions } from './sqlite-ledger.js';
+export { SqliteLedger, DEFAULT_LEDGER_FILE, type LedgerOptions } from './sqlite-ledger.js';
+export { openLedger, openLedgerAt } from './open-ledger.js';
+export { copyLedger, LedgerNotEmptyError, type CopyReport } from './copy.js';
+export { exportJsonl } from './export.js';
+export { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-ledger.js';
+export { PostgresUnavailableError, LedgerNotWritableError } from './postgres/errors.js';
+export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
 export { verifyLedger, type VerifyOptions } from './verify.js';
 export { listRuns, runSummary, auditRun, whyStep, runRoutes } from './audit.js';

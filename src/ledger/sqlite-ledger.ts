@@ -294,7 +294,3 @@ export class SqliteLedger implements Ledger {
   }
 }
 
-/** Opens (creating unless told not to) the ledger at `file`. */
-export function openLedger(file: string = DEFAULT_LEDGER_FILE, options: LedgerOptions = {}): SqliteLedger {
-  return new SqliteLedger(file, options);
-}

@@ -3,6 +3,7 @@ import { navigatorMachine, type NavigatorMachineContext, type StepOutput } from 
 import type { FlightPlan } from '../contracts/index.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { indexRepo, type IndexStats, type MapFile, type RepoIndex } from '../repomap/index.js';
+import { setTokenCountStore } from '../repomap/tokens.js';
 import { buildArtifacts, type ArtifactInput } from './artifacts.js';
 import { measureCompression } from './compression.js';
 import { intakeCapsule } from './intake.js';
@@ -110,6 +111,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
         ...(options.registryFile ? { registryFile: options.registryFile } : {}),
         cacheDir: options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir,
       });
+      setTokenCountStore(registry.text.tokenStore);
       const hint = intake.capsule.magic_words_hint;
       const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';

@@ -1,6 +1,6 @@
 import type { FileClass } from '../repomap/file-class.js';
 import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
-import { splitWords } from '../repomap/words.js';
+import { splitWords, splitWordsShared } from '../repomap/words.js';
 import type { TextIndex } from './text-index.js';
 import { stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
@@ -159,18 +159,30 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
   const maxIdf = Math.max(1e-9, ...[...terms.values()].map((t) => t.idf));
   // Definitions: exact (the name is the word) beats partial (the name contains it).
   const wholeWords = words.map((w) => ({ w: w.word, whole: splitWords(w.word).join(''), stem: stemOf(w.word.toLowerCase()), idf: terms.get(w.word)?.idf ?? 0 }));
+  // A name's score depends on the name alone: computed once per distinct name.
+  const nameScore = new Map<string, number>();
+  const scoreName = (name: string): number => {
+    let best = nameScore.get(name);
+    if (best !== undefined) return best;
+    best = 0;
+    const parts = splitWordsShared(name);
+    const whole = parts.join('');
+    let stems: string[] | undefined;
+    for (const q of wholeWords) {
+      const exact = whole === q.whole || (parts.length === 1 && stemOf(parts[0]!) === q.stem);
+      const partial = !exact && (parts.includes(q.whole) || whole.includes(q.whole) || (stems ??= parts.map(stemOf)).includes(q.stem));
+      const v = (exact ? 1 : partial ? 0.5 : 0) * (q.idf / maxIdf);
+      if (v > best) best = v;
+    }
+    nameScore.set(name, best);
+    return best;
+  };
   const definition = (f: IndexedFile): number => {
     let best = 0;
     for (const d of f.outline.defs) {
       if (d.kind === 'heading') continue;
-      const parts = splitWords(d.name);
-      const whole = parts.join('');
-      for (const q of wholeWords) {
-        const exact = whole === q.whole || (parts.length === 1 && stemOf(parts[0]!) === q.stem);
-        const partial = !exact && (parts.includes(q.whole) || parts.some((p) => stemOf(p) === q.stem) || whole.includes(q.whole));
-        const v = (exact ? 1 : partial ? 0.5 : 0) * (q.idf / maxIdf);
-        if (v > best) best = v;
-      }
+      const v = scoreName(d.name);
+      if (v > best) best = v;
     }
     return best;
   };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { classifyPath, compiledMirrors, type FileClass } from '../repomap/file-class.js';
 import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
+import type { TokenCountStore } from '../repomap/tokens.js';
 import { identifierTerms, lexText } from './terms.js';
 
 /**
@@ -49,6 +50,8 @@ export interface TextIndex {
   filesWith(term: string): string[];
   /** Number of indexed files. */
   size: number;
+  /** Token counts of loaded text, kept beside the index (keyed by content), so a warm run never re-counts. */
+  tokenStore: TokenCountStore;
   close(): void;
 }
 
@@ -65,6 +68,9 @@ function nameTerms(f: IndexedFile): string[] {
   for (const d of f.outline.defs) identifierTerms(d.name, out);
   return out;
 }
+
+/** Token counts kept at most (a few dozen are added per navigation). */
+const TOKEN_STORE_MAX = 100_000;
 
 const open = new Map<string, TextIndex>();
 
@@ -95,6 +101,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
       CREATE VIRTUAL TABLE fts USING fts5(path, names, idents, text, tokenize = "ascii", detail = column);`);
     db.prepare("INSERT INTO meta VALUES ('version', ?)").run(TEXT_INDEX_VERSION);
   }
+  db.exec('CREATE TABLE IF NOT EXISTS tokens(key TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID');
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)');
   const stats: TextIndexStats = { lexed: 0, removed: 0, files: index.files.length };
   const rows = new Map<string, { hash: string; id: number }>();
@@ -137,12 +144,23 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
   const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
   const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');
   const withStmt = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ?');
+  const tokGet = db.prepare('SELECT n FROM tokens WHERE key = ?').pluck();
+  const tokSet = db.prepare('INSERT OR IGNORE INTO tokens(key, n) VALUES (?, ?)');
+  // Bounded: past TOKEN_STORE_MAX counts the table starts over (counts are recomputed exactly when missing).
+  if ((db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) > TOKEN_STORE_MAX) db.exec('DELETE FROM tokens');
+  const tokenStore: TokenCountStore = {
+    get: (key) => (db.open ? (tokGet.get(key) as number | undefined) : undefined),
+    set: (key, n) => {
+      if (db.open) tokSet.run(key, n);
+    },
+  };
   const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
   const ti: TextIndex = {
     origin,
     stats,
     size: rows.size,
+    tokenStore,
     classOf(p) {
       let c = classes.get(p);
       if (!c) classes.set(p, (c = mirrors.has(p) ? 'generated' : classifyPath(p)));

@@ -1,7 +1,7 @@
 /// <reference types="emscripten" preserve="true" />
 // web-tree-sitter's types name Emscripten globals: the reference keeps them resolvable in a consumer (skipLibCheck false).
-import { Query } from 'web-tree-sitter';
-import { type CodeLanguage, loadLanguage, parserFor } from './languages.js';
+import type { Query } from 'web-tree-sitter';
+import { type CodeLanguage, loadLanguage, parserFor, treeSitter } from './languages.js';
 
 /** Why a custom query does not compile for a language (tree-sitter's QueryError, flattened). */
 export interface QueryProblem {
@@ -19,7 +19,7 @@ export async function compileCustomQuery(lang: CodeLanguage, source: string): Pr
   let q = compiled.get(key);
   if (!q) {
     try {
-      q = new Query(await loadLanguage(lang), source);
+      q = new (await treeSitter()).Query(await loadLanguage(lang), source);
     } catch (err) {
       const e = err as Error & { kind?: unknown; index?: unknown };
       q = { language: lang, message: e.message, ...(e.kind !== undefined ? { kind: String(e.kind) } : {}), ...(typeof e.index === 'number' ? { offset: e.index } : {}) };
@@ -27,6 +27,11 @@ export async function compileCustomQuery(lang: CodeLanguage, source: string): Pr
     compiled.set(key, q);
   }
   return q;
+}
+
+/** True for a compile problem (not a compiled query). */
+export function isQueryProblem(q: Query | QueryProblem): q is QueryProblem {
+  return typeof (q as QueryProblem).message === 'string' && 'language' in q && !('captures' in q);
 }
 
 /** 1-based lines covered by the captures of `query` in `text` (each capture capped at `maxLinesPerCapture`). */

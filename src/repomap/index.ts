@@ -5,7 +5,7 @@ export { classifyPath, isGeneratedFileName, type FileClass } from './file-class.
 export { scanRepo, readRegularFile, type ScanOptions, type ScanResult, type ScannedFile, type SkippedFile } from './scan.js';
 export { extractOutline, markdownOutline, type Outline, type Definition } from './outline.js';
 export { rankFiles, type FileScore } from './rank.js';
-export { countTokens, tokenPieces, tokenCounterStats, TOKEN_ENCODING } from './tokens.js';
+export { countTokens, tokenPieces, tokenCounterStats, resetTokenCache, setTokenCountStore, TOKEN_ENCODING, type TokenCountStore } from './tokens.js';
 export { compileCustomQuery, captureLines, type QueryProblem } from './custom-query.js';
 export { languageOf, grammarPath, loadLanguage, isCodeLanguage, CODE_LANGUAGES, type CodeLanguage, type FileLanguage } from './languages.js';
 export { resolveInsideRoot, isInside } from './safe-path.js';

@@ -2,7 +2,7 @@
 // web-tree-sitter's types name Emscripten globals: the reference keeps them resolvable in a consumer (skipLibCheck false).
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Language, Parser } from 'web-tree-sitter';
 import { requireOptionalPackage } from '../optional-package.js';
 
 /** Languages the repo map parses with tree-sitter. */
@@ -50,13 +50,22 @@ export function grammarPath(lang: CodeLanguage): string {
   return path.join(dir, 'wasm', `tree-sitter-${lang}.wasm`);
 }
 
+type TreeSitter = typeof import('web-tree-sitter');
+let module_: Promise<TreeSitter> | undefined;
+
+/** web-tree-sitter, imported on first use only: a warm index never loads it (nor any grammar). */
+export function treeSitter(): Promise<TreeSitter> {
+  module_ ??= import('web-tree-sitter');
+  return module_;
+}
+
 let initialised: Promise<void> | undefined;
 const languages = new Map<CodeLanguage, Promise<Language>>();
 const parsers = new Map<CodeLanguage, Parser>();
 
 /** Initialise web-tree-sitter once per process. */
 export function initTreeSitter(): Promise<void> {
-  initialised ??= Parser.init();
+  initialised ??= treeSitter().then((ts) => ts.Parser.init());
   return initialised;
 }
 
@@ -65,7 +74,7 @@ export async function loadLanguage(lang: CodeLanguage): Promise<Language> {
   await initTreeSitter();
   let p = languages.get(lang);
   if (!p) {
-    p = Language.load(grammarPath(lang));
+    p = treeSitter().then((ts) => ts.Language.load(grammarPath(lang)));
     languages.set(lang, p);
   }
   return p;
@@ -76,7 +85,7 @@ export async function parserFor(lang: CodeLanguage): Promise<Parser> {
   const language = await loadLanguage(lang);
   let parser = parsers.get(lang);
   if (!parser) {
-    parser = new Parser();
+    parser = new (await treeSitter()).Parser();
     parser.setLanguage(language);
     parsers.set(lang, parser);
   }

@@ -1,5 +1,5 @@
-import { Query, type Node } from 'web-tree-sitter';
-import { type CodeLanguage, type FileLanguage, isCodeLanguage, loadLanguage, parserFor } from './languages.js';
+import type { Query, Node } from 'web-tree-sitter';
+import { type CodeLanguage, type FileLanguage, isCodeLanguage, loadLanguage, parserFor, treeSitter } from './languages.js';
 import { definitionQuery, referenceQuery } from './queries.js';
 
 /** A definition found in a file. Lines are 1-based and inclusive. */
@@ -35,7 +35,7 @@ const queries = new Map<CodeLanguage, Promise<Query>>();
 function outlineQuery(lang: CodeLanguage): Promise<Query> {
   let q = queries.get(lang);
   if (!q) {
-    q = loadLanguage(lang).then((language) => new Query(language, definitionQuery(lang) + referenceQuery(lang)));
+    q = Promise.all([treeSitter(), loadLanguage(lang)]).then(([ts, language]) => new ts.Query(language, definitionQuery(lang) + referenceQuery(lang)));
     queries.set(lang, q);
   }
   return q;

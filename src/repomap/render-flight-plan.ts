@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import picomatch from 'picomatch';
-import { Query } from 'web-tree-sitter';
 import { FlightPlan, type FlightPlanInput, type SectionRule } from '../contracts/flight-plan.js';
 import { ValidationError } from '../contracts/errors.js';
-import { captureLines, compileCustomQuery } from './custom-query.js';
+import { captureLines, compileCustomQuery, isQueryProblem } from './custom-query.js';
 import { isCodeLanguage } from './languages.js';
 import { extractOutline } from './outline.js';
 import { rankFiles } from './rank.js';
@@ -155,7 +154,7 @@ export async function renderFlightPlan(repoRoot: string, planInput: FlightPlanIn
     for (let i = 0; i < plan.custom_queries.length; i++) {
       if (!queryMatchers[i]!(file.path)) continue;
       const q = await compileCustomQuery(lang, plan.custom_queries[i]!.query);
-      if (!(q instanceof Query)) {
+      if (isQueryProblem(q)) {
         const key = `${i}:${lang}`;
         if (!reported.has(key)) {
           reported.add(key);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compiledMirrors, classifyPath } from './file-class.js';
 import { type FileLanguage, isCodeLanguage, languageOf } from './languages.js';
@@ -64,6 +64,8 @@ interface CacheFile {
   v: string;
   stat: Record<string, [number, number, string]>;
   entries: Record<string, CacheEntry>;
+  /** The scan's binary-sniff verdicts (see ScanOptions.verdicts). */
+  sniff?: Record<string, [number, number, 0 | 1]>;
 }
 
 const CACHE_VERSION = `outline${OUTLINE_VERSION}-est4`;
@@ -93,6 +95,25 @@ function loadCache(file: string): CacheFile {
   return { v: CACHE_VERSION, stat: {}, entries: {} };
 }
 
+function safeRealpath(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined; // scanRepo reports the missing repository
+  }
+}
+
+function sameVerdicts(a: Record<string, [number, number, 0 | 1]>, b: Record<string, [number, number, 0 | 1]>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    const x = a[k]!;
+    const y = b[k];
+    if (!y || x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2]) return false;
+  }
+  return true;
+}
+
 function countLines(text: string): number {
   if (text.length === 0) return 0;
   let n = 1;
@@ -106,11 +127,12 @@ function countLines(text: string): number {
  * `parse_error` (rendered as plain text). Deterministic: files sorted by path.
  */
 export async function indexRepo(rootDir: string, options: IndexOptions = {}): Promise<RepoIndex> {
-  const scan = scanRepo(rootDir, options);
   const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
-  const cfile = cacheDir ? cachePath(cacheDir, scan.root) : undefined;
-  const cache = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
-  const next: CacheFile = { v: CACHE_VERSION, stat: {}, entries: {} };
+  const preRoot = cacheDir ? safeRealpath(rootDir) : undefined;
+  const cfile = cacheDir && preRoot ? cachePath(cacheDir, preRoot) : undefined;
+  const cache: CacheFile = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
+  const scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}) });
+  const next: CacheFile = { v: CACHE_VERSION, stat: {}, entries: {}, sniff: scan.verdicts };
   const stats: IndexStats = { files: scan.files.length, hashed: 0, parsed: 0, cache_hits: 0, bytes_parsed: 0 };
   const files: IndexedFile[] = [];
   const stateHash = createHash('sha256');
@@ -152,7 +174,8 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     done++;
     options.onProgress?.(done, scan.files.length);
   }
-  if (cfile && (stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {
+  const sniffChanged = !cache.sniff || !sameVerdicts(cache.sniff, scan.verdicts);
+  if (cfile && (sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {
     mkdirSync(path.dirname(cfile), { recursive: true });
     const tmp = `${cfile}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(next));

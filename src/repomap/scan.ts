@@ -27,12 +27,19 @@ export interface ScanOptions {
   exclude?: string[];
   /** Honour .gitignore files (default true). */
   gitignore?: boolean;
+  /**
+   * Binary-sniff verdicts of an earlier scan, by path: `[size, mtimeMs, 1 if binary]`. A file whose size
+   * and mtime match is not opened again (a warm scan reads no file content at all).
+   */
+  verdicts?: Record<string, [number, number, 0 | 1]>;
 }
 
 export interface ScanResult {
   root: string;
   files: ScannedFile[];
   skipped: SkippedFile[];
+  /** The sniff verdicts of this scan (to persist and pass back as `verdicts`). */
+  verdicts: Record<string, [number, number, 0 | 1]>;
 }
 
 const ALWAYS_SKIPPED_DIRS = new Set(['.git', '.hg', '.svn', 'node_modules']);
@@ -109,6 +116,8 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
   const useGitignore = options.gitignore !== false;
   const files: ScannedFile[] = [];
   const skipped: SkippedFile[] = [];
+  const known = options.verdicts ?? {};
+  const verdicts: Record<string, [number, number, 0 | 1]> = {};
   // Each .gitignore applies to paths relative to its own directory.
   const walk = (dirRel: string, rules: { base: string; ig: Ignore }[]): void => {
     const dirAbs = path.join(root, dirRel);
@@ -175,12 +184,17 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
       else if (st.size > maxBytes) skipped.push({ path: rel, reason: 'oversized' });
       else {
         let binary: boolean;
-        try {
-          binary = looksBinary(abs, st.size);
-        } catch {
-          skipped.push({ path: rel, reason: 'unreadable' });
-          continue;
+        const v = known[rel];
+        if (v && v[0] === st.size && v[1] === st.mtimeMs) binary = v[2] === 1;
+        else {
+          try {
+            binary = looksBinary(abs, st.size);
+          } catch {
+            skipped.push({ path: rel, reason: 'unreadable' });
+            continue;
+          }
         }
+        verdicts[rel] = [st.size, st.mtimeMs, binary ? 1 : 0];
         if (binary) skipped.push({ path: rel, reason: 'binary' });
         else files.push({ path: rel, size: st.size, mtimeMs: st.mtimeMs });
       }
@@ -190,5 +204,5 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
   const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   files.sort(byPath);
   skipped.sort(byPath);
-  return { root, files, skipped };
+  return { root, files, skipped, verdicts };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { countTokens as gptCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 
 /** The encoding every navkernel token count uses (repomix's default too, so counts compare). */
 export const TOKEN_ENCODING = 'o200k_base';
@@ -64,8 +64,34 @@ export function tokenPieces(text: string): string[] {
 // Special-token text counts as plain text, as a file that mentions `<|endoftext|>` is still just text.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+type GptCount = (text: string, options: typeof PLAIN_TEXT) => number;
+let gptCountTokens: GptCount | undefined;
+let tokenizerLoads = 0;
+
+/** The o200k_base ranks (2.4 MB of JavaScript) are loaded on the first count the caches cannot answer. */
 function countPiece(piece: string): number {
+  if (!gptCountTokens) {
+    const require = createRequire(import.meta.url);
+    gptCountTokens = (require('gpt-tokenizer/encoding/o200k_base') as { countTokens: GptCount }).countTokens;
+    tokenizerLoads++;
+  }
   return gptCountTokens(piece, PLAIN_TEXT);
+}
+
+/**
+ * A persistent store of token counts keyed like the in-process cache (the text itself when short, else
+ * its sha1): a warm run whose loaded text is unchanged answers every count from it and never loads the
+ * tokenizer. Counts are exact either way (the store holds what the tokenizer returned).
+ */
+export interface TokenCountStore {
+  get(key: string): number | undefined;
+  set(key: string, count: number): void;
+}
+let store: TokenCountStore | undefined;
+
+/** Sets (or with undefined clears) the persistent token-count store consulted after the in-process cache. */
+export function setTokenCountStore(s: TokenCountStore | undefined): void {
+  store = s;
 }
 
 const cache = new Map<string, number>();
@@ -80,20 +106,30 @@ let counted = { calls: 0, chars: 0 };
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   const key = text.length < 64 ? text : createHash('sha1').update(text).digest('base64');
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
+  const hit = cache.get(key) ?? store?.get(key);
+  if (hit !== undefined) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(key, hit);
+    return hit;
+  }
   let total = 0;
   forEachPiece(text, (s, e) => {
     total += countPiece(s === 0 && e === text.length ? text : text.slice(s, e));
   });
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(key, total);
+  store?.set(key, total);
   counted.calls++;
   counted.chars += text.length;
   return total;
 }
 
+/** Empties the in-process count cache (tests and benchmarks: what a new process would see). */
+export function resetTokenCache(): void {
+  cache.clear();
+}
+
 /** Characters actually encoded so far (cache misses), for benchmarks. */
-export function tokenCounterStats(): { calls: number; chars: number } {
-  return { ...counted };
+export function tokenCounterStats(): { calls: number; chars: number; tokenizer_loads: number } {
+  return { ...counted, tokenizer_loads: tokenizerLoads };
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, createNavigator, loadRegistry, navigate, openTextIndex, rankForTask } from '../../src/navigator/index.js';
 import { extractMagicWords } from '../../src/navigator/magic-words.js';
-import { classifyPath, indexRepo } from '../../src/repomap/index.js';
+import { classifyPath, indexRepo, resetTokenCache, tokenCounterStats } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
 
 // A small repository of our own (not the eval sets), one file per rule.
@@ -173,6 +173,25 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(reg2.text.stats).toMatchObject({ lexed: 1, removed: 1 });
   });
 
+  it('a warm run counts no token again: exact counts come from the persistent index, the same as counted cold', async () => {
+    const repo = makeRepo();
+    const dir = tmpDir('nk-tokens-');
+    const task = 'honour backoffLimit when computing the delay';
+    resetTokenCache();
+    const cold = await navigate({ task, repo_root: repo }, { cacheDir: dir });
+    const counted = tokenCounterStats().calls;
+    expect(counted).toBeGreaterThan(0);
+    resetTokenCache(); // what a new process sees: only the persistent store
+    const warm = await navigate({ task, repo_root: repo }, { cacheDir: dir });
+    expect(tokenCounterStats().calls).toBe(counted);
+    expect(compareRuns(cold, warm).problems).toEqual([]);
+    expect(warm.artifacts.compression_report).toEqual(cold.artifacts.compression_report);
+    // Without a cache directory every count is made again.
+    resetTokenCache();
+    await navigate({ task, repo_root: repo }, { cacheDir: false });
+    expect(tokenCounterStats().calls).toBeGreaterThan(counted);
+  });
+
   it('keeps code-like tokens that are also stop words (`Use()`)', async () => {
     const repo = path.join(tmpDir('nk-use-'), 'r');
     mkdirSync(repo, { recursive: true });
@@ -185,7 +204,7 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     registry.text.close();
   });
 
-  it('the navigate command imports no LLM SDK, no kernel and one tokenizer', () => {
+  it('the navigate command imports no LLM SDK, no kernel, and neither the tokenizer nor tree-sitter at start-up', () => {
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
     const seen = new Set<string>();
     const packages = new Set<string>();
@@ -204,7 +223,10 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     const files = [...seen].map((f) => path.relative(root, f));
     expect(files.filter((f) => f.startsWith('src/kernel/') || f.startsWith('src/ledger/') || f.startsWith('src/explorer/'))).toEqual([]);
     for (const p of ['@anthropic-ai/sdk', '@google/genai', 'js-tiktoken']) expect(packages.has(p)).toBe(false);
-    expect(packages.has('gpt-tokenizer')).toBe(true);
+    // Both are loaded on first use only (a warm run over an unchanged repository needs neither).
+    expect(packages.has('gpt-tokenizer')).toBe(false);
+    expect(packages.has('web-tree-sitter')).toBe(false);
+    expect(packages.has('yaml')).toBe(false);
   });
 });
 

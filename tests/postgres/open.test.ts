@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { afterAll, expect, it } from 'vitest';
 import { LedgerTooNewError, NotALedgerError } from '../../src/ledger/errors.js';
-import { LedgerNotWritableError, StoreUnavailableError } from '../../src/ledger/postgres/errors.js';
+import { StoreUnavailableError } from '../../src/contracts/store-errors.js';
+import { LedgerNotWritableError, PostgresUnavailableError } from '../../src/ledger/postgres/errors.js';
 import { openPostgresPool } from '../../src/ledger/postgres/pool.js';
 import { PG_SCHEMA_VERSION } from '../../src/ledger/postgres/schema.js';
 import { parsePostgresUrl, redactUrl } from '../../src/ledger/postgres/url.js';
@@ -103,7 +104,8 @@ describePostgres('opening a PostgreSQL ledger', () => {
     });
     const err = await openPostgresPool(`postgres://kern:hunter2@127.0.0.1:${port}/ledger`, { connectTimeoutMs: 2000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreUnavailableError);
-    const e = err as StoreUnavailableError;
+    const e = err as PostgresUnavailableError;
+    expect([e.host, e.port]).toEqual(['127.0.0.1', port]);
     expect(e.code).toBe('STORE_UNAVAILABLE');
     expect(e.message).toContain(`127.0.0.1:${port}`);
     expect(e.message).toMatch(/ECONNREFUSED/);

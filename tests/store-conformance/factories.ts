@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Ledger } from '../../src/contracts/index.js';
-import { openLedger } from '../../src/ledger/index.js';
+import { PostgresLedger, openLedger } from '../../src/ledger/index.js';
+import { DATABASE_URL, adminQuery, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
 /** One store location (a file, a database schema) that several handles ("processes") can open. */
 export interface StoreLocation {
@@ -40,4 +41,18 @@ export const sqliteFactory: StoreFactory = {
   },
 };
 
-export const STORE_FACTORIES: StoreFactory[] = [sqliteFactory];
+/** PostgreSQL: a schema of its own per location, in the test server (scripts/with-postgres.sh or DATABASE_URL). */
+export const postgresFactory: StoreFactory = {
+  name: 'postgres',
+  async create() {
+    const url = freshSchemaUrl('conf');
+    return {
+      cliArg: url,
+      runBase: undefined,
+      open: () => PostgresLedger.open(url),
+      cleanup: async () => void (await adminQuery(`DROP SCHEMA IF EXISTS ${schemaOf(url)} CASCADE`)),
+    };
+  },
+};
+
+export const STORE_FACTORIES: StoreFactory[] = [sqliteFactory, ...(DATABASE_URL ? [postgresFactory] : [])];

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import YAML from 'yaml';
 import { NavkernelError } from '../../contracts/errors.js';
 import type { CnfCapsuleInput } from '../../contracts/index.js';
 import { checkRung641, checkRung65537, compareRuns, createNavigator, RUNG_65537, writeArtifacts, type NavigationOutcome, type NavigatorOptions, type Rung65537Result } from '../../navigator/index.js';
@@ -41,11 +40,12 @@ const positiveInt = (v: string): number => {
 export const NAVIGATE_EXIT_CODES = { EXIT_PASS: 0, EXIT_BLOCKED: 1, EXIT_NEED_INFO: 3 } as const;
 
 /** The capsule from a file (JSON or YAML) and/or flags; flags win. */
-function capsuleFrom(o: NavigateOptions): CnfCapsuleInput {
+async function capsuleFrom(o: NavigateOptions): Promise<CnfCapsuleInput> {
   let base: Record<string, unknown> = {};
   if (o.capsule) {
     const text = readFileSync(o.capsule, 'utf8');
-    const doc = /\.ya?ml$/i.test(o.capsule) ? YAML.parse(text) : JSON.parse(text);
+    // yaml is imported only for a YAML capsule (start-up of the common flag-only call stays small).
+    const doc: unknown = /\.ya?ml$/i.test(o.capsule) ? (await import('yaml')).parse(text) : JSON.parse(text);
     if (typeof doc !== 'object' || doc === null) throw new NavkernelError('INVALID_CAPSULE', `${o.capsule}: not an object`);
     base = doc as Record<string, unknown>;
   }
@@ -125,7 +125,7 @@ export function registerNavigateCommand(program: Command): void {
     .option('--json', 'print the outcome as JSON')
     .option('-q, --quiet', 'no progress output')
     .action(async (o: NavigateOptions) => {
-      const capsule = capsuleFrom(o);
+      const capsule = await capsuleFrom(o);
       const dir = outDir(o, capsule);
       if (o.check) {
         const r = checkRung641(dir);

@@ -1,22 +1,22 @@
 import { NavkernelError } from '../../contracts/errors.js';
+import { StoreUnavailableError } from '../../contracts/store-errors.js';
 import type { PostgresTarget } from './url.js';
 
 /**
  * The ledger's server cannot be reached or refused the connection: names host, port, database, user and the
- * cause, never the password. Code STORE_UNAVAILABLE (HTTP 503): retry later, nothing was recorded by this call
- * unless an idempotent retry with the same request_id says so.
+ * cause, never the password. A StoreUnavailableError (code STORE_UNAVAILABLE, HTTP 503): retry later; nothing was
+ * recorded by this call unless an idempotent retry with the same request_id says so.
  */
-export class StoreUnavailableError extends NavkernelError {
+export class PostgresUnavailableError extends StoreUnavailableError {
   readonly host: string;
   readonly port: number;
   readonly database: string;
   constructor(target: PostgresTarget, cause: string, options?: { cause?: unknown }) {
     super(
-      'STORE_UNAVAILABLE',
       `PostgreSQL ledger at ${target.host}:${target.port} (database ${JSON.stringify(target.database)}, user ${JSON.stringify(target.user)}) is unavailable: ${cause}`,
       options,
     );
-    this.name = 'StoreUnavailableError';
+    this.name = 'PostgresUnavailableError';
     this.host = target.host;
     this.port = target.port;
     this.database = target.database;

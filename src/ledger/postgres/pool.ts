@@ -1,7 +1,8 @@
 // The connection pool of a PostgreSQL ledger: timeouts, errors that name the server (never the password), and the
 // open sequence (reach the server, check the schema is ours, migrate, check the role may write).
-import pg from 'pg';
-import { StoreUnavailableError, causeText, isConnectionError } from './errors.js';
+import type pg from 'pg';
+import { StoreUnavailableError } from '../../contracts/store-errors.js';
+import { PostgresUnavailableError, causeText, isConnectionError } from './errors.js';
 import { checkWritable, migrateSchema, type SchemaCheck } from './schema.js';
 import { type PostgresTarget, parsePostgresUrl } from './url.js';
 
@@ -33,17 +34,19 @@ function passwordOf(target: PostgresTarget): string | undefined {
   }
 }
 
-/** Wraps a client error: connection trouble becomes StoreUnavailableError naming host and port; others pass. */
+/** Wraps a client error: connection trouble becomes PostgresUnavailableError naming host and port; others pass. */
 export function wrapError(target: PostgresTarget, err: unknown): unknown {
   if (err instanceof StoreUnavailableError) return err;
-  if (isConnectionError(err)) return new StoreUnavailableError(target, causeText(err, passwordOf(target)), { cause: err });
+  if (isConnectionError(err)) return new PostgresUnavailableError(target, causeText(err, passwordOf(target)), { cause: err });
   return err;
 }
 
 /** Creates the pool and runs the open sequence; on any failure the pool is closed and a typed error thrown. */
 export async function openPostgresPool(url: string, options: PostgresPoolOptions = {}): Promise<OpenedPool> {
   const target = parsePostgresUrl(url);
-  const pool = new pg.Pool({
+  // Loaded on first use: processes on a SQLite ledger never pay for the client.
+  const { default: pgModule } = await import('pg');
+  const pool = new pgModule.Pool({
     connectionString: target.connectionString,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
@@ -56,14 +59,14 @@ export async function openPostgresPool(url: string, options: PostgresPoolOptions
     keepAlive: true,
   });
   // An idle client whose server went away emits 'error' on the pool; without a listener it would crash the
-  // process. The pool drops that client; the next query opens a new connection or reports StoreUnavailableError.
+  // process. The pool drops that client; the next query opens a new connection or reports PostgresUnavailableError.
   pool.on('error', () => {});
   let client: pg.PoolClient | undefined;
   try {
     try {
       client = await pool.connect();
     } catch (err) {
-      throw new StoreUnavailableError(target, causeText(err, passwordOf(target)), { cause: err });
+      throw new PostgresUnavailableError(target, causeText(err, passwordOf(target)), { cause: err });
     }
     const where = target.display;
     const schema = await migrateSchema(client, where, { create: options.create ?? true, schema: target.schema });

@@ -4,7 +4,7 @@ import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -100,6 +100,9 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX escalations_run ON escalations (run_id, status);
   `,
+  // v2: per-field fingerprints of each route (verify names the edited field), as the SQLite ledger's v2. Routes
+  // written before keep NULL (verify then reports an edit without naming the field).
+  `ALTER TABLE routes ADD COLUMN field_sums ${T};`,
 ];
 
 /** The tables a writer needs, with the privileges it uses on each. */

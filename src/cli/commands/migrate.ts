@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { copyLedger, openLedgerAt, verifyLedger } from '../../ledger/index.js';
+import { PostgresLedger } from '../../ledger/index.js';
+import { UsageError } from '../conventions.js';
+
+/**
+ * `navkernel migrate --from LEDGER --to LEDGER`: copies every route, LLM call and escalation (hashes as stored) into
+ * an empty ledger, SQLite or PostgreSQL either way, then verifies the copy's chains. Exit 1 if the copy fails verify.
+ */
+export function registerMigrateCommand(program: Command): void {
+  program
+    .command('migrate')
+    .description('Copy a ledger into an empty one (SQLite file or postgres:// URL, either way) and verify the copy')
+    .requiredOption('--from <file|url>', 'the ledger to copy (read only)')
+    .requiredOption('--to <file|url>', 'the empty ledger to copy into (created, or migrated to the current schema)')
+    .option('--json', 'print the copy and verify reports as JSON')
+    .action(async (opts: { from: string; to: string; json?: boolean }) => {
+      if (opts.from === opts.to) throw new UsageError('--from and --to name the same ledger');
+      const from = openLedgerAt(opts.from, { create: false, readOnly: true, jsonl: false });
+      const to = openLedgerAt(opts.to, { create: true });
+      try {
+        if (to instanceof PostgresLedger) await to.ready();
+        const copied = await copyLedger(from, to);
+        await to.mirror?.repair();
+        const verified = await verifyLedger(to);
+        if (opts.json) process.stdout.write(JSON.stringify({ copied, verify: verified }) + '\n');
+        else {
+          process.stdout.write(`copied ${copied.runs} run(s), ${copied.routes} routes, ${copied.llm_calls} LLM calls, ${copied.escalations} escalations (${copied.resolutions} resolved) from ${from.location} to ${to.location}\n`);
+          for (const i of verified.issues) process.stdout.write(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}\n`);
+          process.stdout.write(verified.ok ? `verify: ok, ${verified.routes} routes in ${verified.runs} run(s)\n` : `verify: FAILED, ${verified.issues.length} problem(s)\n`);
+        }
+        if (!verified.ok) process.exitCode = 1;
+      } finally {
+        await from.close();
+        await to.close();
+      }
+    });
+}
