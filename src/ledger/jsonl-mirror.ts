@@ -1,4 +1,9 @@
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { mkdir as mkdirCb, open as openCb } from 'node:fs';
+import { promisify } from 'node:util';
+
+const mkdir = promisify(mkdirCb);
+const openFd = promisify(openCb);
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair } from '../contracts/ledger.js';
@@ -73,6 +78,8 @@ interface Pending {
  */
 export class JsonlMirror implements DecisionsMirror {
   private readonly pending = new Map<string, Pending>();
+  /** New files whose folders and file are being created on the thread pool (mkdir costs far more than a write). */
+  private readonly preparing = new Map<string, Promise<void>>();
   private readonly checks = new Set<string>();
   private readonly fds: LruMap<string, number>;
   private readonly known: LruMap<string, number>;
@@ -107,7 +114,33 @@ export class JsonlMirror implements DecisionsMirror {
     if (!p) this.pending.set(file, (p = { run_id, flow, lines: [] }));
     p.lines.push(line);
     this.pendingLines++;
+    if (!this.known.has(file) && !this.preparing.has(file)) this.prepare(file);
     this.schedule();
+  }
+
+  /**
+   * Creates a file we have not seen, off the event loop: its folders, then the file itself with O_EXCL, so that
+   * when that succeeds we know it is new and empty and the first flush appends to it without reading anything.
+   * A file that already exists is left to the flush (which then rebuilds its missing suffix from the store).
+   */
+  private prepare(file: string): void {
+    const done = (async () => {
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        const fd = await openFd(file, 'ax');
+        if (this.closed) {
+          closeQuietly(fd);
+          return;
+        }
+        this.fds.set(file, fd);
+        this.known.set(file, 0);
+      } catch {
+        // EEXIST, or a folder we cannot make: the flush finds out and repairs or warns.
+      } finally {
+        this.preparing.delete(file);
+      }
+    })();
+    this.preparing.set(file, done);
   }
 
   /** Brings a run's files up to the store at the next flush (a run just loaded: a crash may have left them short). */
@@ -125,9 +158,9 @@ export class JsonlMirror implements DecisionsMirror {
     this.timer ??= setTimeout(() => this.flushSync(), this.delayMs);
   }
 
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    while (this.preparing.size > 0) await Promise.all([...this.preparing.values()]);
     this.flushSync();
-    return Promise.resolve();
   }
 
   /** Writes every queued line (and runs queued checks) now. */
@@ -135,11 +168,18 @@ export class JsonlMirror implements DecisionsMirror {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.size === 0 && this.checks.size === 0) return;
-    const pending = [...this.pending.values()];
+    // Files still being created wait for the next flush (their lines stay queued, in order).
+    const pending: Pending[] = [];
+    for (const [file, p] of this.pending) {
+      if (this.preparing.has(file)) continue;
+      pending.push(p);
+      this.pending.delete(file);
+      this.pendingLines -= p.lines.length;
+    }
     const checks = [...this.checks];
-    this.pending.clear();
     this.checks.clear();
-    this.pendingLines = 0;
+    if (this.pending.size > 0) this.timer = setTimeout(() => this.flushSync(), this.delayMs);
+    if (pending.length === 0 && checks.length === 0) return;
     try {
       this.source.exclusive(() => {
         // A repair writes every line the store has, the queued ones included (they were committed before they were queued).
@@ -205,6 +245,13 @@ export class JsonlMirror implements DecisionsMirror {
     const file = this.fileFor(run_id, flow);
     this.fds.delete(file);
     this.known.delete(file);
+    // The repair writes every line the store has; lines still queued for the file were committed before they
+    // were queued, so they are among them.
+    const queued = this.pending.get(file);
+    if (queued) {
+      this.pending.delete(file);
+      this.pendingLines -= queued.lines.length;
+    }
     try {
       const st = lstatIfAny(file);
       if (st && !st.isFile()) throw new Error('not a regular file');
@@ -226,9 +273,11 @@ export class JsonlMirror implements DecisionsMirror {
     return out;
   }
 
+  /** Closes the files. Call `flush()` first to wait for files being created. */
   close(): void {
     this.flushSync();
     this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
     this.fds.clear();
     this.known.clear();
   }
