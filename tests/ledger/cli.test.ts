@@ -81,6 +81,16 @@ describe('ledger commands', () => {
     const report = JSON.parse(cli('replay', 'harsh-run-1', '--flows', flowsDir, '--json').stdout) as ReplayReport;
     expect(report.identical).toBe(false);
     expect(report.divergences[0]!.flow).toBe('build');
+    // --all: every run of the ledger, the CI check for a flow change.
+    const all = cli('replay', '--all', '--flows', CHARTERS);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(new RegExp(`^${HARSH_SCENARIO.runs} run\\(s\\), \\d+ routes replayed: every decision reproduced$`, 'm'));
+    const allChanged = cli('replay', '--all', '--flows', flowsDir, '--json');
+    expect(allChanged.code).toBe(1);
+    const reports = allChanged.stdout.trim().split('\n').map((l) => JSON.parse(l) as ReplayReport);
+    expect(reports.length).toBe(HARSH_SCENARIO.runs);
+    expect(reports.some((r) => !r.identical)).toBe(true);
+    expect(cli('replay', 'harsh-run-1', '--all').code).toBe(2);
   });
 
   it('resolve records a validated resolution once', () => {

@@ -4,6 +4,7 @@ import { replayRun } from '../../ledger/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
+import { UsageError } from '../conventions.js';
 
 function show(d: ReplayedDecision | null): string {
   if (!d) return '(error)';
@@ -11,16 +12,18 @@ function show(d: ReplayedDecision | null): string {
   return `${d.decision} ${where} (tier ${d.tier} ${d.rule})`;
 }
 
-/** `navkernel replay RUN [--flows DIR]`: exit 0 when every decision is reproduced, 1 when one diverged. */
+/** `navkernel replay RUN | --all [--flows DIR]`: exit 0 when every decision is reproduced, 1 when one diverged. */
 export function registerReplayCommand(program: Command): void {
   const cmd = program
     .command('replay')
     .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
-    .argument('<run>', 'run id')
+    .argument('[run]', 'run id (or --all)')
+    .option('--all', "replay every run of the ledger (the CI check: does a flow change alter any past decision?); --json prints one report per run, one per line")
     .option('--max <n>', 'stop after this many divergences', (v) => Number.parseInt(v, 10))
     .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)')
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
-  addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean }) => {
+  addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean }) => {
+    if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
     const flows = await loadCliFlows(opts);
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
     const live = opts.live ? navigatorFromFlags(opts) : undefined;
@@ -28,6 +31,10 @@ export function registerReplayCommand(program: Command): void {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('replay');
     try {
+      const runs = opts.all ? await ledger.runIds() : [runArg!];
+      let diverged = 0;
+      let routes = 0;
+      for (const run of runs) {
       const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { navigator: () => live } : {}) });
       progress.stop();
       if (opts.json) {
@@ -40,7 +47,13 @@ export function registerReplayCommand(program: Command): void {
         }
         process.stdout.write(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
       }
-      if (!report.identical) process.exitCode = 1;
+      routes += report.routes;
+      if (!report.identical) {
+        diverged++;
+        process.exitCode = 1;
+      }
+      }
+      if (opts.all && !opts.json) process.stdout.write(`${runs.length} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
     } finally {
       progress.stop();
       await ledger.close();

@@ -1,0 +1,136 @@
+// Several real processes on one PostgreSQL ledger: different runs at once, the same run at once, and a runner
+// killed with SIGKILL at random moments and restarted. Children run the ledger tests' compiled fixture
+// (tests/ledger/fixtures/route-child.ts) from a snapshot of dist/, pointed at a postgres:// URL.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Decision, RouteRequest } from '../../src/contracts/index.js';
+import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js';
+import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
+import { PostgresLedger, listRuns, replayRun, verifyLedger } from '../../src/ledger/index.js';
+import { sampleFlows } from '../ledger/helpers.js';
+import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
+import { onLines } from '../support/lines.js';
+import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
+
+const SNAPSHOT = path.join(ROOT, 'runs', `.pg-test-dist-${process.pid}`);
+const CHILD = path.join(SNAPSHOT, 'tests', 'ledger', 'fixtures', 'route-child.js');
+let flows: FlowSet;
+const urls: string[] = [];
+let dir: string;
+beforeAll(async () => {
+  if (!DATABASE_URL) return;
+  flows = await sampleFlows();
+  for (const part of ['src', 'machines', path.join('tests', 'ledger', 'fixtures')]) cpSync(path.join(ROOT, 'dist', part), path.join(SNAPSHOT, part), { recursive: true });
+  dir = mkdtempSync(path.join(tmpdir(), 'navkernel-pg-proc-'));
+});
+afterAll(async () => {
+  rmSync(SNAPSHOT, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const u of urls) await adminQuery(`DROP SCHEMA IF EXISTS ${schemaOf(u)} CASCADE`);
+});
+function fresh(): string {
+  const u = freshSchemaUrl('proc');
+  urls.push(u);
+  return u;
+}
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
+  const lines: string[] = [];
+  let stderr = '';
+  let listener: ((line: string, count: number) => void) | undefined;
+  onLines(child.stdout, (line) => (lines.push(line), listener?.(line, lines.length)));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  return {
+    lines,
+    stderr: () => stderr,
+    exit: new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal }))),
+    kill: () => child.kill('SIGKILL'),
+    onLine: (fn: (line: string, count: number) => void) => (listener = fn),
+  };
+}
+
+describePostgres('several processes, one PostgreSQL ledger', () => {
+  it('routes different runs from three processes at once, losing nothing', async () => {
+    const url = fresh();
+    const RUNS = 6;
+    const kids = ['p1', 'p2', 'p3'].map((p) => start(['simulate', url, p, String(RUNS)]));
+    let total = 0;
+    for (const k of kids) {
+      const exit = await k.exit;
+      expect(exit.code, k.stderr()).toBe(0);
+      total += (JSON.parse(k.lines[0]!) as { routes: number }).routes;
+    }
+    const mem = createKernel({ flows, store: new MemoryStore() });
+    const expected = await simulate(mem, { ...HARSH_SCENARIO, runs: RUNS }, { runPrefix: 'mem' });
+    await mem.close();
+    expect(total).toBe(3 * expected.routes);
+    const ledger = await PostgresLedger.open(url, { readOnly: true });
+    expect((await listRuns(ledger)).length).toBe(3 * RUNS);
+    const report = await verifyLedger(ledger);
+    expect(report.issues).toEqual([]);
+    expect(report.routes).toBe(total);
+    await ledger.close();
+  });
+
+  it('routes ONE run from four processes at once: every acknowledged request recorded once, no gap, chain intact', async () => {
+    const url = fresh();
+    const kids = ['a', 'b', 'c', 'd'].map((p) => start(['hammer', url, 'shared', p, '20']));
+    const acked: string[] = [];
+    for (const k of kids) {
+      const exit = await k.exit;
+      expect(exit.code, k.stderr()).toBe(0);
+      for (const l of k.lines) if (l.startsWith('ACK ')) acked.push(l.split(' ')[1]!);
+    }
+    expect(acked.length).toBe(80);
+    const ledger = await PostgresLedger.open(url, { readOnly: true });
+    const rows = await ledger.routes('shared', 0, 1000);
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    expect(rows.map((r) => r.request_id).sort()).toEqual([...acked].sort());
+    expect((await verifyLedger(ledger)).issues).toEqual([]);
+    await ledger.close();
+  });
+
+  it('survives SIGKILL of the runner at random moments: every acknowledged decision recorded, verify and replay pass', async () => {
+    const url = fresh();
+    const reference: { request: RouteRequest; decision: Decision }[] = [];
+    const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(Date.UTC(2025, 0, 1) + 1000 * reference.length) });
+    await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 3 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
+    await memory.close();
+    const requests = reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
+    const requestsFile = path.join(dir, 'requests.json');
+    writeFileSync(requestsFile, JSON.stringify(requests));
+    const rand = seededRandom(20260101);
+    const acknowledged: Decision[] = [];
+    let kills = 0;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const child = start(['resume', url, requestsFile]);
+      const killAfter = 1 + Math.floor(rand() * 30);
+      child.onLine((_line, count) => {
+        if (count === killAfter) setTimeout(child.kill, Math.floor(rand() * 4));
+      });
+      const exit = await child.exit;
+      for (const line of child.lines) if (line.startsWith('ACK ')) acknowledged.push(JSON.parse(line.slice(4)) as Decision);
+      if (exit.signal === 'SIGKILL') {
+        kills++;
+        continue;
+      }
+      expect(exit.code, child.stderr()).toBe(0);
+      expect(child.lines[child.lines.length - 1]).toBe('DONE');
+      break;
+    }
+    expect(kills).toBeGreaterThanOrEqual(3);
+    const ledger = await PostgresLedger.open(url, { readOnly: true });
+    const rows = await ledger.routes('crash-run-1', 0, 100_000);
+    expect(rows.map((r) => r.seq)).toEqual(reference.map((_, i) => i + 1));
+    rows.forEach((r, i) => expect(JSON.parse(r.decision_json), `seq ${r.seq}`).toEqual(reference[i]!.decision));
+    for (const d of acknowledged) expect(JSON.parse(rows[d.seq! - 1]!.decision_json)).toEqual(d);
+    expect((await verifyLedger(ledger)).issues).toEqual([]);
+    const replay = await replayRun(ledger, 'crash-run-1', flows);
+    expect(replay.divergences).toEqual([]);
+    await ledger.close();
+  });
+});
