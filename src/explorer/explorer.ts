@@ -29,7 +29,8 @@ import {
   type PersonaName,
   type RetryPolicy,
 } from '../llm/index.js';
-import { indexRepo, renderFlightPlan, type RenderResult, type RepoIndex } from '../repomap/index.js';
+import { renderFlightPlan, type RenderResult, type RepoIndex, type SymbolFiles } from '../repomap/index.js';
+import { openNavigatorIndex, type NavigatorIndex } from '../navigator/index.js';
 import { type AskUser } from './interactive.js';
 import { buildNavigatorOutput, flightPlanYaml } from './output.js';
 import { checkFlightPlanDiff } from './plan-diff.js';
@@ -186,7 +187,7 @@ export async function runExplorer(options: ExplorerStartOptions): Promise<Explor
     state.completion_reason = 'no_llm';
     state.reasoning_summary = `Deterministic start, no model call. ${start.summary}`;
   }
-  const session = new Session(options.sessionId ?? env.newSessionId(), state, config, options, env);
+  const session = new Session(options.sessionId ?? env.newSessionId(), state, config, options, env, start.index);
   const result = await session.run();
   return { ...result, start };
 }
@@ -205,6 +206,8 @@ export async function resumeExplorer(store: ExplorerSessionStore, sessionId: str
 
 class Session {
   private index!: RepoIndex;
+  /** The navigator's full-text lookup: focus symbols boost files that contain them (bodies, strings), not only definers. */
+  private symbolFiles: SymbolFiles | undefined;
   private render!: RenderResult;
   private notes: string[] = [];
   private calls = 0;
@@ -220,6 +223,8 @@ class Session {
     private config: ExplorerSessionConfig,
     private readonly options: ExplorerRunOptions,
     private readonly env: ExplorerEnv,
+    /** The navigator's index from the starting plan (a resumed session opens it from the same cache). */
+    private prepared?: NavigatorIndex,
   ) {
     this.limits = { ...DEFAULT_VIEW_LIMITS, ...options.viewLimits, excerptTokens: config.excerpt_tokens };
     // Sessions saved before personas carry none: they get the task's persona (auto), then keep it.
@@ -228,7 +233,7 @@ class Session {
   }
 
   private async renderPlan(plan: FlightPlan): Promise<RenderResult> {
-    return renderFlightPlan(this.state.repo_path, plan, { index: this.index, title: `# Repository map for: ${this.state.user_task.replace(/\s+/g, ' ').trim()}` });
+    return renderFlightPlan(this.state.repo_path, plan, { index: this.index, ...(this.symbolFiles ? { symbolFiles: this.symbolFiles } : {}), title: `# Repository map for: ${this.state.user_task.replace(/\s+/g, ' ').trim()}` });
   }
 
   private save(): void {
@@ -248,7 +253,11 @@ class Session {
   }
 
   async run(): Promise<ExplorerResult> {
-    this.index = await indexRepo(this.state.repo_path, this.options.cacheDir !== undefined ? { cacheDir: this.options.cacheDir } : {});
+    // The same index the navigator built for the starting plan: the repository is not scanned or parsed again.
+    const nav = this.prepared ?? (await openNavigatorIndex(this.state.repo_path, this.options.cacheDir !== undefined ? { cacheDir: this.options.cacheDir } : {}));
+    this.prepared = nav;
+    this.index = nav.repo;
+    this.symbolFiles = (symbol) => nav.filesWith(symbol);
     this.render = await this.renderPlan(this.state.flight_plan);
     this.state.map_metadata = this.render.metadata;
     this.save();
@@ -390,7 +399,10 @@ class Session {
       const cmd = await this.options.ask!(report, { mapText: () => this.render.text, planYaml: () => flightPlanYaml(this.state.flight_plan) });
       if (cmd.kind === 'continue') break;
       if (cmd.kind === 'feedback') {
-        this.notes.push(`the user's feedback for this step (follow it within the rules above): ${JSON.stringify(cmd.text)}`);
+        // Kept on the step's log entry (saved), so a resumed session prompts with it exactly as this one does.
+        const last = this.state.decision_log[this.state.decision_log.length - 1];
+        if (last) last.user_feedback = cmd.text;
+        this.save();
         break;
       }
       if (cmd.kind === 'finalize') {

@@ -1,5 +1,5 @@
 import type { FlightPlan, VerbosityRule } from '../contracts/flight-plan.js';
-import { navigate, type NavigatorExit } from '../navigator/index.js';
+import { navigate, type NavigatorExit, type NavigatorIndex } from '../navigator/index.js';
 
 /** The deterministic start of an exploration: the navigator's answer turned into a FlightPlan. */
 export interface StartingPoint {
@@ -11,6 +11,8 @@ export interface StartingPoint {
   loaded: { path: string; level: number }[];
   /** One line for the reasoning summary of a `--no-llm` run. */
   summary: string;
+  /** The navigator's index (repo index and full-text lookup): the explorer's tools reuse it. */
+  index?: NavigatorIndex;
 }
 
 export interface StartingPlanOptions {
@@ -35,7 +37,7 @@ export async function startingFlightPlan(repo: string, task: string, tokens: num
   );
   const words = outcome.magic_words.map((w) => w.word);
   const loaded = outcome.loaded.filter((f) => f.level > 0).map((f) => ({ path: f.path, level: f.level }));
-  const base = { exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: words, loaded };
+  const base = { exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: words, loaded, ...(outcome.index ? { index: outcome.index } : {}) };
   if (loaded.length === 0 && words.length === 0) {
     return { ...base, plan: { budget: tokens, focus: null, verbosity: [], custom_queries: [] }, summary: `navigator: ${outcome.stop_reason}; default plan (every file at L2, ranked, within ${tokens} tokens)` };
   }

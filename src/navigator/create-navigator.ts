@@ -11,7 +11,10 @@ import { chooseMetric, servedByTask, type NorthstarMetric } from './northstar.js
 import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthstar, checkTrunk } from './invariants.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
-import { loadRegistry } from './registry.js';
+import { loadRegistry, textIndexFile } from './registry.js';
+import { openTextIndex, type TextIndex } from './text-index.js';
+import { splitWords } from '../repomap/words.js';
+import { stemOf } from './terms.js';
 import { socraticReview, type ReviewInput } from './review.js';
 import { branchIfNeeded, inScope, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
 import type {
@@ -76,6 +79,12 @@ export interface NavigationOutcome {
   review?: ReviewResult;
   passes: number;
   index_stats?: IndexStats;
+  /**
+   * The index this navigation used, for a caller that goes on working on the same repository (the
+   * explorer): the repo index (outlines) and the full-text lookup of a word's files (its stem and
+   * compound forms included). Not part of the artifacts.
+   */
+  index?: { repo: RepoIndex; filesWith(word: string): readonly string[] };
   registry?: { source: TierRegistry['source']; origin: string; words: number };
 }
 
@@ -308,12 +317,53 @@ export function createNavigator(options: NavigatorOptions = {}) {
       ...(ctx.load ? { flight_plan: ctx.load.flight_plan } : {}),
       ...(ctx.review ? { review: ctx.review } : {}),
       passes: ctx.pass,
-      ...(ctx.magic ? { index_stats: ctx.magic.index.stats } : {}),
+      ...(ctx.magic ? { index_stats: ctx.magic.index.stats, index: indexHandle(ctx.magic.index, ctx.magic.registry.text) } : {}),
       ...(reg ? { registry: { source: reg.source, origin: reg.origin, words: reg.records.length } } : {}),
     };
   }
 
   return { machine, steps, navigate };
+}
+
+function indexHandle(repo: RepoIndex, text: TextIndex): NonNullable<NavigationOutcome['index']> {
+  const memo = new Map<string, readonly string[]>();
+  return {
+    repo,
+    filesWith(word) {
+      const w = word.toLowerCase();
+      let list = memo.get(w);
+      if (!list) {
+        // A plain word: the files holding it or its stem. A compound (`computeDelay`): the files holding
+        // it whole, else those holding every one of its stemmed parts (never any one part alone).
+        const parts = splitWords(w);
+        const union = (terms: string[]) => [...new Set(terms.flatMap((t) => text.filesWith(t)))].sort();
+        if (parts.length <= 1) list = union([w, stemOf(w)]);
+        else {
+          list = text.filesWith(parts.join(''));
+          if (!list.length) {
+            const sets = parts.map((p) => new Set(union([p, stemOf(p)])));
+            list = [...sets[0]!].filter((f) => sets.every((s) => s.has(f))).sort();
+          }
+        }
+        memo.set(w, list);
+      }
+      return list;
+    },
+  };
+}
+
+/** The handle type of `NavigationOutcome.index`. */
+export type NavigatorIndex = NonNullable<NavigationOutcome['index']>;
+
+/**
+ * The navigator's index of a repository without a navigation: the repo index and the full-text
+ * lookup, from the same persistent cache (for the explorer resuming a session).
+ */
+export async function openNavigatorIndex(repoRoot: string, options: Pick<NavigatorOptions, 'cacheDir'> = {}): Promise<NavigatorIndex> {
+  const repo = await indexRepo(repoRoot, options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {});
+  const cacheDir = options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir;
+  const text = openTextIndex(repo, cacheDir ? textIndexFile(cacheDir, repo.root) : false);
+  return indexHandle(repo, text);
 }
 
 /** Runs one navigation with the default steps. */

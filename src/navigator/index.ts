@@ -1,4 +1,4 @@
-export { createNavigator, navigate, defaultSteps, type NavigatorSteps, type NavigatorOptions, type NavigationOutcome, type NavigatorExit } from './create-navigator.js';
+export { createNavigator, navigate, openNavigatorIndex, defaultSteps, type NavigatorSteps, type NavigatorOptions, type NavigationOutcome, type NavigatorExit, type NavigatorIndex } from './create-navigator.js';
 export { writeArtifacts, artifactBytes, artifactHashes, checkRung641, compareRuns, ARTIFACT_FILES, type ArtifactFile, type RungCheck } from './write-artifacts.js';
 export { textRegistry, textIndexFile, loadRegistry, parseRegistryJsonl, registryToJsonl, trunkFiles, REGISTRY_PATHS, type LoadRegistryOptions } from './registry.js';
 export { extractMagicWords, reachableWords, type ExtractedWords } from './magic-words.js';

@@ -4,7 +4,7 @@ export { indexRepo, defaultCacheDir, estimateTokens, type RepoIndex, type Indexe
 export { classifyPath, isGeneratedFileName, type FileClass } from './file-class.js';
 export { scanRepo, readRegularFile, type ScanOptions, type ScanResult, type ScannedFile, type SkippedFile } from './scan.js';
 export { extractOutline, markdownOutline, type Outline, type Definition } from './outline.js';
-export { rankFiles, type FileScore } from './rank.js';
+export { rankFiles, type FileScore, type SymbolFiles } from './rank.js';
 export { countTokens, tokenPieces, tokenCounterStats, resetTokenCache, setTokenCountStore, TOKEN_ENCODING, type TokenCountStore } from './tokens.js';
 export { compileCustomQuery, captureLines, type QueryProblem } from './custom-query.js';
 export { languageOf, grammarPath, loadLanguage, isCodeLanguage, CODE_LANGUAGES, type CodeLanguage, type FileLanguage } from './languages.js';

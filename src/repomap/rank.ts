@@ -9,21 +9,25 @@ export interface FileScore {
   pagerank: number;
   /** Product of the weights of the focus path patterns the file matches (1 when none). */
   path_factor: number;
-  /** Product over focus symbols: the weight if the file defines it, its square root if it references it. */
+  /** Product over focus symbols: the weight if the file defines it, its square root if it references it
+   *  (or, given a full-text lookup, merely contains it: a word in a body or string). */
   symbol_factor: number;
   score: number;
 }
+
+/** Files whose text contains a symbol (the navigator's full-text index: identifiers, comments, strings, stems). */
+export type SymbolFiles = (symbol: string) => readonly string[];
 
 /**
  * Ranks files: a PageRank over the reference graph (edge weight √count, as aider does), personalized
  * towards the focus paths and symbols, times the focus factors. Sorted by score, ties by path, so the
  * order is stable.
  */
-export function rankFiles(files: IndexedFile[], focus?: Focus | null): FileScore[] {
+export function rankFiles(files: IndexedFile[], focus?: Focus | null, symbolFiles?: SymbolFiles): FileScore[] {
   const n = files.length;
   if (n === 0) return [];
   const pathBoosts = (focus?.paths ?? []).map((p) => ({ w: p.weight, m: picomatch(p.pattern, { dot: true }) }));
-  const symbolBoosts = (focus?.symbols ?? []).map((s) => ({ w: s.weight, name: s.name.toLowerCase() }));
+  const symbolBoosts = (focus?.symbols ?? []).map((s) => ({ w: s.weight, name: s.name.toLowerCase(), occurs: symbolFiles ? new Set(symbolFiles(s.name)) : undefined }));
   const definers = new Map<string, number[]>();
   files.forEach((f, i) => {
     const seen = new Set<string>();
@@ -44,7 +48,7 @@ export function rankFiles(files: IndexedFile[], focus?: Focus | null): FileScore
       const refs = new Set(f.outline.refs.map(([r]) => r.toLowerCase()));
       for (const b of symbolBoosts) {
         if (defs.has(b.name)) symbolFactor[i]! *= b.w;
-        else if (refs.has(b.name)) symbolFactor[i]! *= Math.sqrt(b.w);
+        else if (refs.has(b.name) || b.occurs?.has(f.path)) symbolFactor[i]! *= Math.sqrt(b.w);
       }
     }
   });

@@ -6,7 +6,7 @@ import { ValidationError } from '../contracts/errors.js';
 import { captureLines, compileCustomQuery, isQueryProblem } from './custom-query.js';
 import { isCodeLanguage } from './languages.js';
 import { extractOutline } from './outline.js';
-import { rankFiles } from './rank.js';
+import { rankFiles, type SymbolFiles } from './rank.js';
 import { type IndexedFile, indexRepo, type IndexOptions, type RepoIndex } from './repo-index.js';
 import { type Level, renderFile, type RenderedFile } from './render-file.js';
 import { resolveInsideRoot } from './safe-path.js';
@@ -47,6 +47,8 @@ export interface MapMetadata {
 export interface RenderFlightPlanOptions extends IndexOptions {
   /** Reuse an index (skips scanning). */
   index?: RepoIndex;
+  /** A full-text lookup for focus symbols (files that contain one get the reference boost). */
+  symbolFiles?: SymbolFiles;
   /** Level of files no verbosity rule matches (default 2). */
   defaultLevel?: Level;
   /** At most this many files rendered at L1 or above. */
@@ -125,7 +127,7 @@ export async function renderFlightPlan(repoRoot: string, planInput: FlightPlanIn
   const matchWords = options.matchWords ? new Set(options.matchWords.map((w) => w.toLowerCase())) : undefined;
   const warnings: string[] = [];
   const byPath = new Map(index.files.map((f) => [f.path, f]));
-  let ranking = rankFiles(index.files, plan.focus);
+  let ranking = rankFiles(index.files, plan.focus, options.symbolFiles);
   if (options.priority?.length) {
     const pos = new Map(options.priority.map((p, i) => [p, i]));
     ranking = [...ranking.filter((r) => pos.has(r.path)).sort((a, b) => pos.get(a.path)! - pos.get(b.path)!), ...ranking.filter((r) => !pos.has(r.path))];

@@ -334,3 +334,33 @@ describe('personas in the explorer (style only)', () => {
     expect([none!.calls, feynman!.calls, auto!.calls]).toEqual([['-', '-', '-'], ['feynman', 'feynman', 'feynman'], ['shannon', 'shannon', 'shannon']]);
   });
 });
+
+describe('the explorer uses the navigator\'s index', () => {
+  it('starts from the navigator\'s index, and its update tool boosts a focus symbol found only in a body or string (full text)', async () => {
+    const own = path.join(tmpDir('nk-explorer-fts-'), 'r');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(path.join(own, 'src'), { recursive: true });
+    writeFileSync(path.join(own, 'src/alpha.ts'), 'export function alpha(n: number): number {\n  return n + 1;\n}\n');
+    writeFileSync(path.join(own, 'src/beta.ts'), 'export function beta(n: number): number {\n  return n * 2;\n}\n');
+    // `zebrafish` occurs only inside a string: no definition or reference names it.
+    writeFileSync(path.join(own, 'src/omega.ts'), "export function omega(): string {\n  return 'the zebrafish header';\n}\n");
+    const model = scripted([update({ focus: null }), update({ focus: { symbols: [{ name: 'zebrafish', weight: 100 }] } }), finalize()]);
+    const r = await runExplorer({ ...base, repo: own, task: 'compute alpha and beta', model, tokens: 4000 });
+    // The navigator's index came with the starting plan (the same files the tools render).
+    expect(r.start!.index!.repo.files.map((f) => f.path)).toEqual(['src/alpha.ts', 'src/beta.ts', 'src/omega.ts']);
+    expect(r.start!.index!.filesWith('zebrafish')).toEqual(['src/omega.ts']);
+    // The update tool renders with the same index's full-text lookup: the string-only word ranks omega first.
+    const { openNavigatorIndex } = await import('../../src/navigator/index.js');
+    const { renderFlightPlan } = await import('../../src/repomap/index.js');
+    const nav = await openNavigatorIndex(own, { cacheDir: false });
+    const plan = { budget: 4000, focus: { paths: [], symbols: [{ name: 'zebrafish', weight: 100 }] }, verbosity: [], custom_queries: [] };
+    const rankOf = (files: { path: string; rank: number }[]) => Object.fromEntries(files.map((f) => [f.path, f.rank]));
+    const withText = rankOf((await renderFlightPlan(own, plan, { index: nav.repo, symbolFiles: nav.filesWith })).files);
+    expect(withText['src/omega.ts']).toBeLessThan(withText['src/alpha.ts']!);
+    expect(withText['src/omega.ts']).toBeLessThan(withText['src/beta.ts']!);
+    // Without the lookup (outline names only) nothing names `zebrafish`: omega gets no boost.
+    const without = rankOf((await renderFlightPlan(own, plan, { index: nav.repo })).files);
+    expect(without['src/omega.ts']).toBeGreaterThan(without['src/alpha.ts']!);
+    expect(r.state.decision_log.length).toBe(3);
+  });
+});

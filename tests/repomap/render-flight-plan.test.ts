@@ -137,3 +137,17 @@ describe('renderFlightPlan', () => {
     expect(b.files).toEqual(a.files);
   });
 });
+
+describe('rankFiles with a full-text lookup', () => {
+  it('gives a file that merely contains a focus symbol the reference boost, and nothing without the lookup', async () => {
+    const { rankFiles } = await import('../../src/repomap/index.js');
+    const files = [
+      { path: 'a.ts', language: 'typescript' as const, hash: 'a', bytes: 1, lines: 1, tokens: 1, outline: { defs: [], refs: [] } },
+      { path: 'b.ts', language: 'typescript' as const, hash: 'b', bytes: 1, lines: 1, tokens: 1, outline: { defs: [], refs: [] } },
+    ];
+    const focus = { paths: [], symbols: [{ name: 'Zebrafish', weight: 16 }] };
+    expect(rankFiles(files, focus).map((s) => s.symbol_factor)).toEqual([1, 1]);
+    const ranked = rankFiles(files, focus, (s) => (s === 'Zebrafish' ? ['b.ts'] : []));
+    expect(ranked[0]).toMatchObject({ path: 'b.ts', symbol_factor: 4 });
+  });
+});
