@@ -178,6 +178,7 @@ export class SqliteLedger implements Ledger {
 
   /** Writes one route (inside the batch transaction, in its own savepoint) and returns its hash. */
   private write(record: RouteRecord, state: RunState, prev: string): string {
+    // The rows and the chain hash are built as the PostgreSQL ledger builds them (append-write.ts): same bytes.
     const { write, hash } = buildAppendWrite(record, state, prev);
     this.sql.append(write);
     return hash;
