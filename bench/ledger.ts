@@ -273,7 +273,7 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
     '',
     table(['concurrent runs', 'decisions.jsonl', 'routes', 'routes/s'], concurrent.map((x) => [x.c, x.jsonl ? 'on' : 'off', x.routes, x.perSecond])),
     '',
-    `Memory without a ledger (a fresh process, the default MemoryStore: at most 100,000 runs × 1,000 request ids, 10,000 live run actors; unique request ids): RSS after ${rssRoutes.toLocaleString('en-US')} routes over 1,000 runs ${rssSame.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}; over ${rssRoutes.toLocaleString('en-US')} separate runs ${rssMany.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}.`,
+    `Memory without a ledger (a fresh process, the default MemoryStore: at most 100,000 runs, 100,000 request ids and 10,000 live run actors; unique request ids): RSS after ${rssRoutes.toLocaleString('en-US')} routes over 1,000 runs ${rssSame.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}; over ${rssRoutes.toLocaleString('en-US')} separate runs ${rssMany.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}.`,
     '',
     `Ledger cost per route (normal): ${(1e6 / normal.perSecond - 1e6 / memory.perSecond).toFixed(1)} µs on top of the kernel's ${(1e6 / memory.perSecond).toFixed(1)} µs, of which ${(1e6 / normal.perSecond - 1e6 / noJsonl.perSecond).toFixed(1)} µs is decisions.jsonl (mostly making each new run's and flow's folders and file: the demo mix opens a new file every ~6 routes; the bench writes under the OS tmp dir).`,
     '',

@@ -124,7 +124,7 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
         ['PostgreSQL, group commit', pgGroup],
         ['PostgreSQL, a commit per route', pgSingle],
       ] as const) {
-        rows.push([name, conc, r.routes, r.perSecond, r.p50, r.p99]);
+        rows.push([name, String(conc), r.routes, r.perSecond, r.p50, r.p99]);
         const key = name.toLowerCase().replace(/[^a-z]+/g, '_').replace(/_$/, '');
         figures[`${key}_c${conc}_per_s`] = r.perSecond;
         figures[`${key}_c${conc}_p99_us`] = r.p99;
@@ -148,8 +148,8 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
       `4 processes routing ONE run (each route appends to the shared run; a process holding a stale state gets LEDGER_CONFLICT and re-routes): ${each} routes per process. Goal: ≥ 1,500/s on PostgreSQL. The run verified whole afterwards (no gap, no duplicate, chain intact): PostgreSQL ${pgOne.verified ? 'yes' : 'NO'}, SQLite ${sqliteOne.verified ? 'yes' : 'NO'}.`,
       '',
       table(['store', 'processes', 'routes', 'routes/s', 'p50 µs', 'p99 µs'], [
-        ['PostgreSQL', 4, pgOne.routes, pgOne.perSecond, pgOne.p50, pgOne.p99],
-        ['SQLite, synchronous=NORMAL', 4, sqliteOne.routes, sqliteOne.perSecond, sqliteOne.p50, sqliteOne.p99],
+        ['PostgreSQL', '4', pgOne.routes, pgOne.perSecond, pgOne.p50, pgOne.p99],
+        ['SQLite, synchronous=NORMAL', '4', sqliteOne.routes, sqliteOne.perSecond, sqliteOne.p50, sqliteOne.p99],
       ]),
     ].join('\n');
     return { title: 'PostgreSQL ledger: SQLite vs PostgreSQL (durable), concurrent runs, processes on one run', body, figures };

@@ -70,6 +70,10 @@ export const DecisionLogEntry = z.object({
     })
     .optional()
     .describe('Set when the model\'s answer was refused; the plan is then unchanged (navkernel extension)'),
+  user_feedback: z
+    .string()
+    .optional()
+    .describe("What the user answered `feedback: TEXT` with after this step: given to the model in the next prompt (navkernel extension)"),
 });
 export type DecisionLogEntry = z.infer<typeof DecisionLogEntry>;
 

@@ -399,7 +399,10 @@ class Session {
       const cmd = await this.options.ask!(report, { mapText: () => this.render.text, planYaml: () => flightPlanYaml(this.state.flight_plan) });
       if (cmd.kind === 'continue') break;
       if (cmd.kind === 'feedback') {
-        this.notes.push(`the user's feedback for this step (follow it within the rules above): ${JSON.stringify(cmd.text)}`);
+        // Kept on the step's log entry (saved), so a resumed session prompts with it exactly as this one does.
+        const last = this.state.decision_log[this.state.decision_log.length - 1];
+        if (last) last.user_feedback = cmd.text;
+        this.save();
         break;
       }
       if (cmd.kind === 'finalize') {

@@ -64,6 +64,12 @@ export interface StateView {
   limits: ViewLimits;
 }
 
+/** The user's `feedback: TEXT` after the last step, as a note of the next prompt (none once a later step ran). */
+function feedbackNote(state: NavigatorState): string[] {
+  const text = state.decision_log[state.decision_log.length - 1]?.user_feedback;
+  return text ? [`note: the user's feedback for this step (follow it within the rules above): ${JSON.stringify(text)}`] : [];
+}
+
 /** The current state as the model sees it: metadata, plan, file table and a bounded excerpt of the map. */
 export function stateView(v: StateView): string {
   const { state } = v;
@@ -75,6 +81,7 @@ export function stateView(v: StateView): string {
     `focus areas (L3-L4): ${m.focus_areas.join(', ') || '(none)'}`,
     `spent: $${b.current_spend_usd.toFixed(6)} of $${b.max_spend_usd}; steps used: ${state.decision_log.length} of ${v.maxIterations}`,
     ...v.notes.map((n) => `note: ${n}`),
+    ...feedbackNote(state),
     '',
     '## FlightPlan',
     YAML.stringify(state.flight_plan).trimEnd(),
@@ -98,7 +105,7 @@ export function buildExplorerMessages(v: StateView): LlmMessage[] {
   const last = log[log.length - 1];
   const earlier = log.slice(0, -1).slice(-v.limits.historySteps);
   const intro = [`# Task\n${v.state.user_task}`];
-  if (earlier.length) intro.push(`# Earlier steps\n${earlier.map((e) => `step ${e.step} ${e.action}: ${stepResult(e)} (reasoning: ${e.reasoning})`).join('\n')}`);
+  if (earlier.length) intro.push(`# Earlier steps\n${earlier.map((e) => `step ${e.step} ${e.action}: ${stepResult(e)} (reasoning: ${e.reasoning})${e.user_feedback ? ` [user feedback: ${JSON.stringify(e.user_feedback)}]` : ''}`).join('\n')}`);
   const view = stateView(v);
   const messages: LlmMessage[] = [{ role: 'system', content: EXPLORER_SYSTEM_PROMPT }];
   if (!last) {

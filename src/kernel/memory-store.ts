@@ -10,31 +10,43 @@ export interface MemoryStoreOptions {
    * starts it afresh at seq 1, without its loop counters, signatures or idempotency keys.
    */
   maxRuns?: number;
-  /** Idempotency keys kept per run (default 1,000, the most recent): an older request_id routed again is routed as new. */
-  maxRequestIdsPerRun?: number;
+  /**
+   * Idempotency keys kept, over all runs (default 100,000, the most recent): an older request_id routed again
+   * is routed as a new request.
+   */
+  maxRequestIds?: number;
 }
 
 interface MemoryRun {
   state: RunState;
-  requests: Map<string, { decision: Decision; request_hash: string }>;
+  /** Tells a run routed afresh after being forgotten from its earlier self (whose keys may linger). */
+  generation: number;
+}
+
+interface Recorded {
+  decision: Decision;
+  request_hash: string;
+  generation: number;
 }
 
 /**
  * The default store: runs live in this process only, in bounded memory (see MemoryStoreOptions: at most
- * `maxRuns` runs of at most `maxRequestIdsPerRun` idempotency keys each, least recently routed forgotten).
+ * `maxRuns` runs, least recently routed forgotten, and `maxRequestIds` idempotency keys, oldest forgotten).
  */
 export class MemoryStore implements KernelStore {
   private readonly runs = new Map<string, MemoryRun>();
+  private readonly requests = new Map<string, Recorded>();
+  private generation = 0;
   readonly records: RouteRecord[] = [];
   readonly maxRuns: number;
-  readonly maxRequestIdsPerRun: number;
+  readonly maxRequestIds: number;
   private readonly keepRecords: boolean;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.keepRecords = options.keepRecords ?? false;
     this.maxRuns = options.maxRuns ?? 100_000;
-    this.maxRequestIdsPerRun = options.maxRequestIdsPerRun ?? 1_000;
-    if (!(this.maxRuns >= 1) || !(this.maxRequestIdsPerRun >= 0)) throw new RangeError('MemoryStore limits must be positive');
+    this.maxRequestIds = options.maxRequestIds ?? 100_000;
+    if (!(this.maxRuns >= 1) || !(this.maxRequestIds >= 0)) throw new RangeError('MemoryStore limits must be positive');
   }
 
   /** Runs held now. */
@@ -46,15 +58,23 @@ export class MemoryStore implements KernelStore {
     return Promise.resolve(this.runs.get(run_id)?.state);
   }
 
+  /** Idempotency keys held now. */
+  get requestIds(): number {
+    return this.requests.size;
+  }
+
   findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined> {
-    return Promise.resolve(this.runs.get(run_id)?.requests.get(request_id));
+    const r = this.requests.get(`${run_id}\u0000${request_id}`);
+    if (r === undefined || r.generation !== this.runs.get(run_id)?.generation) return Promise.resolve(undefined);
+    return Promise.resolve({ decision: r.decision, request_hash: r.request_hash });
   }
 
   append(record: RouteRecord, state: RunState): Promise<void> {
     let run = this.runs.get(record.run_id);
     const head = run?.state.seq ?? 0;
     if (record.seq !== head + 1) return Promise.reject(new LedgerConflictError(record.run_id, record.seq));
-    if (record.request_id !== null && run?.requests.has(record.request_id)) {
+    const key = record.request_id === null ? undefined : `${record.run_id}\u0000${record.request_id}`;
+    if (key !== undefined && run !== undefined && this.requests.get(key)?.generation === run.generation) {
       return Promise.reject(new LedgerConflictError(record.run_id, record.seq, { message: `request_id ${JSON.stringify(record.request_id)} of run ${JSON.stringify(record.run_id)} is already recorded` }));
     }
     if (run) {
@@ -62,12 +82,13 @@ export class MemoryStore implements KernelStore {
       this.runs.delete(record.run_id);
       run.state = state;
     } else {
-      run = { state, requests: new Map() };
+      run = { state, generation: ++this.generation };
     }
     this.runs.set(record.run_id, run);
-    if (record.request_id !== null && this.maxRequestIdsPerRun > 0) {
-      run.requests.set(record.request_id, { decision: record.decision, request_hash: record.request_hash });
-      if (run.requests.size > this.maxRequestIdsPerRun) run.requests.delete(run.requests.keys().next().value as string);
+    if (key !== undefined && this.maxRequestIds > 0) {
+      this.requests.delete(key);
+      this.requests.set(key, { decision: record.decision, request_hash: record.request_hash, generation: run.generation });
+      if (this.requests.size > this.maxRequestIds) this.requests.delete(this.requests.keys().next().value as string);
     }
     if (this.runs.size > this.maxRuns) this.runs.delete(this.runs.keys().next().value as string);
     if (this.keepRecords) this.records.push(record);

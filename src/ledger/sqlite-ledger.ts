@@ -14,11 +14,12 @@ import type {
   StoredRunEntry,
 } from '../contracts/ports.js';
 import { LedgerConflictError } from '../contracts/store-errors.js';
-import { GENESIS_HASH, fieldSums, llmCallsJson, routeHash, type ChainedFields } from './chain.js';
+import { buildAppendWrite } from './append-write.js';
+import { GENESIS_HASH } from './chain.js';
 import { offRoadLine } from './decisions-jsonl.js';
 import { JsonlMirror, type MirrorWarning } from './jsonl-mirror.js';
 import { LruMap } from './lru.js';
-import { type AppendWrite, type Durability, LedgerSql, type LlmCallRow, SeqConflict, openDatabase } from './sql.js';
+import { type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
 
 export interface LedgerOptions {
   /**
@@ -177,42 +178,9 @@ export class SqliteLedger implements Ledger {
 
   /** Writes one route (inside the batch transaction, in its own savepoint) and returns its hash. */
   private write(record: RouteRecord, state: RunState, prev: string): string {
-    const { run_id, seq, decision } = record;
-    // Plain JSON.stringify, not canonical JSON: the kernel builds these objects in a fixed key order, so the
-    // same input still gives the same bytes, at a third of the cost. The chain hashes the stored text.
-    const request = JSON.stringify(record.request);
-    const decisionJson = JSON.stringify(decision);
-    const stateJson = JSON.stringify(state);
-    const callJsons = record.llm_calls.map((c) => canonicalJson(c));
-    const chained: ChainedFields = {
-      run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, request, decision_json: decisionJson,
-      state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls_json: llmCallsJson(callJsons),
-      kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-    };
-    const hash = routeHash(prev, chained);
-    const offroad = decision.decision !== 'CONTINUE';
-    const llmCalls: LlmCallRow[] = record.llm_calls.map((c, idx) => ({
-      run_id, seq, idx, provider: c.provider, model: c.model, purpose: c.purpose, attempt: c.attempt, prompt_hash: c.prompt_hash,
-      raw_answer: c.raw_answer, outcome: c.outcome, input_tokens: c.input_tokens, output_tokens: c.output_tokens, usd: c.usd,
-      latency_ms: c.latency_ms, record: callJsons[idx]!,
-    }));
-    const escalation =
-      decision.decision === 'ESCALATE'
-        ? { escalation_id: decision.escalation_id ?? `${run_id}:${seq}`, run_id, seq, flow: record.flow, step: record.step, reason: decision.reason, opened_ts: record.ts }
-        : null;
-    const w: AppendWrite = {
-      route: {
-        run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, decision: decision.decision,
-        next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
-        state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
-        kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
-        prev_hash: Buffer.from(prev, 'hex'), hash: Buffer.from(hash, 'hex'), field_sums: fieldSums(chained),
-      },
-      llmCalls,
-      escalation,
-      offroad,
-    };
-    this.sql.append(w);
+    // The rows and the chain hash are built as the PostgreSQL ledger builds them (append-write.ts): same bytes.
+    const { write, hash } = buildAppendWrite(record, state, prev);
+    this.sql.append(write);
     return hash;
   }
 

@@ -113,6 +113,13 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     expect(JSON.stringify(server.requests[0]!.body)).not.toContain('keep the discount rules');
     expect(JSON.stringify(server.requests[1]!.body)).toContain("the user's feedback for this step");
     expect(JSON.stringify(server.requests[1]!.body)).toContain('keep the discount rules at full text');
+    // Saved on the step's log entry: a resumed session prompts with it too.
+    const st = openExplorerStore(path.join(dir, 'ledger.sqlite'), { create: false });
+    try {
+      expect(st.load('fb-1')!.state.decision_log.map((e) => e.user_feedback ?? null)).toEqual(['keep the discount rules at full text', null]);
+    } finally {
+      st.close();
+    }
   });
 
   it('--copy sends the context to the platform clipboard tool, and says so clearly when there is none', async () => {

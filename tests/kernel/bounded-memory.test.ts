@@ -21,11 +21,18 @@ describe('MemoryStore limits', () => {
     expect(k.liveRuns).toBeLessThanOrEqual(2);
     const again = await k.route(req('b'));
     expect(again.seq).toBe(1);
+    // A key of a forgotten run does not answer for the run routed afresh.
+    const s2 = new MemoryStore({ maxRuns: 1 });
+    const k2 = createKernel({ flows: testFlows(), store: s2, maxLiveRuns: 1 });
+    await k2.route(req('x', 'k1'));
+    await k2.route(req('y', 'k1'));
+    expect((await k2.route(req('x', 'k1'))).seq).toBe(1);
+    await k2.close();
     await k.close();
   });
 
-  it('keeps the most recent maxRequestIdsPerRun idempotency keys of a run; an older key is routed as new', async () => {
-    const store = new MemoryStore({ maxRequestIdsPerRun: 2 });
+  it('keeps the most recent maxRequestIds idempotency keys; an older key is routed as new', async () => {
+    const store = new MemoryStore({ maxRequestIds: 2 });
     const k = createKernel({ flows: testFlows(), store });
     const first = await k.route(req('r', 'q1'));
     await k.route(req('r', 'q2'));
@@ -37,10 +44,11 @@ describe('MemoryStore limits', () => {
   });
 
   it('holds flat with 20,000 runs routed through a 1,000-run store', async () => {
-    const store = new MemoryStore({ maxRuns: 1_000, maxRequestIdsPerRun: 4 });
+    const store = new MemoryStore({ maxRuns: 1_000, maxRequestIds: 500 });
     const k = createKernel({ flows: testFlows(), store, maxLiveRuns: 100 });
     for (let i = 0; i < 20_000; i++) await k.route(req(`run-${i}`, `q-${i}`, 'VERIFIED'));
     expect(store.size).toBe(1_000);
+    expect(store.requestIds).toBe(500);
     expect(k.liveRuns).toBeLessThanOrEqual(100);
     await k.close();
   });

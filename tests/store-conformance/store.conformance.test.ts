@@ -88,6 +88,15 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
       expect((await verifyLedger(s)).issues).toEqual([]);
     });
 
+    it('resolves each of many concurrent appends only once it is committed: another handle sees it at once', async () => {
+      const s = await fresh();
+      const other = await handle();
+      const seen = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => s.append(record(`c-${i}`, 1), stateAt(`c-${i}`, 1)).then(() => other.loadRun(`c-${i}`))),
+      );
+      expect(seen.map((st) => st?.seq)).toEqual(Array.from({ length: 30 }, () => 1));
+    });
+
     it('a second handle (another process) sees what the first committed, and a stale writer gets a conflict', async () => {
       const a = await fresh();
       const b = await handle();
