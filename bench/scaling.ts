@@ -26,7 +26,7 @@ function tmpDir(tag: string): { dir: string; cleanup: () => void } {
 const us = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1000;
 
 /** Routes `reqs` with the ledger inside one outer transaction (the ledger's own transactions nest as savepoints). */
-async function routeInTransaction(ledger: SqliteLedger, route: (r: RouteRequest) => Promise<unknown>, reqs: Iterable<RouteRequest>): Promise<number> {
+export async function routeInTransaction(ledger: SqliteLedger, route: (r: RouteRequest) => Promise<unknown>, reqs: Iterable<RouteRequest>): Promise<number> {
   let n = 0;
   ledger.sql.db.exec('BEGIN');
   try {
@@ -126,7 +126,7 @@ async function ledgerGrowth(sizes: readonly number[], sampleRuns: number): Promi
 }
 
 /** A flow whose runs can be as long as wanted: work (microloop) → check → work again, or finish. */
-const LONG_FLOWS: FlowSet = defineFlows([
+export const LONG_FLOWS: FlowSet = defineFlows([
   {
     flow: 'long',
     charter: { goal: 'Keep working until the checker is satisfied', non_goals: [], key_question: 'Is the work done?' },
@@ -138,7 +138,7 @@ const LONG_FLOWS: FlowSet = defineFlows([
   },
 ]);
 
-function* longRun(run_id: string, routes: number): Generator<RouteRequest> {
+export function* longRun(run_id: string, routes: number): Generator<RouteRequest> {
   const base = { run_id, flow: 'long' } as const;
   for (let i = 0; i < routes; i++) {
     const k = i % 3;

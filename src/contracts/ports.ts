@@ -157,6 +157,9 @@ export interface ReplayRow {
   llm_calls: number;
 }
 
+/** One route as replay reads it in bulk: the ReplayRow columns as an array, [seq, request, decision_json, ts, llm_calls]. */
+export type ReplayTuple = [seq: number, request: string, decision_json: string, ts: string, llm_calls: number];
+
 /** An LLM call row as stored; `record` is the canonical JSON of the LlmCallRecord (what the chain hashes). */
 export interface StoredLlmCall {
   run_id: string;
@@ -242,6 +245,11 @@ export interface LedgerReader {
   routes(run_id: string, afterSeq: number, limit: number): Promise<StoredRoute[]>;
   /** The same range, only the columns replay needs. */
   replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]>;
+  /**
+   * The bulk read replay uses: every route of a run with seq > afterSeq, in seq order, in chunks of up to `chunk`
+   * rows, only the columns replay needs, as arrays (no per-row objects). Other reads may run between chunks.
+   */
+  replayChunks(run_id: string, afterSeq: number, chunk: number): AsyncIterable<ReplayTuple[]>;
   /** LLM call rows of a run with fromSeq <= seq <= toSeq, by seq then idx. */
   llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]>;
   /** The run's off-road routes in seq order. */

@@ -82,39 +82,44 @@ export function recordedNavigator(current: () => RecordedRoute): NavigatorPort {
  */
 export async function replayRun(ledger: LedgerReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
   const run = await requireRun(ledger, run_id);
-  let current: RecordedRoute = { seq: 0, decision: undefined as unknown as Decision, llm_calls: [] };
+  // The recorded route tier 3 is asked about, built (and its decision parsed) only when tier 3 asks.
+  let seq = 0;
+  let recordedJson = '';
+  let recordedCalls: LlmCallRecord[] = [];
+  let current: RecordedRoute | undefined;
+  const currentRoute = (): RecordedRoute => (current ??= { seq, decision: JSON.parse(recordedJson) as Decision, llm_calls: recordedCalls });
   let ts = run.created_ts;
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
   const withNavigator = options.navigator !== undefined || (await ledger.navigatorFootprint(run_id));
+  // validate: false: the recorded requests were validated when they were routed, and the ledger stores what passed.
   const kernel = createKernel({
     flows,
     validate: false,
-    ...(withNavigator ? { navigator: (options.navigator ?? recordedNavigator)(() => current) } : {}),
+    ...(withNavigator ? { navigator: (options.navigator ?? recordedNavigator)(currentRoute) } : {}),
     clock: () => new Date(ts),
     maxLiveRuns: 4,
   });
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
+  const none: LlmCallRecord[] = [];
   let done = 0;
   try {
-    for (let after = 0; divergences.length < max; ) {
-      const rows = await ledger.replayRows(run_id, after, PAGE);
-      if (rows.length === 0) break;
-      const first = rows[0]!.seq;
-      const last = rows[rows.length - 1]!.seq;
+    chunks: for await (const rows of ledger.replayChunks(run_id, 0, PAGE)) {
       const calls = new Map<number, LlmCallRecord[]>();
-      if (rows.some((r) => r.llm_calls > 0)) {
-        for (const c of await ledger.llmCalls(run_id, first, last)) {
+      if (rows.some((r) => r[4] > 0)) {
+        for (const c of await ledger.llmCalls(run_id, rows[0]![0], rows[rows.length - 1]![0])) {
           let list = calls.get(c.seq);
           if (!list) calls.set(c.seq, (list = []));
           list.push(JSON.parse(c.record) as LlmCallRecord);
         }
       }
       for (const row of rows) {
-        const recorded = JSON.parse(row.decision_json) as Decision;
-        const request = JSON.parse(row.request) as RouteRequest;
-        current = { seq: row.seq, decision: recorded, llm_calls: calls.get(row.seq) ?? [] };
-        ts = row.ts;
+        seq = row[0];
+        recordedJson = row[2];
+        ts = row[3];
+        recordedCalls = row[4] > 0 ? (calls.get(seq) ?? none) : none;
+        current = undefined;
+        const request = JSON.parse(row[1]) as RouteRequest;
         let now: Decision | undefined;
         let error: string | undefined;
         try {
@@ -122,16 +127,20 @@ export async function replayRun(ledger: LedgerReader, run_id: string, flows: Flo
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }
-        const fields = now ? diffDecisions(recorded, now) : ['error'];
-        if (fields.length > 0) {
-          const d: Divergence = { seq: row.seq, flow: request.flow, step: request.step_completed, fields, recorded: replayedDecision(recorded), now: now ? replayedDecision(now) : null };
-          if (error !== undefined) d.error = error;
-          divergences.push(d);
-          if (divergences.length >= max) break;
+        // Cheap first: the ledger stores JSON.stringify of the decision, so the same text is the same decision.
+        // Only a differing text is parsed and compared field by field (it may still agree on every compared field).
+        if (now === undefined || JSON.stringify(now) !== recordedJson) {
+          const recorded = currentRoute().decision;
+          const fields = now ? diffDecisions(recorded, now) : ['error'];
+          if (fields.length > 0) {
+            const d: Divergence = { seq, flow: request.flow, step: request.step_completed, fields, recorded: replayedDecision(recorded), now: now ? replayedDecision(now) : null };
+            if (error !== undefined) d.error = error;
+            divergences.push(d);
+            if (divergences.length >= max) break chunks;
+          }
         }
         if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
       }
-      after = last;
     }
   } finally {
     await kernel.close();

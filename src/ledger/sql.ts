@@ -286,6 +286,7 @@ export class LedgerSql {
         `SELECT ${ROUTE_COLUMNS} FROM routes r LEFT JOIN flow_sets f ON f.id = r.flow_set WHERE r.run_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`,
       ),
       replayPage: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      replayRaw: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').raw(),
       llmCallsRange: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, idx'),
       offroadRows: db.prepare(
         "SELECT seq, flow, step, decision_json, ts FROM routes WHERE run_id = ? AND decision <> 'CONTINUE' ORDER BY seq",
@@ -410,6 +411,11 @@ export class LedgerSql {
 
   replayPage(runId: string, afterSeq: number, limit: number): { seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[] {
     return this.s.replayPage.all(runId, afterSeq, limit) as { seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[];
+  }
+
+  /** The replayPage range as arrays (`.raw()`: no per-row objects). */
+  replayRaw(runId: string, afterSeq: number, limit: number): [number, string, string, string, number][] {
+    return this.s.replayRaw.all(runId, afterSeq, limit) as [number, string, string, string, number][];
   }
 
   llmCalls(runId: string, fromSeq: number, toSeq: number): LlmCallRow[] {

@@ -5,6 +5,7 @@ import type {
   Ledger,
   OffroadRow,
   ReplayRow,
+  ReplayTuple,
   RouteRecord,
   RunState,
   StoredEscalation,
@@ -223,6 +224,17 @@ export class SqliteLedger implements Ledger {
   }
   replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]> {
     return Promise.resolve(this.sql.replayPage(run_id, afterSeq, limit));
+  }
+  async *replayChunks(run_id: string, afterSeq: number, chunk: number): AsyncIterable<ReplayTuple[]> {
+    // Keyset pages of `.raw()` rows rather than one `.iterate()`: an open iterator keeps the connection busy, and
+    // replay reads LLM calls between chunks. A page of 4,096 rows costs one statement step, not 4,096 objects.
+    for (let after = afterSeq; ; ) {
+      const rows = this.sql.replayRaw(run_id, after, chunk);
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < chunk) return;
+      after = rows[rows.length - 1]![0];
+    }
   }
   llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {
     return Promise.resolve(this.sql.llmCalls(run_id, fromSeq, toSeq));

@@ -1,7 +1,7 @@
 // Every SQL statement of the PostgreSQL ledger: the same surface as the SQLite ledger's LedgerSql (src/ledger/sql.ts),
 // asynchronous, and with a batched append (group commit).
 import type pg from 'pg';
-import type { OffroadRow, ReplayRow, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun } from '../../contracts/ports.js';
+import type { OffroadRow, ReplayRow, ReplayTuple, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun } from '../../contracts/ports.js';
 import type { AppendWrite } from '../sql.js';
 
 const ROUTE_COLUMNS =
@@ -166,6 +166,37 @@ export class PgLedgerSql {
     return this.rows('nk_replay_page', 'SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint', [
       runId, afterSeq, limit,
     ]);
+  }
+
+  /**
+   * A run's replay columns through one server-side cursor (one query, FETCHed `chunk` rows at a time, rows as
+   * arrays) in a read-only transaction on a client of its own, so the rows are one consistent snapshot.
+   */
+  async *replayChunks(runId: string, afterSeq: number, chunk: number): AsyncIterable<ReplayTuple[]> {
+    const client = await this.pool.connect();
+    let ok = false;
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query({
+        text: 'DECLARE nk_replay NO SCROLL CURSOR FOR SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq',
+        values: [runId, afterSeq],
+      });
+      const fetch = `FETCH FORWARD ${Math.max(1, Math.floor(chunk))} FROM nk_replay`;
+      for (;;) {
+        const res = await client.query<ReplayTuple>({ text: fetch, rowMode: 'array' });
+        if (res.rows.length > 0) yield res.rows;
+        if (res.rows.length < chunk) break;
+      }
+      ok = true;
+    } finally {
+      // A consumer that stops early (or an error) ends here too: roll back, and drop a client left mid-transaction.
+      try {
+        await client.query(ok ? 'COMMIT' : 'ROLLBACK');
+        client.release();
+      } catch (err) {
+        client.release(err instanceof Error ? err : true);
+      }
+    }
   }
 
   llmCalls(runId: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {

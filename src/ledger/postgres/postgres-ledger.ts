@@ -4,6 +4,7 @@ import type {
   Ledger,
   OffroadRow,
   ReplayRow,
+  ReplayTuple,
   RouteRecord,
   RunState,
   StoredEscalation,
@@ -248,6 +249,14 @@ export class PostgresLedger implements Ledger {
   }
   replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]> {
     return this.read((sql) => sql.replayPage(run_id, afterSeq, limit));
+  }
+  async *replayChunks(run_id: string, afterSeq: number, chunk: number): AsyncIterable<ReplayTuple[]> {
+    const sql = this.sqlSurface ?? (await this.opening);
+    try {
+      yield* sql.replayChunks(run_id, afterSeq, chunk);
+    } catch (err) {
+      throw wrapError(this.target, err);
+    }
   }
   llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {
     return this.read((sql) => sql.llmCalls(run_id, fromSeq, toSeq));
