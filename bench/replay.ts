@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RouteRequest } from '../src/contracts/index.js';
 import { createKernel } from '../src/kernel/index.js';
-import { openLedger, replayRun } from '../src/ledger/index.js';
-import * as ledgerIndex from '../src/ledger/index.js';
+import { openLedger, replayAll, replayRun, replayThreads } from '../src/ledger/index.js';
 import { LONG_FLOWS, longRun, routeInTransaction } from './scaling.js';
 import { table, type BenchSection } from './stats.js';
 
@@ -48,26 +47,14 @@ export async function replayFigures(opts: ReplayBenchOptions): Promise<{ single:
     const one = await replayRun(ledger, 'long', LONG_FLOWS);
     const singleMs = ms(t0);
     if (!one.identical || one.routes !== long) throw new Error(`bench replay diverged: ${one.routes} routes`);
-    const replayAll = (ledgerIndex as Record<string, unknown>).replayAll as
-      | ((file: string, flows: typeof LONG_FLOWS, o?: object) => Promise<{ routes: number; identical: boolean }[]>)
-      | undefined;
     t0 = process.hrtime.bigint();
     let routes = 0;
-    let threads = 1;
-    if (replayAll) {
-      const reports = await replayAll(file, LONG_FLOWS, { flowsDir: undefined });
-      for (const r of reports) {
-        if (!r.identical) throw new Error('bench replay --all diverged');
-        routes += r.routes;
-      }
-      threads = Math.min(os.availableParallelism(), reports.length);
-    } else {
-      for (const id of await ledger.runIds()) {
-        const r = await replayRun(ledger, id, LONG_FLOWS);
-        if (!r.identical) throw new Error('bench replay --all diverged');
-        routes += r.routes;
-      }
+    const reports = await replayAll(ledger, LONG_FLOWS, { open: file });
+    for (const r of reports) {
+      if (!r.identical) throw new Error('bench replay --all diverged');
+      routes += r.routes;
     }
+    const threads = replayThreads(reports.length);
     const allMs = ms(t0);
     await ledger.close();
     return { single: { routes: long, perSecond: (long / singleMs) * 1000 }, all: { runs: many.length + 1, routes, perSecond: (routes / allMs) * 1000, threads } };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { NavkernelError, type ReplayedDecision } from '../../contracts/index.js';
-import { replayRun } from '../../ledger/index.js';
+import { replayAll, replayRun } from '../../ledger/index.js';
+import type { ReplayReport } from '../../contracts/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
@@ -19,10 +20,11 @@ export function registerReplayCommand(program: Command): void {
     .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
     .argument('[run]', 'run id (or --all)')
     .option('--all', "replay every run of the ledger (the CI check: does a flow change alter any past decision?); --json prints one report per run, one per line")
+    .option('--threads <n>', 'with --all: worker threads replaying runs side by side (default: the CPU count)', (v) => Number.parseInt(v, 10))
     .option('--max <n>', 'stop after this many divergences', (v) => Number.parseInt(v, 10))
     .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)')
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
-  addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean }) => {
+  addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean; threads?: number }) => {
     if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
     const flows = await loadCliFlows(opts);
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
@@ -31,29 +33,38 @@ export function registerReplayCommand(program: Command): void {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('replay');
     try {
-      const runs = opts.all ? await ledger.runIds() : [runArg!];
       let diverged = 0;
       let routes = 0;
-      for (const run of runs) {
-      const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { navigator: () => live } : {}) });
-      progress.stop();
-      if (opts.json) {
-        process.stdout.write(JSON.stringify(report) + '\n');
-      } else {
-        const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
-        process.stdout.write(`replayed ${report.routes} routes of run ${run} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
-        for (const d of report.divergences) {
-          process.stdout.write(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}\n  now:      ${show(d.now)}${d.error ? `\n  error:    ${d.error}` : ''}\n`);
+      let runs = 0;
+      const print = (report: ReplayReport) => {
+        if (opts.json) {
+          process.stdout.write(JSON.stringify(report) + '\n');
+        } else {
+          const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
+          process.stdout.write(`replayed ${report.routes} routes of run ${report.run_id} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
+          for (const d of report.divergences) {
+            process.stdout.write(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}\n  now:      ${show(d.now)}${d.error ? `\n  error:    ${d.error}` : ''}\n`);
+          }
+          process.stdout.write(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
         }
-        process.stdout.write(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
+        runs++;
+        routes += report.routes;
+        if (!report.identical) {
+          diverged++;
+          process.exitCode = 1;
+        }
+      };
+      if (opts.all && !live) {
+        // Runs are independent: worker threads replay them side by side; reports print in run order as they finish.
+        await replayAll(ledger, flows, { open: opts.ledger, flowsPath: opts.flows, onReport: print, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(opts.threads ? { threads: opts.threads } : {}) });
+      } else {
+        for (const run of opts.all ? await ledger.runIds() : [runArg!]) {
+          const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { navigator: () => live } : {}) });
+          progress.stop();
+          print(report);
+        }
       }
-      routes += report.routes;
-      if (!report.identical) {
-        diverged++;
-        process.exitCode = 1;
-      }
-      }
-      if (opts.all && !opts.json) process.stdout.write(`${runs.length} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
+      if (opts.all && !opts.json) process.stdout.write(`${runs} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
     } finally {
       progress.stop();
       await ledger.close();
