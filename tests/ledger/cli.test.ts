@@ -85,11 +85,14 @@ describe('ledger commands', () => {
     const all = cli('replay', '--all', '--flows', CHARTERS);
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(new RegExp(`^${HARSH_SCENARIO.runs} run\\(s\\), \\d+ routes replayed: every decision reproduced$`, 'm'));
+    // Worker threads (the default) and this thread alone print the same reports, in run order.
+    expect(cli('replay', '--all', '--flows', CHARTERS, '--threads', '1').stdout).toBe(all.stdout);
     const allChanged = cli('replay', '--all', '--flows', flowsDir, '--json');
     expect(allChanged.code).toBe(1);
     const reports = allChanged.stdout.trim().split('\n').map((l) => JSON.parse(l) as ReplayReport);
     expect(reports.length).toBe(HARSH_SCENARIO.runs);
     expect(reports.some((r) => !r.identical)).toBe(true);
+    expect(cli('replay', '--all', '--flows', flowsDir, '--json', '--threads', '1').stdout).toBe(allChanged.stdout);
     expect(cli('replay', 'harsh-run-1', '--all').code).toBe(2);
   });
 
