@@ -10,6 +10,7 @@ import type {
   StoredLlmCall,
   StoredRoute,
   StoredRun,
+  StoredRunEntry,
 } from '../../contracts/ports.js';
 import { LedgerConflictError } from '../../contracts/store-errors.js';
 import { buildAppendWrite } from '../append-write.js';
@@ -17,6 +18,7 @@ import { GENESIS_HASH } from '../chain.js';
 import type { AppendWrite } from '../sql.js';
 import { PostgresUnavailableError, causeText, isConnectionError } from './errors.js';
 import { PgLedgerSql } from './pg-sql.js';
+import { REGISTER_LOCK_SQL } from './schema.js';
 import { type PostgresPoolOptions, openPostgresPool, wrapError } from './pool.js';
 import { type PostgresTarget, parsePostgresUrl } from './url.js';
 
@@ -189,7 +191,7 @@ export class PostgresLedger implements Ledger {
   private async commit(batch: Pending[], retried = false): Promise<void> {
     let recorded: Set<string>;
     try {
-      recorded = await this.sql.appendBatch(batch.map((p) => p.write));
+      recorded = await this.sql.appendRegistering(batch.map((p) => p.write));
     } catch (err) {
       if (isConnectionError(err)) return this.afterLostConnection(batch, err, retried);
       if (batch.length > 1) {
@@ -279,6 +281,9 @@ export class PostgresLedger implements Ledger {
   routeHash(run_id: string, seq: number): Promise<string | undefined> {
     return this.read((sql) => sql.routeHash(run_id, seq));
   }
+  runRegister(): Promise<StoredRunEntry[]> {
+    return this.read((sql) => sql.runRegister());
+  }
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
     return this.read((sql) => sql.resolveEscalation(escalation_id, resolution_json, by, ts, resolution_hash));
   }
@@ -293,9 +298,9 @@ export class PostgresLedger implements Ledger {
       throw wrapError(this.target, err);
     });
     try {
-      await client.query('BEGIN');
+      await client.query(`BEGIN; ${REGISTER_LOCK_SQL}`);
       for (const w of writes) {
-        const ok = await sql.appendBatch([w], client);
+        const ok = await sql.registering([w], client);
         if (!ok.has(w.route.run_id)) throw new LedgerConflictError(w.route.run_id, w.route.seq);
       }
       await client.query('COMMIT');
