@@ -94,7 +94,7 @@ async function runScenario(flows: FlowSet, scenario: Scenario, model: string): P
   const baseline = counting(createLlmNavigator(createScriptedModel(script), { budgetUsd: BUDGET_USD }), baseSpend);
   const kernel = createKernel({ flows, navigator, clock: () => 0 });
   const summary = await simulate(withBaseline(kernel, flows, baseline), scenario, { runPrefix: `${scenario.name}-${model}` });
-  kernel.close();
+  await kernel.close();
   return { scenario: scenario.name, model, summary, kernel: kernelSpend, baseline: baseSpend };
 }
 

@@ -39,7 +39,7 @@ export async function benchKernel(opts: { quick: boolean }): Promise<BenchSectio
       // Warm up the JIT and the live actors, then measure.
       for (let i = 0; i < Math.min(n, 20_000); i++) await kernel.route(requests[i % runs]!);
       const m = await measure(n, (i) => kernel.route(requests[i]!));
-      kernel.close();
+      await kernel.close();
       rows.push([tier, validate ? 'yes' : 'no', m.perSecond, m.p50, m.p99]);
       const key = `${tier.startsWith('tier 1') ? 't1' : 't2'}_${validate ? 'validated' : 'raw'}`;
       figures[`${key}_per_s`] = m.perSecond;

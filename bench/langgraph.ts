@@ -75,11 +75,11 @@ interface Side {
   name: string;
   /** Routes runs [from, to) and pushes one latency (µs) per decision; returns the decisions made. */
   runs(from: number, to: number, lat: number[]): Promise<number>;
-  close(): void;
+  close(): unknown;
   bytes(): number;
 }
 
-function navkernelSide(kernel: Kernel, prefix: string, bytes: () => number, close: () => void): Side {
+function navkernelSide(kernel: Kernel, prefix: string, bytes: () => number, close: () => unknown): Side {
   return {
     name: 'navkernel',
     async runs(from, to, lat) {
@@ -102,7 +102,7 @@ function navkernelSide(kernel: Kernel, prefix: string, bytes: () => number, clos
   };
 }
 
-function langgraphSide(checkpointer: BaseCheckpointSaver | undefined, prefix: string, bytes: () => number, close: () => void): Side {
+function langgraphSide(checkpointer: BaseCheckpointSaver | undefined, prefix: string, bytes: () => number, close: () => unknown): Side {
   const graph = buildGraph(checkpointer);
   return {
     name: 'LangGraph',
@@ -185,7 +185,7 @@ export async function benchLangGraph(opts: { quick: boolean }): Promise<BenchSec
       const nk = navkernelSide(kernel, 'mem', () => 0, () => kernel.close());
       const lg = langgraphSide(undefined, 'mem', () => 0, () => {});
       const m = await alternate(nk, lg, rounds, runsPerRound);
-      nk.close();
+      await nk.close();
       rows.push(['(a) in memory', 'navkernel route(), validated', m.decisions[0], m.perSecond[0], m.p50[0], m.p99[0], '—']);
       rows.push(['(a) in memory', 'LangGraph step, conditional edge, no checkpointer', m.decisions[1], m.perSecond[1], m.p50[1], m.p99[1], '—']);
       rows.push(['(a) ratio navkernel / LangGraph', 'decisions/s ×, latency ÷', '', m.perSecond[0] / m.perSecond[1], m.p50[1] / m.p50[0], m.p99[1] / m.p99[0], '—']);
@@ -208,8 +208,8 @@ export async function benchLangGraph(opts: { quick: boolean }): Promise<BenchSec
       const m = await alternate(nk, lg, rounds, runsPerRound);
       sync = `ledger synchronous=${ledger.sql.db.pragma('synchronous', { simple: true })}, SqliteSaver synchronous=${db.pragma('synchronous', { simple: true })} (1 = NORMAL), both WAL`;
       // Closing the last connection checkpoints the WAL into the main file, so the sizes compare like for like.
-      nk.close();
-      lg.close();
+      await nk.close();
+      await lg.close();
       const warm = [decisionsWarm(runsPerRound), decisionsWarm(runsPerRound)];
       const bytes = [nk.bytes() / (m.decisions[0] + warm[0]!), lg.bytes() / (m.decisions[1] + warm[1]!)];
       rows.push(['(b) SQLite', 'navkernel + ledger (normal)', m.decisions[0], m.perSecond[0], m.p50[0], m.p99[0], bytes[0]!]);

@@ -29,7 +29,7 @@ export async function requestStream(runs: number, prefix: string): Promise<Route
   const out: RouteRequest[] = [];
   const kernel = createKernel({ flows, store: new MemoryStore(), validate: false });
   await simulate(kernel, { ...DEMO_SCENARIO, runs }, { runPrefix: prefix, onStep: (s) => out.push(s.request) });
-  kernel.close();
+  await kernel.close();
   return out;
 }
 
@@ -51,11 +51,11 @@ export async function ledgeredRoutesPerSecond(durability: Durability, runs: numb
     const warm = openLedger(path.join(t.dir, 'warm.sqlite'), { durability: 'normal', runBase: path.join(t.dir, 'warm') });
     const wk = createKernel({ flows, store: warm });
     for (const r of requests.slice(0, 5_000)) await wk.route(r);
-    wk.close();
+    await wk.close();
     const ledger = openLedger(t.file, { durability, jsonl });
     const kernel = createKernel({ flows, store: ledger });
     const m = await measure(requests.length, (i) => kernel.route(requests[i]!));
-    kernel.close();
+    await kernel.close();
     return { routes: requests.length, perSecond: m.perSecond, p50: m.p50, p99: m.p99 };
   } finally {
     t.cleanup();
@@ -135,7 +135,7 @@ export async function latencyAsLedgerGrows(sizes: readonly number[], sample: num
       rows += Math.min(sample, probe.length);
       out.push({ rows: size, perSecond: m.perSecond, p50: m.p50, p99: m.p99 });
     }
-    kernel.close();
+    await kernel.close();
     return out;
   } finally {
     t.cleanup();
@@ -148,10 +148,10 @@ export async function inMemoryRoutesPerSecond(runs: number): Promise<{ routes: n
   const requests = await requestStream(runs, 'bench-memory');
   const warm = createKernel({ flows });
   for (const r of requests.slice(0, 5_000)) await warm.route({ ...r, run_id: `w-${r.run_id}` });
-  warm.close();
+  await warm.close();
   const kernel = createKernel({ flows });
   const m = await measure(requests.length, (i) => kernel.route(requests[i]!));
-  kernel.close();
+  await kernel.close();
   return { routes: requests.length, perSecond: m.perSecond, p50: m.p50, p99: m.p99 };
 }
 
@@ -169,7 +169,7 @@ export async function replayRoutesPerSecond(routes: number): Promise<{ routes: n
     const report = await replayRun(ledger, run, flows);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     if (!report.identical) throw new Error(`bench replay diverged at seq ${report.divergences[0]?.seq}`);
-    kernel.close();
+    await kernel.close();
     return { routes: report.routes, perSecond: (report.routes / ms) * 1000 };
   } finally {
     t.cleanup();
@@ -187,7 +187,7 @@ export async function bytesPerDecision(runs: number): Promise<{ routes: number; 
     ledger.sql.checkpoint();
     ledger.sql.db.exec('VACUUM');
     const sqlite = statSync(t.file).size;
-    kernel.close();
+    await kernel.close();
     const jsonl = dirBytes(t.dir) - statSync(t.file).size;
     return { routes: s.routes, offroad: s.offRoad, sqliteBytesPerRoute: sqlite / s.routes, jsonlBytesPerOffroad: jsonl / s.offRoad };
   } finally {

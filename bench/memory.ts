@@ -74,7 +74,7 @@ async function demoRequests(n: number): Promise<RouteRequest[]> {
   for (let batch = 0; out.length < n; batch++) {
     const kernel = createKernel({ flows, store: new MemoryStore(), validate: false });
     await simulate(kernel, { ...DEMO_SCENARIO, runs: 200 }, { runPrefix: `mem-${batch}`, onStep: (s) => out.length < n && out.push(s.request) });
-    kernel.close();
+    await kernel.close();
   }
   return out;
 }

@@ -110,7 +110,7 @@ async function ledgerGrowth(sizes: readonly number[], sampleRuns: number): Promi
         old.push(us(t0));
       }
       rows += fresh.length + old.length;
-      kernel.close();
+      await kernel.close();
       points.push({ rows: size, newP50: percentile(fresh, 50), newP99: percentile(fresh, 99), oldP50: percentile(old, 50), oldP99: percentile(old, 99) });
     }
     const indexes = routeIndexes(ledger);
@@ -118,7 +118,7 @@ async function ledgerGrowth(sizes: readonly number[], sampleRuns: number): Promi
       .map((p) => p.detail)
       .join('; ');
     const runs = runsKey(ledger);
-    filler.close();
+    await filler.close();
     return { points, indexes, plan, runs };
   } finally {
     t.cleanup();
@@ -174,7 +174,7 @@ async function replayScaling(lengths: readonly number[]): Promise<{ routes: numb
       if (!report.identical || report.routes !== len) throw new Error(`replay of ${id}: ${report.routes} routes, identical=${report.identical}`);
       out.push({ routes: len, ms, perSecond: (len / ms) * 1000 });
     }
-    kernel.close();
+    await kernel.close();
     return out;
   } finally {
     t.cleanup();

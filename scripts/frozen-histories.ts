@@ -47,7 +47,7 @@ export async function recordHistory(scenario: Scenario): Promise<string> {
   try {
     await simulate(kernel, scenario, { runPrefix: `frozen-${scenario.name}` });
   } finally {
-    kernel.close();
+    await kernel.close();
   }
   const header: HistoryHeader = {
     format: 'navkernel-history',
@@ -109,7 +109,7 @@ export async function replayHistory(history: { header: HistoryHeader; routes: Hi
       }
     }
   } finally {
-    kernel.close();
+    await kernel.close();
   }
   return { routes: history.routes.length, flowsHashNow: flows.hash, divergences };
 }

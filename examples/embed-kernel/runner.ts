@@ -43,5 +43,5 @@ try {
   const audit = await auditRun(ledger, run_id);
   console.log(`run ${run_id}: ${audit.run.steps} decisions recorded in ${ledgerFile}`);
 } finally {
-  kernel.close();
+  await kernel.close();
 }

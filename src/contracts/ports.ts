@@ -269,10 +269,10 @@ export interface LedgerReader {
   /** The stored hash of one route. */
   routeHash(run_id: string, seq: number): Promise<string | undefined>;
   /**
-   * The run register in ordinal order (see StoredRunEntry). Optional: a store that keeps one lets verify
-   * notice a run deleted whole; one without it cannot.
+   * The run register in ordinal order (see StoredRunEntry): one entry per run ever created, chained, so that
+   * verify notices a run deleted whole.
    */
-  runRegister?(): Promise<StoredRunEntry[]>;
+  runRegister(): Promise<StoredRunEntry[]>;
   /** Marks an open escalation resolved; false when it was not open any more (resolved meanwhile by someone else). */
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean>;
 }

@@ -256,7 +256,6 @@ function editedFields(row: StoredRoute, chained: ChainedFields): string[] {
 
 /** The run register: a chain with one entry per run, so that a run deleted whole (all its rows) is noticed. */
 async function verifyRegister(ledger: LedgerReader, issues: VerifyIssue[], only?: string): Promise<void> {
-  if (!ledger.runRegister) return;
   const entries = await ledger.runRegister();
   let prev = GENESIS_HASH;
   const registered = new Set<string>();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { NavkernelError } from '../contracts/index.js';
 import type { JsonSchema, LanguageModel, LlmGenerateRequest, LlmGenerateResult, LlmToolCall } from './language-model.js';
@@ -72,5 +73,6 @@ export function loadScriptedModel(file: string): LanguageModel {
   } catch (e) {
     throw new NavkernelError('INVALID_SCRIPT', `scripted model: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
-  return createScriptedModel(doc as ScriptedScriptInput, { name: file });
+  // Named by the file's base name: the model id is recorded and shown, and a full path would leak the host's layout.
+  return createScriptedModel(doc as ScriptedScriptInput, { name: path.basename(file) });
 }

@@ -31,8 +31,8 @@ beforeAll(async () => {
   await b.kernel.close();
   ledger = openLedger(t.file, { create: false });
 });
-afterAll(() => {
-  ledger.close();
+afterAll(async () => {
+  await ledger.close();
   t.cleanup();
 });
 

@@ -84,7 +84,7 @@ describe('several processes, one ledger', () => {
     const report = await verifyLedger(ledger);
     expect(report.issues).toEqual([]);
     expect(report.routes).toBe(total);
-    ledger.close();
+    await ledger.close();
   }, 120_000);
 });
 
@@ -137,7 +137,7 @@ describe('crash safety', () => {
     const replay = await replayRun(ledger, 'crash-run-1', flows);
     expect(replay.divergences).toEqual([]);
     expect(replay.routes).toBe(reference.length);
-    ledger.close();
+    await ledger.close();
   }, 180_000);
 });
 

@@ -41,8 +41,8 @@ beforeAll(async () => {
   expect(navigatorCalls).toBeGreaterThan(0);
   ledger = openLedger(t.file, { create: false });
 });
-afterAll(() => {
-  ledger.close();
+afterAll(async () => {
+  await ledger.close();
   t.cleanup();
 });
 

@@ -112,7 +112,7 @@ describe('SQLite ledger as the kernel store', () => {
       const last = ref.filter((s) => s.request.run_id === run).length;
       expect((await ledger.loadRun(run))?.seq).toBe(last);
     }
-    ledger.close();
+    await ledger.close();
   });
 
   it('routing the same request_id twice returns the recorded decision and records nothing, also after a restart', async () => {
@@ -158,7 +158,7 @@ describe('SQLite ledger as the kernel store', () => {
 });
 
 describe('opening a ledger file', () => {
-  it('creates a versioned schema in WAL mode with the chosen durability', () => {
+  it('creates a versioned schema in WAL mode with the chosen durability', async () => {
     const { file } = tmp();
     for (const durability of ['normal', 'full'] as const) {
       const ledger = openLedger(file, { durability });
@@ -168,7 +168,7 @@ describe('opening a ledger file', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('synchronous', { simple: true })).toBe(durability === 'full' ? 2 : 1);
       expect(Number(db.pragma('busy_timeout', { simple: true }))).toBeGreaterThan(0);
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -201,11 +201,11 @@ describe('opening a ledger file', () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('refuses a ledger written by a newer version, and never rewrites it', () => {
+  it('refuses a ledger written by a newer version, and never rewrites it', async () => {
     const { file } = tmp();
     const ledger = openLedger(file);
     ledger.sql.db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
-    ledger.close();
+    await ledger.close();
     const before = readFileSync(file);
     const err = (() => {
       try {

@@ -47,7 +47,7 @@ async function verify(file: string, options: Parameters<typeof verifyLedger>[1] 
   try {
     return await verifyLedger(ledger, options);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -193,7 +193,7 @@ describe('verify', () => {
     expect((await verifyLedger(ledger)).ok).toBe(true);
     ledger.sql.db.prepare("UPDATE escalations SET resolution = replace(resolution, 'TERMINATE', 'CONTINUE') WHERE escalation_id = ?").run(esc);
     expect((await verifyLedger(ledger)).issues).toContainEqual(expect.objectContaining({ kind: 'resolution_mismatch' }));
-    ledger.close();
+    await ledger.close();
   });
 
   it('refuses an unknown run', async () => {

@@ -93,6 +93,8 @@ describe('the published package', () => {
     expect(schema.stdout.trim(), schema.out).toBe('decision');
     const sdk = run(process.execPath, ['--input-type=module', '-e', "const { createLanguageModel } = await import('navkernel/llm'); try { createLanguageModel('anthropic'); } catch (e) { console.log(e.code, e.message); }"], consumer);
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
+    const service = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/service'); console.log(typeof m.createService)"], consumer);
+    expect(service.stdout.trim(), service.out).toBe('function');
   });
 
   it('engines tells the truth: every locked package, dev ones included, runs on the oldest Node it allows', () => {

@@ -40,6 +40,7 @@ describePostgres('a PostgreSQL ledger under faults', () => {
     const errors = { unavailable: 0, conflict: 0 };
     let crashed = false;
     let cut = false;
+    let terminated = 0;
     const target = 600;
     const runs = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
     await Promise.all(
@@ -79,7 +80,10 @@ describePostgres('a PostgreSQL ledger under faults', () => {
           if (!cut && acked.size >= 350) {
             cut = true;
             const admin = await PostgresLedger.open(url.toString(), { poolSize: 1 });
-            await admin.sql.pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'navkernel' AND pid <> pg_backend_pid()");
+            const res = await admin.sql.pool.query<{ n: number }>(
+              "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'navkernel' AND pid <> pg_backend_pid()",
+            );
+            terminated = res.rows[0]!.n;
             await admin.close();
           }
         }
@@ -87,7 +91,9 @@ describePostgres('a PostgreSQL ledger under faults', () => {
     );
     await ledger.close();
     expect(crashed && cut).toBe(true);
-    expect(errors.unavailable).toBeGreaterThan(0); // the faults did hit appends in flight
+    // The cut did find the ledger's connections. (Whether a caller saw STORE_UNAVAILABLE depends on timing: a read
+    // whose connection died is retried on a new one, so with the server back quickly the faults may not surface.)
+    expect(terminated).toBeGreaterThan(0);
 
     const check = await PostgresLedger.open(url.toString(), { readOnly: true });
     for (const run of runs) {

@@ -40,7 +40,7 @@ function routeCount(file: string): number {
   try {
     return l.sql.routeCount();
   } finally {
-    l.close();
+    void l.close();
   }
 }
 

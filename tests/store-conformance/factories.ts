@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Ledger } from '../../src/contracts/index.js';
 import { PostgresLedger, openLedger } from '../../src/ledger/index.js';
 import { DATABASE_URL, adminQuery, freshSchemaUrl, schemaOf } from '../support/postgres.js';
@@ -17,6 +18,8 @@ export interface StoreLocation {
   readonly cliArg: string;
   /** RUN_BASE of its decisions.jsonl files, when it writes them. */
   readonly runBase: string | undefined;
+  /** Tampering, behind the ledger's back (as someone with write access to the database would): deletes every row of a run in every table, run register excepted. */
+  deleteRunRows(run_id: string): Promise<void>;
   /** Deletes the location. */
   cleanup(): Promise<void>;
 }
@@ -27,6 +30,9 @@ export interface StoreFactory {
   create(): Promise<StoreLocation>;
 }
 
+/** The tables holding a run's rows (the run register apart). */
+const RUN_TABLES = ['routes', 'runs', 'llm_calls', 'escalations'] as const;
+
 export const sqliteFactory: StoreFactory = {
   name: 'sqlite',
   async create() {
@@ -36,6 +42,14 @@ export const sqliteFactory: StoreFactory = {
       cliArg: file,
       runBase: dir,
       open: async () => openLedger(file),
+      deleteRunRows: async (run_id) => {
+        const db = new Database(file);
+        try {
+          for (const t of RUN_TABLES) db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(run_id);
+        } finally {
+          db.close();
+        }
+      },
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
@@ -50,6 +64,9 @@ export const postgresFactory: StoreFactory = {
       cliArg: url,
       runBase: undefined,
       open: () => PostgresLedger.open(url),
+      deleteRunRows: async (run_id) => {
+        for (const t of RUN_TABLES) await adminQuery(`DELETE FROM ${schemaOf(url)}.${t} WHERE run_id = $1`, [run_id]);
+      },
       cleanup: async () => void (await adminQuery(`DROP SCHEMA IF EXISTS ${schemaOf(url)} CASCADE`)),
     };
   },

@@ -13,6 +13,7 @@ import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { MemoryStore, createKernel, emptyRunState, type FlowSet } from '../../src/kernel/index.js';
 import { auditRun, listRuns, replayRun, resolveEscalation, verifyLedger, whyStep } from '../../src/ledger/index.js';
 import { sampleFlows, scriptedNavigator, steppingClock } from '../ledger/helpers.js';
+import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
 
 let flows: FlowSet;
@@ -168,6 +169,34 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
       expect(seqs).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       const r = await handle();
       expect((await verifyLedger(r)).issues).toEqual([]);
+    });
+
+    it('keeps a run register with one chained entry per run, and verify (and the CLI) notice a run deleted whole', async () => {
+      const s = await fresh();
+      const k = createKernel({ flows, store: s, clock: steppingClock(), navigator: scriptedNavigator() });
+      await simulate(k, HARSH_SCENARIO, {});
+      await k.close();
+      let r = await handle();
+      const ids = await r.runIds();
+      const register = await r.runRegister();
+      expect(register.map((e) => e.run_id).sort()).toEqual(ids);
+      expect(new Set(register.map((e) => e.ordinal)).size).toBe(register.length);
+      for (const e of register) expect(e.first_hash).toBe(await r.routeHash(e.run_id, 1));
+      expect((await verifyLedger(r, { repair: false })).issues).toEqual([]);
+      // Deleting every row of one run (not the first, not the last) leaves a ledger whose every remaining chain is intact.
+      const victim = register[1]!.run_id;
+      await r.close();
+      await loc.deleteRunRows(victim);
+      r = await handle();
+      expect((await r.runs()).some((x) => x.run_id === victim)).toBe(false);
+      const report = await verifyLedger(r, { repair: false });
+      expect(report.ok).toBe(false);
+      expect(report.issues).toContainEqual(expect.objectContaining({ run_id: victim, kind: 'run_missing' }));
+      expect(report.issues.filter((i) => i.run_id !== victim && !i.kind.startsWith('jsonl'))).toEqual([]);
+      const cli = runCli(['verify', '--ledger', loc.cliArg, '--no-repair']);
+      expect(cli.code).toBe(1);
+      expect(cli.stdout).toContain(`BAD run ${victim}`);
+      expect(cli.stdout).toMatch(/run_missing/);
     });
 
     it('resolves an escalation once, and shows it in audit and why', async () => {

@@ -49,6 +49,18 @@ export function isConnectionError(err: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|terminating connection/i.test(err.message);
 }
 
+/**
+ * Whether a connection error means a pooled connection died under the statement (the server terminated it, or the
+ * socket was reset) rather than that the server cannot be reached: a read that failed so is worth trying again at once
+ * on another connection, since the pool replaces the dead one.
+ */
+export function isDeadConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (code === '57P01' || code === '57P02' || code === '08006' || code === '08003' || code === 'ECONNRESET' || code === 'EPIPE') return true;
+  return typeof code !== 'string' && /Connection terminated unexpectedly|terminating connection|not queryable|Client has encountered a connection error/i.test(err.message);
+}
+
 /** The client error's message with any occurrence of the password removed. */
 export function causeText(err: unknown, password: string | undefined): string {
   let text = err instanceof Error ? err.message || String((err as { code?: unknown }).code ?? err.name) : String(err);

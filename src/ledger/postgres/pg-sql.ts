@@ -1,8 +1,10 @@
 // Every SQL statement of the PostgreSQL ledger: the same surface as the SQLite ledger's LedgerSql (src/ledger/sql.ts),
 // asynchronous, and with a batched append (group commit).
 import type pg from 'pg';
-import type { OffroadRow, ReplayRow, ReplayTuple, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun } from '../../contracts/ports.js';
+import type { OffroadRow, ReplayRow, ReplayTuple, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry } from '../../contracts/ports.js';
 import type { AppendWrite } from '../sql.js';
+import { isConnectionError } from './errors.js';
+import { REGISTER_LOCK_SQL, insertRegisterEntries, registerHead } from './schema.js';
 
 const ROUTE_COLUMNS =
   'run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
@@ -121,6 +123,52 @@ export class PgLedgerSql {
     const q = { name: 'nk_append', text: APPEND_SQL, values: appendParams(sorted) };
     const res = await (client ?? this.pool).query<{ run_id: string }>(q);
     return new Set(res.rows.map((r) => r.run_id));
+  }
+
+  /**
+   * appendBatch, and for the runs it creates (seq 1) their run register entries, in the same transaction. A batch
+   * that creates no run is the single statement; one that does takes the register lock first (so the register is
+   * one chain whatever the number of writers), then appends, reads the register's head and chains its entries on,
+   * and commits. Same outcomes as appendBatch.
+   */
+  async appendRegistering(batch: readonly AppendWrite[]): Promise<Set<string>> {
+    if (!batch.some((w) => w.route.seq === 1)) return this.appendBatch(batch);
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query(`BEGIN; ${REGISTER_LOCK_SQL}`);
+      const recorded = await this.registering(batch, client);
+      await client.query('COMMIT');
+      return recorded;
+    } catch (err) {
+      if (isConnectionError(err)) broken = err as Error;
+      else await client.query('ROLLBACK').catch((e: unknown) => void (broken = e as Error));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Inside a transaction that holds REGISTER_LOCK_SQL: appends the batch, then enters the runs it created in the run
+   * register (in run_id order within the batch).
+   */
+  async registering(batch: readonly AppendWrite[], client: pg.ClientBase): Promise<Set<string>> {
+    const recorded = await this.appendBatch(batch, client);
+    const created = batch
+      .filter((w) => w.route.seq === 1 && recorded.has(w.route.run_id))
+      .sort((a, b) => (a.route.run_id < b.route.run_id ? -1 : a.route.run_id > b.route.run_id ? 1 : 0));
+    if (created.length > 0) await insertRegisterEntries(client, await registerHead(client), created.map((w) => ({ run_id: w.route.run_id, first_hash: w.route.hash })));
+    return recorded;
+  }
+
+  /** The run register in ordinal order. */
+  runRegister(): Promise<StoredRunEntry[]> {
+    return this.rows<StoredRunEntry>(
+      'nk_run_register',
+      "SELECT ordinal::float8 AS ordinal, run_id, encode(first_hash, 'hex') AS first_hash, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash FROM run_register ORDER BY ordinal",
+      [],
+    );
   }
 
   /** Which of these routes are in the ledger with exactly this hash (after a connection died mid-commit). */
@@ -245,9 +293,13 @@ export class PgLedgerSql {
     return this.rows<StoredRun>('nk_runs', `SELECT ${RUN_SELECT} FROM runs ORDER BY created_ts, run_id`, []);
   }
 
-  /** Run ids known to the runs table and to the routes table (they differ only in a tampered ledger). */
+  /** Run ids known to the runs table, the routes table or the run register (they differ only in a tampered ledger). */
   async allRunIds(): Promise<string[]> {
-    const rows = await this.rows<{ run_id: string }>('nk_all_run_ids', 'SELECT run_id FROM runs UNION SELECT DISTINCT run_id FROM routes', []);
+    const rows = await this.rows<{ run_id: string }>(
+      'nk_all_run_ids',
+      'SELECT run_id FROM runs UNION SELECT DISTINCT run_id FROM routes UNION SELECT run_id FROM run_register',
+      [],
+    );
     return rows.map((r) => r.run_id).sort();
   }
 

@@ -11,13 +11,15 @@ import type {
   StoredLlmCall,
   StoredRoute,
   StoredRun,
+  StoredRunEntry,
 } from '../../contracts/ports.js';
 import { LedgerConflictError } from '../../contracts/store-errors.js';
 import { buildAppendWrite } from '../append-write.js';
 import { GENESIS_HASH } from '../chain.js';
 import type { AppendWrite } from '../sql.js';
-import { PostgresUnavailableError, causeText, isConnectionError } from './errors.js';
+import { PostgresUnavailableError, causeText, isConnectionError, isDeadConnectionError } from './errors.js';
 import { PgLedgerSql } from './pg-sql.js';
+import { REGISTER_LOCK_SQL } from './schema.js';
 import { type PostgresPoolOptions, openPostgresPool, wrapError } from './pool.js';
 import { type PostgresTarget, parsePostgresUrl } from './url.js';
 
@@ -57,6 +59,7 @@ export class PostgresLedger implements Ledger {
   private readonly groupCommit: boolean;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
+  private readonly poolSize: number;
   /** Cache of run heads, valid only when its seq is the one a route follows (checked again by the database). */
   private readonly heads = new Map<string, { seq: number; hash: string }>();
   private queue: Pending[] = [];
@@ -77,6 +80,7 @@ export class PostgresLedger implements Ledger {
     this.location = this.target.display;
     this.opening = openPostgresPool(url, options).then(({ pool }) => (this.sqlSurface = new PgLedgerSql(pool)));
     this.opening.catch(() => {}); // reported by ready() and by every call, not as an unhandled rejection
+    this.poolSize = options.poolSize ?? 10;
     this.groupCommit = options.groupCommit ?? true;
     this.maxBatch = options.groupCommit === false ? 1 : Math.max(1, options.maxBatch ?? 256);
     this.maxInFlight = Math.max(1, options.maxInFlight ?? (this.groupCommit ? 2 : (options.poolSize ?? 10)));
@@ -100,13 +104,20 @@ export class PostgresLedger implements Ledger {
     return this.sqlSurface;
   }
 
-  /** Runs a read once open, turning a lost server into StoreUnavailableError. */
-  private async read<T>(fn: (sql: PgLedgerSql) => Promise<T>): Promise<T> {
+  /**
+   * Runs a read once open, turning a lost server into StoreUnavailableError. A read whose pooled connection had died
+   * (terminated by the server or an operator, reset by the network) is tried again on another one, as many times as
+   * the pool could hold dead idle connections, so a server that is up again is not reported unavailable. `once`:
+   * never retried (a write whose outcome would be unknown).
+   */
+  private async read<T>(fn: (sql: PgLedgerSql) => Promise<T>, once = false): Promise<T> {
     const sql = this.sqlSurface ?? (await this.opening);
-    try {
-      return await fn(sql);
-    } catch (err) {
-      throw wrapError(this.target, err);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn(sql);
+      } catch (err) {
+        if (once || attempt >= this.poolSize || !isDeadConnectionError(err)) throw wrapError(this.target, err);
+      }
     }
   }
 
@@ -190,7 +201,7 @@ export class PostgresLedger implements Ledger {
   private async commit(batch: Pending[], retried = false): Promise<void> {
     let recorded: Set<string>;
     try {
-      recorded = await this.sql.appendBatch(batch.map((p) => p.write));
+      recorded = await this.sql.appendRegistering(batch.map((p) => p.write));
     } catch (err) {
       if (isConnectionError(err)) return this.afterLostConnection(batch, err, retried);
       if (batch.length > 1) {
@@ -216,9 +227,10 @@ export class PostgresLedger implements Ledger {
   private async afterLostConnection(batch: Pending[], err: unknown, retried: boolean): Promise<void> {
     let there: boolean[];
     try {
-      there = await this.sql.committed(batch.map((p) => ({ run_id: p.write.route.run_id, seq: p.write.route.seq, hash: p.write.route.hash })));
+      there = await this.read((sql) => sql.committed(batch.map((p) => ({ run_id: p.write.route.run_id, seq: p.write.route.seq, hash: p.write.route.hash }))));
     } catch (again) {
-      const e = new PostgresUnavailableError(this.target, `${causeText(again, undefined)}; whether the last route was recorded is unknown: retry it with the same request_id`, { cause: again });
+      const cause = again instanceof PostgresUnavailableError ? again.cause : again;
+      const e = new PostgresUnavailableError(this.target, `${causeText(cause, undefined)}; whether the last route was recorded is unknown: retry it with the same request_id`, { cause: again });
       for (const p of batch) p.reject(e);
       return;
     }
@@ -288,8 +300,11 @@ export class PostgresLedger implements Ledger {
   routeHash(run_id: string, seq: number): Promise<string | undefined> {
     return this.read((sql) => sql.routeHash(run_id, seq));
   }
+  runRegister(): Promise<StoredRunEntry[]> {
+    return this.read((sql) => sql.runRegister());
+  }
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
-    return this.read((sql) => sql.resolveEscalation(escalation_id, resolution_json, by, ts, resolution_hash));
+    return this.read((sql) => sql.resolveEscalation(escalation_id, resolution_json, by, ts, resolution_hash), true);
   }
 
   /**
@@ -302,9 +317,9 @@ export class PostgresLedger implements Ledger {
       throw wrapError(this.target, err);
     });
     try {
-      await client.query('BEGIN');
+      await client.query(`BEGIN; ${REGISTER_LOCK_SQL}`);
       for (const w of writes) {
-        const ok = await sql.appendBatch([w], client);
+        const ok = await sql.registering([w], client);
         if (!ok.has(w.route.run_id)) throw new LedgerConflictError(w.route.run_id, w.route.seq);
       }
       await client.query('COMMIT');

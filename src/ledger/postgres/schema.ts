@@ -1,10 +1,11 @@
 // The PostgreSQL ledger's schema and its versioned migrations, applied on open.
 import type pg from 'pg';
+import { GENESIS_HASH, registerHash } from '../chain.js';
 import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -21,7 +22,7 @@ const T = 'text COLLATE "C"';
  * every append locks it (INSERT … ON CONFLICT DO UPDATE … WHERE last_seq = seq - 1) in the statement that inserts
  * the route, which serialises a run's appends across processes and hosts; seq comes from it, not a SEQUENCE.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))[] = [
   `
   CREATE TABLE navkernel_meta (
     singleton      boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -103,12 +104,61 @@ const MIGRATIONS: readonly string[] = [
   // v2: per-field fingerprints of each route (verify names the edited field), as the SQLite ledger's v2. Routes
   // written before keep NULL (verify then reports an edit without naming the field).
   `ALTER TABLE routes ADD COLUMN field_sums ${T};`,
+  // v3: the run register, as the SQLite ledger's v2: a ledger-wide chain with one entry per run (the hash of its
+  // first route), so that verify notices a run deleted whole. Appends that create runs take REGISTER_LOCK_SQL and
+  // add their entries in the transaction of their routes. Existing runs are entered in order of creation (their
+  // routes' hashes are unchanged, so databases written before stay verifiable).
+  async (client) => {
+    await client.query(`
+      CREATE TABLE run_register (
+        ordinal    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        run_id     ${T} NOT NULL UNIQUE,
+        first_hash bytea NOT NULL,
+        prev_hash  bytea NOT NULL,
+        hash       bytea NOT NULL
+      )`);
+    const runs = await client.query<{ run_id: string; hash: Buffer }>(
+      'SELECT u.run_id, r.hash FROM runs u JOIN routes r ON r.run_id = u.run_id AND r.seq = 1 ORDER BY u.created_ts, u.run_id',
+    );
+    await insertRegisterEntries(client, GENESIS_HASH, runs.rows.map((r) => ({ run_id: r.run_id, first_hash: r.hash })));
+  },
 ];
+
+/**
+ * Serialises the run register's writers (ledger-wide, per schema): taken, in the append's transaction, by every
+ * append that creates a run, before it reads the register's head; released at commit.
+ */
+export const REGISTER_LOCK_SQL = 'SELECT pg_advisory_xact_lock(1314278226, hashtext(current_schema()))';
+
+/** Chains entries onto the register after `prevHex` (its head, read under REGISTER_LOCK_SQL) and inserts them in one statement. */
+export async function insertRegisterEntries(client: pg.ClientBase, prevHex: string, entries: readonly { run_id: string; first_hash: Buffer }[]): Promise<void> {
+  if (entries.length === 0) return;
+  const prevs: Buffer[] = [];
+  const hashes: Buffer[] = [];
+  let prev = prevHex;
+  for (const e of entries) {
+    const hash = registerHash(prev, e.run_id, e.first_hash.toString('hex'));
+    prevs.push(Buffer.from(prev, 'hex'));
+    hashes.push(Buffer.from(hash, 'hex'));
+    prev = hash;
+  }
+  await client.query(
+    'INSERT INTO run_register (run_id, first_hash, prev_hash, hash) SELECT run_id, first_hash, prev_hash, hash FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::bytea[]) WITH ORDINALITY AS t(run_id, first_hash, prev_hash, hash, k) ORDER BY k',
+    [entries.map((e) => e.run_id), entries.map((e) => e.first_hash), prevs, hashes],
+  );
+}
+
+/** The register's head hash (GENESIS_HASH when empty); read it under REGISTER_LOCK_SQL, in a statement after the lock. */
+export async function registerHead(client: pg.ClientBase): Promise<string> {
+  const r = await client.query<{ hash: string }>("SELECT encode(hash, 'hex') AS hash FROM run_register ORDER BY ordinal DESC LIMIT 1");
+  return r.rows[0]?.hash ?? GENESIS_HASH;
+}
 
 /** The tables a writer needs, with the privileges it uses on each. */
 const WRITE_PRIVILEGES: readonly [string, string][] = [
   ['runs', 'SELECT, INSERT, UPDATE'],
   ['routes', 'SELECT, INSERT'],
+  ['run_register', 'SELECT, INSERT'],
   ['llm_calls', 'SELECT, INSERT'],
   ['escalations', 'SELECT, INSERT, UPDATE'],
   ['navkernel_meta', 'SELECT'],
@@ -167,7 +217,11 @@ export async function migrateSchema(client: pg.ClientBase, where: string, option
     // (only when missing: CREATE SCHEMA checks the database's CREATE privilege even when the schema exists)
     if (!schemaExists) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     const v = await inspect(client, where, options.schema);
-    for (let i = v; i < PG_SCHEMA_VERSION; i++) await client.query(MIGRATIONS[i]!);
+    for (let i = v; i < PG_SCHEMA_VERSION; i++) {
+      const m = MIGRATIONS[i]!;
+      if (typeof m === 'string') await client.query(m);
+      else await m(client);
+    }
     if (v < PG_SCHEMA_VERSION) await client.query('UPDATE navkernel_meta SET schema_version = $1', [PG_SCHEMA_VERSION]);
     await client.query('COMMIT');
     return { found, version: PG_SCHEMA_VERSION };
