@@ -13,6 +13,7 @@ import { benchPostgres } from './postgres.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
 import { benchScaling } from './scaling.js';
+import { benchReplay } from './replay.js';
 import { benchServe } from './serve.js';
 import { benchStartup } from './startup.js';
 import type { BenchSection } from './stats.js';
@@ -28,6 +29,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'langgraph', run: benchLangGraph },
   { name: 'economics', run: benchEconomics },
   { name: 'scaling', run: benchScaling },
+  { name: 'replay', run: benchReplay },
   { name: 'navigator', run: benchNavigator },
   { name: 'memory', run: benchMemory },
   { name: 'startup', run: benchStartup },
