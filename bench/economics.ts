@@ -2,10 +2,10 @@
 // per 1,000 routes against an "LLM decides every step" baseline, with the scripted model priced as real models.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { NavigatorAnswer, NavigatorPort, RouteRequest } from '../src/contracts/index.js';
+import type { ArbiterAnswer, ArbiterPort, RouteRequest } from '../src/contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type Scenario, type SimulationSummary } from '../src/demo/index.js';
 import { createKernel, loadFlows, type FlowSet, type Kernel } from '../src/kernel/index.js';
-import { DEFAULT_MODELS, createLlmNavigator, createScriptedModel, type ScriptedScriptInput } from '../src/llm/index.js';
+import { DEFAULT_MODELS, createLlmArbiter, createScriptedModel, type ScriptedScriptInput } from '../src/llm/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { table, type BenchSection } from './stats.js';
 
@@ -22,9 +22,9 @@ interface Spend {
 }
 
 /** Wraps a tier-3 port to count consultations, model calls (budget refusals excluded) and USD. */
-function counting(port: NavigatorPort, spend: Spend): NavigatorPort {
+function counting(port: ArbiterPort, spend: Spend): ArbiterPort {
   return async (input) => {
-    const a: NavigatorAnswer = await port(input);
+    const a: ArbiterAnswer = await port(input);
     spend.consults++;
     spend.calls += a.calls.filter((c) => c.outcome !== 'budget_exceeded').length;
     spend.usd += a.cost_usd;
@@ -32,18 +32,18 @@ function counting(port: NavigatorPort, spend: Spend): NavigatorPort {
   };
 }
 
-/** The demo's tier-3 script (examples/demo-navigator.json), priced as `model`. */
+/** The demo's tier-3 script (examples/demo-arbiter.json), priced as `model`. */
 function demoScript(model: string): ScriptedScriptInput {
-  const doc = JSON.parse(readFileSync(path.join(packageRoot(), 'examples', 'demo-navigator.json'), 'utf8')) as Exclude<ScriptedScriptInput, unknown[]>;
+  const doc = JSON.parse(readFileSync(path.join(packageRoot(), 'examples', 'demo-arbiter.json'), 'utf8')) as Exclude<ScriptedScriptInput, unknown[]>;
   return { ...doc, model };
 }
 
 /**
- * The baseline: before each route, the same navigator (same prompt builder, model and pricing) is asked
+ * The baseline: before each route, the same arbiter (same prompt builder, model and pricing) is asked
  * about that step with the legal moves the kernel would offer. Its answers are counted and priced, not
  * followed, so both sides see exactly the same runs.
  */
-function withBaseline(kernel: Kernel, flows: FlowSet, port: NavigatorPort): Kernel {
+function withBaseline(kernel: Kernel, flows: FlowSet, port: ArbiterPort): Kernel {
   const spentByRun = new Map<string, number>();
   const ask = async (req: RouteRequest) => {
     const flow = flows.get(req.flow)!;
@@ -90,9 +90,9 @@ async function runScenario(flows: FlowSet, scenario: Scenario, model: string): P
   const kernelSpend: Spend = { consults: 0, calls: 0, usd: 0 };
   const baseSpend: Spend = { consults: 0, calls: 0, usd: 0 };
   const script = demoScript(model);
-  const navigator = counting(createLlmNavigator(createScriptedModel(script), { budgetUsd: BUDGET_USD }), kernelSpend);
-  const baseline = counting(createLlmNavigator(createScriptedModel(script), { budgetUsd: BUDGET_USD }), baseSpend);
-  const kernel = createKernel({ flows, navigator, clock: () => 0 });
+  const arbiter = counting(createLlmArbiter(createScriptedModel(script), { budgetUsd: BUDGET_USD }), kernelSpend);
+  const baseline = counting(createLlmArbiter(createScriptedModel(script), { budgetUsd: BUDGET_USD }), baseSpend);
+  const kernel = createKernel({ flows, arbiter, clock: () => 0 });
   const summary = await simulate(withBaseline(kernel, flows, baseline), scenario, { runPrefix: `${scenario.name}-${model}` });
   await kernel.close();
   return { scenario: scenario.name, model, summary, kernel: kernelSpend, baseline: baseSpend };
@@ -131,8 +131,8 @@ export async function benchEconomics(opts: { quick: boolean }): Promise<BenchSec
   }
   const body = [
     `How to read this: the demo's seeded simulated runner (\`navkernel demo\`) routes ${scenarios.map((s) => `the ${s.name} scenario (${s.runs} work items through ${s.sequence.length} flows)`).join(' and ')} through the sample charters, ` +
-      `with tier 3 on the demo's scripted model (examples/demo-navigator.json) priced as ${models.join(' and ')}; tokens are counted with js-tiktoken over the real prompts, so USD is what those calls would cost at list prices. ` +
-      `Baseline "LLM decides every step": the same navigator is also asked before every route of the same runs (same prompt, legal moves, model and price); its answers are counted, not followed. ` +
+      `with tier 3 on the demo's scripted model (examples/demo-arbiter.json) priced as ${models.join(' and ')}; tokens are counted with js-tiktoken over the real prompts, so USD is what those calls would cost at list prices. ` +
+      `Baseline "LLM decides every step": the same arbiter is also asked before every route of the same runs (same prompt, legal moves, model and price); its answers are counted, not followed. ` +
       `A call is one model request (an invalid answer asked again counts twice). Per-run budget $${BUDGET_USD} on both sides, so no call is skipped.`,
     '',
     'Share of decisions per tier (%):',

@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { Decision, Flow, LlmCallRecord, RouteRequest } from '../src/contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type Scenario } from '../src/demo/index.js';
 import { MemoryStore, createKernel, defineFlows, loadFlows } from '../src/kernel/index.js';
-import { diffDecisions, recordedNavigator, type RecordedRoute } from '../src/ledger/index.js';
-import { createLanguageModel, createLlmNavigator } from '../src/llm/index.js';
+import { diffDecisions, recordedArbiter, type RecordedRoute } from '../src/ledger/index.js';
+import { createLanguageModel, createLlmArbiter } from '../src/llm/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { VERSION } from '../src/version.js';
 
@@ -23,7 +23,10 @@ export interface HistoryHeader {
   kernel_version: string;
   scenario: string;
   flows_hash: string;
-  /** Whether tier 3 was wired in when recording (its answers are in llm_calls and the decisions). */
+  /**
+   * Whether tier 3 (the arbiter) was wired in when recording (its answers are in llm_calls and the decisions). The
+   * key keeps the name tier 3 had when format version 1 was frozen.
+   */
   navigator: boolean;
   flows: Flow[];
 }
@@ -41,9 +44,9 @@ export interface HistoryRoute {
 export async function recordHistory(scenario: Scenario): Promise<string> {
   const flowSet = await loadFlows(path.join(packageRoot(), 'charters'));
   const store = new MemoryStore({ keepRecords: true });
-  const model = createLanguageModel(`scripted:${path.join(packageRoot(), 'examples', 'demo-navigator.json')}`);
+  const model = createLanguageModel(`scripted:${path.join(packageRoot(), 'examples', 'demo-arbiter.json')}`);
   let tick = Date.UTC(2026, 0, 1);
-  const kernel = createKernel({ flows: flowSet, store, navigator: createLlmNavigator(model), clock: () => (tick += 1000) });
+  const kernel = createKernel({ flows: flowSet, store, arbiter: createLlmArbiter(model), clock: () => (tick += 1000) });
   try {
     await simulate(kernel, scenario, { runPrefix: `frozen-${scenario.name}` });
   } finally {
@@ -91,7 +94,7 @@ export async function replayHistory(history: { header: HistoryHeader; routes: Hi
   let ts = '';
   const kernel = createKernel({
     flows,
-    ...(history.header.navigator ? { navigator: recordedNavigator(() => current) } : {}),
+    ...(history.header.navigator ? { arbiter: recordedArbiter(() => current) } : {}),
     clock: () => new Date(ts),
   });
   const divergences: HistoryDivergence[] = [];

@@ -5,7 +5,7 @@ import { UsageError } from './conventions.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
 import { PostgresLedger } from '../ledger/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
-import { addLlmOptions, navigatorFromFlags, type LlmFlags } from './llm-options.js';
+import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
 
 /** The `--flows` option every kernel-backed command shares. */
 export interface KernelCliOptions {
@@ -59,10 +59,10 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
 export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
   const flows = await loadCliFlows(opts);
-  const navigator = navigatorFromFlags(opts);
+  const arbiter = arbiterFromFlags(opts);
   const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();
-  return createKernel({ flows, ...(store ? { store } : {}), ...(navigator ? { navigator } : {}), ...extra });
+  return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...extra });
 }

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { cliConfig } from './config.js';
-import { NavkernelError, ValidationError, compileValidator, type NavigatorPort } from '../contracts/index.js';
-import { createLanguageModel, createLlmNavigator, parsePersonaChoice, type PricingTable } from '../llm/index.js';
+import { NavkernelError, ValidationError, compileValidator, type ArbiterPort } from '../contracts/index.js';
+import { createLanguageModel, createLlmArbiter, parsePersonaChoice, type PricingTable } from '../llm/index.js';
 
 /** The tier-3 flags of `route` and `demo`, as commander gives them. */
 export interface LlmFlags {
@@ -44,15 +44,15 @@ export function loadPricingTable(file: string): PricingTable {
   return r.data;
 }
 
-/** The tier-3 navigator the flags ask for, or undefined without `--llm`. Bad flags are typed errors naming the flag. */
-export function navigatorFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): NavigatorPort | undefined {
+/** The tier-3 arbiter the flags ask for, or undefined without `--llm`. Bad flags are typed errors naming the flag. */
+export function arbiterFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): ArbiterPort | undefined {
   const persona = parsePersonaChoice(flags.persona);
   if (!flags.llm) {
     if (flags.budgetUsd !== undefined) positiveNumber('--budget-usd', flags.budgetUsd);
     return undefined;
   }
   const model = createLanguageModel(flags.llm, { env });
-  return createLlmNavigator(model, {
+  return createLlmArbiter(model, {
     ...(flags.budgetUsd !== undefined ? { budgetUsd: positiveNumber('--budget-usd', flags.budgetUsd) } : {}),
     ...(flags.llmTimeoutMs !== undefined ? { retry: { timeoutMs: positiveNumber('--llm-timeout-ms', flags.llmTimeoutMs) } } : {}),
     ...(flags.pricing ? { pricing: loadPricingTable(flags.pricing).models } : {}),

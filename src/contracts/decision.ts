@@ -5,7 +5,7 @@ export const DecisionKind = z.enum(['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW',
 export type DecisionKind = z.infer<typeof DecisionKind>;
 export const DECISION_KINDS = DecisionKind.options;
 
-/** The tier that made a decision: 1 fast-path, 2 deterministic, 3 navigator LLM, 4 envelope, 5 escalation. */
+/** The tier that made a decision: 1 fast-path, 2 deterministic, 3 arbiter (LLM), 4 envelope, 5 escalation. */
 export const Tier = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);
 export type Tier = z.infer<typeof Tier>;
 

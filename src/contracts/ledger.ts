@@ -107,9 +107,9 @@ export const AuditReport = z.object({
     by_model: z.array(z.object({ provider: z.string(), model: z.string(), calls: z.int(), usd: z.number() })),
     usd_per_1000_routes: z.number().describe('USD spent on tier 3 per 1,000 routes of the run'),
   }),
-  navigator: z
+  arbiter: z
     .object({
-      consulted: z.int().describe('Routes that reached tier 3 with a navigator configured'),
+      consulted: z.int().describe('Routes that reached tier 3 with an arbiter configured'),
       decided: z.int().describe('Of those, routes tier 3 decided'),
       fall_through_rate: z.number().describe('Share of consulted routes that fell through to tier 4 or 5 (0 when none consulted)'),
       invalid_answer_rate: z.number().describe('Share of model calls whose answer was rejected (unparseable, unknown candidate, charter)'),

@@ -6,7 +6,7 @@ import type { LlmCallRecord } from './llm-call.js';
 import type { RouteRequest } from './route-request.js';
 
 /** What tier 3 is given: measurements, the charter and the closed list of legal moves. Nothing else. */
-export interface NavigatorInput {
+export interface ArbiterInput {
   run_id: string;
   /** Sequence number this route will get within its run (1-based). */
   seq: number;
@@ -24,7 +24,7 @@ export interface NavigatorInput {
 }
 
 /** What tier 3 answers. A missing `proposal` means "fall through to tier 4". It never throws for model trouble. */
-export interface NavigatorAnswer {
+export interface ArbiterAnswer {
   proposal?: { candidate_id: string; reason: string; confidence?: number; inject_nodes?: ProposedNode[] };
   /** Answers refused along the way (out-of-vocabulary, unknown candidate, charter violation, …). */
   rejected: Omit<RejectedMove, 'tier'>[];
@@ -35,8 +35,15 @@ export interface NavigatorAnswer {
   cost_usd: number;
 }
 
-/** Tier 3 as a port: `createKernel({ navigator })`. */
-export type NavigatorPort = (input: NavigatorInput) => Promise<NavigatorAnswer>;
+/** Tier 3, the arbiter, as a port: `createKernel({ arbiter })`. */
+export type ArbiterPort = (input: ArbiterInput) => Promise<ArbiterAnswer>;
+
+/** @deprecated Tier 3's former name: use `ArbiterPort`. */
+export type NavigatorPort = ArbiterPort;
+/** @deprecated Tier 3's former name: use `ArbiterInput`. */
+export type NavigatorInput = ArbiterInput;
+/** @deprecated Tier 3's former name: use `ArbiterAnswer`. */
+export type NavigatorAnswer = ArbiterAnswer;
 
 /** The per-run state that survives restarts: loop counters, signature attempts, detour return points. */
 export interface RunState {
@@ -259,7 +266,7 @@ export interface LedgerReader {
   /** Distinct flows_hash values a run was routed with, in order of first use. */
   runFlowsHashes(run_id: string): Promise<string[]>;
   /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `navigator_unavailable`). */
-  navigatorFootprint(run_id: string): Promise<boolean>;
+  arbiterFootprint(run_id: string): Promise<boolean>;
   /** Routes per (tier, rule, decision), sorted by tier, rule, decision. */
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;
   openEscalationCount(run_id: string): Promise<number>;

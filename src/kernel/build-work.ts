@@ -12,7 +12,7 @@ function findInjectedNode(state: RunState, flow: string, step: string): { point:
 }
 
 /** Resolves a validated request against the flows and the run state. Unknown flow or step is bad input. */
-export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: RunState, ts: string, hasNavigator: boolean): RouteWork {
+export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: RunState, ts: string, hasArbiter: boolean): RouteWork {
   const flow = flows.get(request.flow);
   if (!flow) throw new InvalidForensicsError('route()', [{ path: '$.flow', code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"` }]);
   const step = flow.steps.get(request.step_completed);
@@ -43,6 +43,6 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
   const proposed = request.envelope?.next_step_id;
   if (step && proposed && !step.edges.has(proposed))
     w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'CONTINUE', target: proposed, why: flow.steps.has(proposed) ? `${proposed} is not an edge from ${step.id}` : `${proposed} is not a step of flow ${flow.id}` });
-  if (!hasNavigator) w.skipped.push({ tier: 3, rule: 'navigator_unavailable', reason: 'no navigator configured (createKernel({ navigator }))' });
+  if (!hasArbiter) w.skipped.push({ tier: 3, rule: 'navigator_unavailable', reason: 'no arbiter configured (createKernel({ arbiter }))' });
   return w;
 }

@@ -1,10 +1,10 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { kernelMachine, type NavigatorResult } from '../../machines/kernel.machine.js';
+import { kernelMachine, type ArbiterResult } from '../../machines/kernel.machine.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { IdempotencyConflictError } from '../contracts/store-errors.js';
-import type { CandidateMove, Decision, KernelStore, NavigatorPort, RouteRecord, RouteRequest, RunState } from '../contracts/index.js';
+import type { CandidateMove, Decision, KernelStore, ArbiterPort, RouteRecord, RouteRequest, RunState } from '../contracts/index.js';
 import { VERSION } from '../version.js';
 import { buildRouteWork } from './build-work.js';
 import { assertDecisionTargets } from './check-decision.js';
@@ -20,8 +20,14 @@ export interface KernelOptions {
   flows: FlowSet;
   /** Where runs are kept. Default: in memory (a `MemoryStore`). Pass the SQLite ledger to survive restarts. */
   store?: KernelStore;
-  /** Tier 3. When absent, tier 3 is skipped with rule `navigator_unavailable`. */
-  navigator?: NavigatorPort;
+  /**
+   * Tier 3, the arbiter: asked to pick one legal candidate move when tiers 1 and 2 cannot decide (`createLlmArbiter`
+   * puts a model behind it). When absent, tier 3 is skipped with rule `navigator_unavailable` (decision rules keep the
+   * seed's word "navigator", so recorded ledgers read the same).
+   */
+  arbiter?: ArbiterPort;
+  /** @deprecated The former name of `arbiter`; used only when `arbiter` is absent. */
+  navigator?: ArbiterPort;
   /** Time source (epoch milliseconds or a Date) for recorded timestamps. Decisions never depend on it. */
   clock?: () => number | Date;
   /** Validate each request against `schemas/route-request.schema.json` (default true). */
@@ -34,6 +40,8 @@ export interface KernelOptions {
   /** How many times a route is routed again after the store reports another writer on its run (default 16). */
   maxConflictRetries?: number;
   /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
+  arbiterTimeoutMs?: number;
+  /** @deprecated The former name of `arbiterTimeoutMs`. */
   navigatorTimeoutMs?: number;
   /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits". */
   limits?: RequestGuardOptions['limits'];
@@ -59,7 +67,8 @@ type RunActor = Actor<typeof kernelMachine>;
 
 /** Creates a routing kernel. See README "Embedding the kernel". */
 export function createKernel(options: KernelOptions): Kernel {
-  const { flows, navigator } = options;
+  const { flows } = options;
+  const arbiter = options.arbiter ?? options.navigator;
   const store = options.store ?? new MemoryStore();
   const clock = options.clock ?? Date.now;
   // Formatting a Date costs more than routing a tier-1 decision: reuse the string within a millisecond.
@@ -73,16 +82,16 @@ export function createKernel(options: KernelOptions): Kernel {
   };
   const validate = options.validate ?? true;
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
-  const timeoutMs = options.navigatorTimeoutMs ?? 30_000;
+  const timeoutMs = options.arbiterTimeoutMs ?? options.navigatorTimeoutMs ?? 30_000;
 
   const machine = kernelMachine.provide({
     actors: {
-      navigator: fromPromise<NavigatorResult, RouteWork>(async ({ input: w, signal }) => {
-        if (!navigator) return { failure: 'no navigator' };
+      arbiter: fromPromise<ArbiterResult, RouteWork>(async ({ input: w, signal }) => {
+        if (!arbiter) return { failure: 'no arbiter' };
         const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
         try {
           const answer = await Promise.race([
-            navigator({
+            arbiter({
               run_id: w.request.run_id,
               seq: w.seq,
               flow: w.flow.id,
@@ -95,7 +104,7 @@ export function createKernel(options: KernelOptions): Kernel {
               run_spent_usd: w.state.spent_usd,
               signal: abort,
             }),
-            new Promise<never>((_, reject) => abort.addEventListener('abort', () => reject(new Error(`navigator gave no answer within ${timeoutMs} ms`)), { once: true })),
+            new Promise<never>((_, reject) => abort.addEventListener('abort', () => reject(new Error(`the arbiter (tier 3) gave no answer within ${timeoutMs} ms`)), { once: true })),
           ]);
           return { answer };
         } catch (e) {
@@ -121,7 +130,7 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   function startActor(run_id: string, run: RunState): RunActor {
-    const actor = createActor(machine, { input: { run, hasNavigator: navigator !== undefined } });
+    const actor = createActor(machine, { input: { run, hasArbiter: arbiter !== undefined } });
     actor.start();
     actors.set(run_id, actor);
     if (actors.size > maxLiveRuns) evictOne();
@@ -147,7 +156,7 @@ export function createKernel(options: KernelOptions): Kernel {
 
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number): Promise<Decision> {
     const ts = isoNow();
-    const work = buildRouteWork(req, flows, actor.getSnapshot().context.run, ts, navigator !== undefined);
+    const work = buildRouteWork(req, flows, actor.getSnapshot().context.run, ts, arbiter !== undefined);
     actor.send({ type: 'ROUTE', work });
     let snap = actor.getSnapshot();
     if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
@@ -230,7 +239,7 @@ export function createKernel(options: KernelOptions): Kernel {
     async candidates(request) {
       const req = parse(request);
       const state = (await stateOf(req.run_id)) ?? emptyRunState(req.run_id);
-      return buildCandidates(buildRouteWork(req, flows, state, isoNow(), navigator !== undefined));
+      return buildCandidates(buildRouteWork(req, flows, state, isoNow(), arbiter !== undefined));
     },
     runState: stateOf,
     flows,

@@ -154,7 +154,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
       by_model: [...byModel.values()].sort((a, b) => b.usd - a.usd || a.model.localeCompare(b.model)),
       usd_per_1000_routes: done ? (run.cost_usd / done) * 1000 : 0,
     },
-    navigator: {
+    arbiter: {
       ...nav,
       fall_through_rate: nav.consulted ? (nav.consulted - nav.decided) / nav.consulted : 0,
       invalid_answer_rate: calls.length ? calls.filter((c) => c.outcome === 'invalid_answer').length / calls.length : 0,

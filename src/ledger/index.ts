@@ -9,7 +9,7 @@ export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from '.
 export { verifyLedger, type VerifyOptions } from './verify.js';
 export { listRuns, runSummary, auditRun, whyStep, runRoutes } from './audit.js';
 export { resolveEscalation, type ResolveInput } from './resolve.js';
-export { replayRun, recordedNavigator, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
+export { replayRun, recordedArbiter, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
 export { replayAll, replayThreads, type ReplayAllOptions } from './replay-all.js';
 export { offRoadRecord, offRoadLine, readJsonl } from './decisions-jsonl.js';
 export { decisionsJsonlPath, pathSegment } from './paths.js';

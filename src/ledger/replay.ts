@@ -2,7 +2,7 @@ import { decisionTargets } from './decision-targets.js';
 import type { Decision } from '../contracts/decision.js';
 import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/ledger.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
-import type { NavigatorAnswer, NavigatorPort } from '../contracts/ports.js';
+import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { createKernel, type FlowSet } from '../kernel/index.js';
 import type { LedgerReader } from '../contracts/ports.js';
@@ -22,12 +22,12 @@ export interface ReplayOptions {
   /** Called now and then with routes replayed so far and the total. */
   onProgress?: (done: number, total: number) => void;
   /**
-   * Tier 3 for the replay. Default: `recordedNavigator`, which answers with what tier 3 answered in the
+   * Tier 3 for the replay. Default: `recordedArbiter`, which answers with what tier 3 answered in the
    * recording (from the recorded decision and LLM calls of the same seq) and never calls a model. A caller
-   * may instead pass an LLM navigator over a model that serves the recorded raw answers by prompt hash,
+   * may instead pass an LLM arbiter over a model that serves the recorded raw answers by prompt hash,
    * which also notices when today's prompt differs from the recorded one.
    */
-  navigator?: (current: () => RecordedRoute) => NavigatorPort;
+  arbiter?: (current: () => RecordedRoute) => ArbiterPort;
 }
 
 const PAGE = 4096;
@@ -56,14 +56,14 @@ export function candidateIdFor(d: Decision): string {
  * refused, why it skipped, its LLM calls and cost), without any model. Where tier 3 was not consulted in the
  * recording it skips with rule `replay_no_recording`, so the replayed decision shows the divergence.
  */
-export function recordedNavigator(current: () => RecordedRoute): NavigatorPort {
+export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
   return async () => {
     const { decision: d, llm_calls } = current();
     const cost_usd = llm_calls.reduce((n, c) => n + c.usd, 0);
     const rejected = d.rejected.filter((r) => r.tier === 3).map(({ tier: _tier, ...r }) => r);
     const skipped = d.skipped?.find((s) => s.tier === 3);
     if (skipped?.rule === 'navigator_error') throw new Error(skipped.reason);
-    const answer: NavigatorAnswer = { rejected, calls: llm_calls, cost_usd };
+    const answer: ArbiterAnswer = { rejected, calls: llm_calls, cost_usd };
     if (d.tier === 3) {
       answer.proposal = { candidate_id: candidateIdFor(d), reason: d.reason, confidence: d.confidence };
       if (d.inject_nodes) answer.proposal.inject_nodes = d.inject_nodes.map((n) => ({ ...n }));
@@ -90,12 +90,12 @@ export async function replayRun(ledger: LedgerReader, run_id: string, flows: Flo
   const currentRoute = (): RecordedRoute => (current ??= { seq, decision: JSON.parse(recordedJson) as Decision, llm_calls: recordedCalls });
   let ts = run.created_ts;
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
-  const withNavigator = options.navigator !== undefined || (await ledger.navigatorFootprint(run_id));
+  const withArbiter = options.arbiter !== undefined || (await ledger.arbiterFootprint(run_id));
   // validate: false: the recorded requests were validated when they were routed, and the ledger stores what passed.
   const kernel = createKernel({
     flows,
     validate: false,
-    ...(withNavigator ? { navigator: (options.navigator ?? recordedNavigator)(currentRoute) } : {}),
+    ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}),
     clock: () => new Date(ts),
     maxLiveRuns: 4,
   });

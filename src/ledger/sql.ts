@@ -294,7 +294,7 @@ export class LedgerSql {
       runFlowsHashes: db.prepare(
         'SELECT flows_hash FROM flow_sets WHERE id IN (SELECT DISTINCT flow_set FROM routes WHERE run_id = ?) ORDER BY id',
       ).pluck(),
-      navigatorFootprint: db.prepare(
+      arbiterFootprint: db.prepare(
         "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0)))",
       ).pluck(),
       runFlows: db.prepare('SELECT DISTINCT flow FROM routes WHERE run_id = ? ORDER BY flow').pluck(),
@@ -431,8 +431,8 @@ export class LedgerSql {
   }
 
   /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `navigator_unavailable`). */
-  navigatorFootprint(runId: string): boolean {
-    return (this.s.navigatorFootprint.get(runId) as number) === 1;
+  arbiterFootprint(runId: string): boolean {
+    return (this.s.arbiterFootprint.get(runId) as number) === 1;
   }
 
   runFlows(runId: string): string[] {

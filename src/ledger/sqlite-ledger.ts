@@ -248,8 +248,8 @@ export class SqliteLedger implements Ledger {
   runFlowsHashes(run_id: string): Promise<string[]> {
     return Promise.resolve(this.sql.runFlowsHashes(run_id));
   }
-  navigatorFootprint(run_id: string): Promise<boolean> {
-    return Promise.resolve(this.sql.navigatorFootprint(run_id));
+  arbiterFootprint(run_id: string): Promise<boolean> {
+    return Promise.resolve(this.sql.arbiterFootprint(run_id));
   }
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
     return Promise.resolve(this.sql.tierRuleCounts(run_id));

@@ -13,6 +13,6 @@ export { generateWithRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryEn
 export { redactSecrets, environmentSecrets } from './redact.js';
 export { promptHash } from './prompt-hash.js';
 export { charterViolation, nonGoalMatching } from './charter-check.js';
-export { buildNavigatorMessages, navigatorAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './navigator-prompt.js';
+export { buildArbiterMessages, arbiterAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './arbiter-prompt.js';
 export { PERSONAS, PERSONA_NAMES, choosePersona, parsePersonaChoice, personaLayer, resolvePersona, withPersona, type Persona, type PersonaChoice, type PersonaName } from './personas.js';
-export { createLlmNavigator, navigatorPersona, prepareNavigatorCall, estimateNavigatorCallUsd, judgeNavigatorAnswer, estimateInputTokens, pricingForModel, type LlmNavigatorOptions } from './llm-navigator.js';
+export { createLlmArbiter, createLlmNavigator, arbiterPersona, prepareArbiterCall, estimateArbiterCallUsd, judgeArbiterAnswer, estimateInputTokens, pricingForModel, type LlmArbiterOptions } from './llm-arbiter.js';

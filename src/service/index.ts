@@ -3,6 +3,6 @@ export { serviceLedger, type ServiceLedger } from './ledger-reader.js';
 export { buildOpenApi, renderOpenApi } from './openapi.js';
 export { ApiError, problem, problemFor, STATUS_OF } from './problem.js';
 export { RunQueue } from './run-queue.js';
-export { createMetrics, observedStore, tracedNavigator, navkernelTracer, type ServiceMetrics } from './telemetry.js';
+export { createMetrics, observedStore, tracedArbiter, navkernelTracer, type ServiceMetrics } from './telemetry.js';
 export { renderRunReport, flowsList } from './report.js';
 export { flowDiagram, runOverlay, type DiagramOverlay, type FlowDiagram, type OverlayDecision } from './diagram.js';

@@ -9,7 +9,7 @@ import {
   ValidationError,
   compileValidator,
   type Decision,
-  type NavigatorPort,
+  type ArbiterPort,
   type Problem,
   type ReplayBody,
   type ResolveBody,
@@ -23,13 +23,16 @@ import { buildOpenApi } from './openapi.js';
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
 import { RunQueue } from './run-queue.js';
-import { createMetrics, navkernelTracer, observedStore, tracedNavigator, type ServiceMetrics } from './telemetry.js';
+import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type ServiceMetrics } from './telemetry.js';
 
 export interface ServiceOptions {
   flows: FlowSet;
   ledger: ServiceLedger;
   /** Tier 3, when the service routes with a model. */
-  navigator?: NavigatorPort;
+  /** Tier 3 (see `KernelOptions.arbiter`). */
+  arbiter?: ArbiterPort;
+  /** @deprecated The former name of `arbiter`. */
+  navigator?: ArbiterPort;
   /** Bearer token every /v1 request except /v1/healthz must carry. Required to bind beyond loopback. */
   token?: string;
   /** Largest accepted body in bytes (default 1 MiB). */
@@ -77,8 +80,9 @@ export function createService(options: ServiceOptions): Service {
   const routeSpans = new Map<string, Span>();
   const lastRecord = new Map<string, RouteRecord>();
   const store = observedStore(ledger.store, (record) => lastRecord.set(record.run_id, record));
-  const navigator = options.navigator ? tracedNavigator(options.navigator, (run) => routeSpans.get(run)) : undefined;
-  const kernel = createKernel({ flows, store, ...(navigator ? { navigator } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const untraced = options.arbiter ?? options.navigator;
+  const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
+  const kernel = createKernel({ flows, store, ...(arbiter ? { arbiter } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const openapi = buildOpenApi();
   const tokenDigest = options.token !== undefined ? digest(options.token) : undefined;
 

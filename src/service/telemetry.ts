@@ -1,7 +1,7 @@
 import { SpanStatusCode, context, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Decision } from '../contracts/index.js';
-import type { KernelStore, NavigatorPort, RouteRecord, RunState } from '../contracts/ports.js';
+import type { KernelStore, ArbiterPort, RouteRecord, RunState } from '../contracts/ports.js';
 import { VERSION } from '../version.js';
 
 /** The service's Prometheus metrics, in their own registry (never the global one). */
@@ -79,7 +79,7 @@ export function observedStore(inner: KernelStore, onAppend: (record: RouteRecord
  * Wraps tier 3 so that each consultation is a child span of the route's span (found by run id: routes of one
  * run are serialised) and each model call a child span of that, with provider, model, tokens, USD and outcome.
  */
-export function tracedNavigator(port: NavigatorPort, routeSpan: (run_id: string) => Span | undefined): NavigatorPort {
+export function tracedArbiter(port: ArbiterPort, routeSpan: (run_id: string) => Span | undefined): ArbiterPort {
   return async (input) => {
     const tracer = navkernelTracer();
     const parent = routeSpan(input.run_id);

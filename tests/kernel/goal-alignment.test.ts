@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { NavigatorAnswer, NavigatorPort } from '../../src/contracts/index.js';
+import type { ArbiterAnswer, ArbiterPort } from '../../src/contracts/index.js';
 import { createKernel, loadFlows } from '../../src/kernel/index.js';
 import { CHARTERS, req, testFlows } from '../support/kernel-fixtures.js';
 
-const answer = (a: Partial<NavigatorAnswer>): NavigatorAnswer => ({ rejected: [], calls: [], cost_usd: 0, ...a });
-const proposing = (proposal: NavigatorAnswer['proposal']): NavigatorPort => async () => answer({ proposal });
+const answer = (a: Partial<ArbiterAnswer>): ArbiterAnswer => ({ rejected: [], calls: [], cost_usd: 0, ...a });
+const proposing = (proposal: ArbiterAnswer['proposal']): ArbiterPort => async () => answer({ proposal });
 
 describe('goal alignment (seed 003): off-road moves must serve the charter goal', () => {
   const sample = loadFlows(CHARTERS);
@@ -16,7 +16,7 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
     const flows = await sample;
     const k = createKernel({
       flows,
-      navigator: proposing({
+      arbiter: proposing({
         candidate_id: 'inject_nodes',
         reason: "refactor the auth module while we're here",
         inject_nodes: [{ id: 'refactor-auth', agent: 'code-implementer', purpose: "refactor the auth module while we're here" }],
@@ -33,7 +33,7 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
     const flows = await sample;
     const k = createKernel({
       flows,
-      navigator: proposing({
+      arbiter: proposing({
         candidate_id: 'inject_nodes',
         reason: 'two tests fail on a missing fixture',
         inject_nodes: [{ id: 'fixture-fix', agent: 'code-implementer', purpose: 'add the fixture the failing tests need' }],
@@ -47,7 +47,7 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
   it('checks every injected node: one aligned node cannot carry an unaligned one', async () => {
     const k = createKernel({
       flows: testFlows(),
-      navigator: proposing({
+      arbiter: proposing({
         candidate_id: 'inject_nodes',
         reason: 'implement the plan',
         inject_nodes: [
@@ -63,13 +63,13 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
   it("exempts the flow's declared fix for this route's failure signature, and checks other detours and injections", async () => {
     const lint = { forensics: { lint: { errors: 2 } }, iteration: { current: 1, max: 3 } };
     // auto-linter is the declared fix for lint_errors: aligned whatever the reason says.
-    const fix = await createKernel({ flows: testFlows(), navigator: proposing({ candidate_id: 'detour:auto-linter', reason: 'tidy' }) }).route(req('linear', 'FAILED', lint));
+    const fix = await createKernel({ flows: testFlows(), arbiter: proposing({ candidate_id: 'detour:auto-linter', reason: 'tidy' }) }).route(req('linear', 'FAILED', lint));
     expect(fix).toMatchObject({ decision: 'DETOUR', tier: 3, detour_target: 'auto-linter' });
     // Without the lint failure, the same detour must state a purpose tied to "Implement the plan" / "Does it work?".
-    const drift = await createKernel({ flows: testFlows(), navigator: proposing({ candidate_id: 'detour:auto-linter', reason: 'tidy the style' }) }).route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } }));
+    const drift = await createKernel({ flows: testFlows(), arbiter: proposing({ candidate_id: 'detour:auto-linter', reason: 'tidy the style' }) }).route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } }));
     expect(drift.tier).toBe(5);
     expect(drift.rejected[0]).toMatchObject({ rule: 'goal_alignment', decision: 'DETOUR', target: 'auto-linter' });
-    const inject = await createKernel({ flows: testFlows(), navigator: proposing({ candidate_id: 'inject_flow:rebase', reason: 'sync so the build works against upstream' }) }).route(
+    const inject = await createKernel({ flows: testFlows(), arbiter: proposing({ candidate_id: 'inject_flow:rebase', reason: 'sync so the build works against upstream' }) }).route(
       req('linear', 'FAILED', { iteration: { current: 1, max: 3 } }),
     );
     expect(inject).toMatchObject({ decision: 'INJECT_FLOW', tier: 3 });
@@ -103,7 +103,7 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
     const lint = { forensics: { lint: { errors: 2 } } };
     await k.route(req('linear', 'FAILED', lint));
     expect(await k.route(req('linear', 'FAILED', lint))).toMatchObject({ decision: 'DETOUR', tier: 2, rule: 'signature_detour' });
-    const loop = await createKernel({ flows: testFlows(), navigator: proposing({ candidate_id: 'loop:linear', reason: 'xyzzy' }) }).route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } }));
+    const loop = await createKernel({ flows: testFlows(), arbiter: proposing({ candidate_id: 'loop:linear', reason: 'xyzzy' }) }).route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } }));
     expect(loop).toMatchObject({ decision: 'LOOP', tier: 3 });
   });
 });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputTooLargeError, InvalidForensicsError, type NavigatorInput, type RouteRequest } from '../../src/contracts/index.js';
+import { InputTooLargeError, InvalidForensicsError, type ArbiterInput, type RouteRequest } from '../../src/contracts/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { createRedactor } from '../../src/llm/redact.js';
@@ -123,11 +123,11 @@ describe('secret redaction', () => {
 
   it('stores no corpus secret in SQLite or decisions.jsonl and sends none to tier 3', async () => {
     const { dir, file, cleanup } = tmpDir();
-    const seen: NavigatorInput[] = [];
+    const seen: ArbiterInput[] = [];
     const kernel = createKernel({
       flows: testFlows(),
       store: openLedger(file),
-      navigator: async (input) => {
+      arbiter: async (input) => {
         seen.push(input);
         return { proposal: { candidate_id: input.candidates.find((c) => c.decision === 'ESCALATE')?.id ?? input.candidates[0]!.id, reason: 'scripted' }, rejected: [], calls: [], cost_usd: 0 };
       },

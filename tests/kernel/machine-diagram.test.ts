@@ -17,7 +17,7 @@ describe('machine diagrams', () => {
     expect(lines.filter((l) => l.startsWith('  idle -->'))).toEqual([
       '  idle --> idle: ROUTE [fastPathDecides]',
       '  idle --> idle: ROUTE [deterministicDecides]',
-      '  idle --> navigating: ROUTE [navigatorAvailable]',
+      '  idle --> arbitrating: ROUTE [arbiterAvailable]',
       '  idle --> idle: ROUTE [envelopeDecides]',
       '  idle --> idle: ROUTE',
     ]);

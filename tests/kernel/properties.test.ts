@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DECISION_KINDS, type NavigatorPort, type RouteRequest } from '../../src/contracts/index.js';
+import { DECISION_KINDS, type ArbiterPort, type RouteRequest } from '../../src/contracts/index.js';
 import { createKernel, loadFlows, type FlowSet } from '../../src/kernel/index.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
 
@@ -38,7 +38,7 @@ const requestArb: fc.Arbitrary<RouteRequest> = fc
   });
 
 /** A deterministic "model" that picks a candidate by a hash of the step, to exercise tier 3 too. */
-const pickingNavigator: NavigatorPort = async (input) => ({
+const pickingArbiter: ArbiterPort = async (input) => ({
   proposal: { candidate_id: input.candidates[(input.step.length + input.seq) % input.candidates.length]!.id, reason: 'picked' },
   rejected: [],
   calls: [],
@@ -48,9 +48,9 @@ const pickingNavigator: NavigatorPort = async (input) => ({
 describe('properties of routing on the sample flows', () => {
   it('every decision is in the vocabulary, names only existing targets, and is the same when the sequence is routed again', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 25 }), fc.boolean(), async (requests, withNavigator) => {
+      fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 25 }), fc.boolean(), async (requests, withArbiter) => {
         const run = async () => {
-          const k = createKernel({ flows, clock: () => 0, ...(withNavigator ? { navigator: pickingNavigator } : {}) });
+          const k = createKernel({ flows, clock: () => 0, ...(withArbiter ? { arbiter: pickingArbiter } : {}) });
           const out = [];
           for (const r of requests) out.push(await k.route(r));
           return out;

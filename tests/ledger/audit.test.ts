@@ -14,7 +14,7 @@ import {
   whyStep,
   type SqliteLedger,
 } from '../../src/ledger/index.js';
-import { ledgerKernel, sampleFlows, scriptedNavigator, steppingClock, tmpDir, type Step } from './helpers.js';
+import { ledgerKernel, sampleFlows, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
 
 let flows: FlowSet;
 const t = tmpDir();
@@ -23,7 +23,7 @@ const steps: Step[] = [];
 
 beforeAll(async () => {
   flows = await sampleFlows();
-  const a = ledgerKernel(t.file, flows, { navigator: scriptedNavigator() });
+  const a = ledgerKernel(t.file, flows, { arbiter: scriptedArbiter() });
   await simulate(a.kernel, HARSH_SCENARIO, { runPrefix: 'llm', onStep: (s) => steps.push(structuredClone(s)) });
   await a.kernel.close();
   const b = ledgerKernel(t.file, flows);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sha256 } from '../../src/contracts/index.js';
-import type { LlmCallRecord, NavigatorPort, RouteRequest, Decision } from '../../src/contracts/index.js';
+import type { LlmCallRecord, ArbiterPort, RouteRequest, Decision } from '../../src/contracts/index.js';
 import { createKernel, loadFlows, type FlowSet, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, type LedgerOptions, type SqliteLedger } from '../../src/ledger/index.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
@@ -22,10 +22,10 @@ export function steppingClock(start = Date.UTC(2025, 0, 1)): () => Date {
 }
 
 /**
- * A deterministic stand-in for the LLM navigator: picks the first candidate that is not CONTINUE when the step
- * failed (else the first), and records one model call per answer, as the real navigator would.
+ * A deterministic stand-in for the LLM arbiter: picks the first candidate that is not CONTINUE when the step
+ * failed (else the first), and records one model call per answer, as the real arbiter would.
  */
-export function scriptedNavigator(): NavigatorPort {
+export function scriptedArbiter(): ArbiterPort {
   return async (input) => {
     const failed = /unverified|fail/i.test(input.request.status);
     const pick = (failed ? input.candidates.find((c) => c.decision === 'LOOP' || c.decision === 'DETOUR') : undefined) ?? input.candidates[0]!;
@@ -47,10 +47,10 @@ export function scriptedNavigator(): NavigatorPort {
   };
 }
 
-export function ledgerKernel(file: string, flows: FlowSet, options: LedgerOptions & { navigator?: NavigatorPort; clock?: () => Date } = {}): { ledger: SqliteLedger; kernel: Kernel } {
-  const { navigator, clock, ...ledgerOptions } = options;
+export function ledgerKernel(file: string, flows: FlowSet, options: LedgerOptions & { arbiter?: ArbiterPort; clock?: () => Date } = {}): { ledger: SqliteLedger; kernel: Kernel } {
+  const { arbiter, clock, ...ledgerOptions } = options;
   const ledger = openLedger(file, ledgerOptions);
-  const kernel = createKernel({ flows, store: ledger, clock: clock ?? steppingClock(), ...(navigator ? { navigator } : {}) });
+  const kernel = createKernel({ flows, store: ledger, clock: clock ?? steppingClock(), ...(arbiter ? { arbiter } : {}) });
   return { ledger, kernel };
 }
 

@@ -19,7 +19,7 @@ describe('replay --live', () => {
     const demo = runCli(['demo', '-q', '--ledger', t.file, '--run-prefix', 'live', '--llm', loopFirst]);
     expect(demo.code).toBe(0);
     const audit = JSON.parse(runCli(['audit', 'live-run-1', '--json', '--ledger', t.file]).stdout);
-    expect(audit.navigator.decided).toBeGreaterThan(0);
+    expect(audit.arbiter.decided).toBeGreaterThan(0);
 
     // A script that would answer differently does not matter without --live: the recorded answers are used.
     expect(runCli(['replay', 'live-run-1', '--ledger', t.file, '--llm', continueFirst]).code).toBe(0);

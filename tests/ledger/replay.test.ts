@@ -3,7 +3,7 @@ import type { Flow, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { defineFlows, type FlowSet } from '../../src/kernel/index.js';
 import { UnknownRunError, listRuns, openLedger, replayRun, type SqliteLedger } from '../../src/ledger/index.js';
-import { ledgerKernel, sampleFlows, scriptedNavigator, tmpDir } from './helpers.js';
+import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
 
 let flows: FlowSet;
 const t = tmpDir();
@@ -18,12 +18,12 @@ function edited(flow: string, edit: (f: Flow) => void): FlowSet {
 
 beforeAll(async () => {
   flows = await sampleFlows();
-  let navigatorCalls = 0;
-  const navigator = scriptedNavigator();
+  let arbiterCalls = 0;
+  const arbiter = scriptedArbiter();
   const { kernel } = ledgerKernel(t.file, flows, {
-    navigator: (input) => {
-      navigatorCalls++;
-      return navigator(input);
+    arbiter: (input) => {
+      arbiterCalls++;
+      return arbiter(input);
     },
   });
   await simulate(kernel, HARSH_SCENARIO);
@@ -38,7 +38,7 @@ beforeAll(async () => {
   await plain.kernel.route({ run_id: 'lint', flow: 'build', step_completed: 'build-step-3', status: 'VERIFIED' });
   await plain.kernel.close();
   await kernel.close();
-  expect(navigatorCalls).toBeGreaterThan(0);
+  expect(arbiterCalls).toBeGreaterThan(0);
   ledger = openLedger(t.file, { create: false });
 });
 afterAll(async () => {

@@ -15,7 +15,7 @@ import {
   openLedger,
   readJsonl,
 } from '../../src/ledger/index.js';
-import { ledgerKernel, sampleFlows, scriptedNavigator, steppingClock, tmpDir, type Step } from './helpers.js';
+import { ledgerKernel, sampleFlows, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
 
 let flows: FlowSet;
 beforeAll(async () => {
@@ -32,9 +32,9 @@ function tmp() {
 }
 
 /** The requests and decisions of a scenario routed by an in-memory kernel: the reference a ledgered kernel must match. */
-async function reference(scenario = HARSH_SCENARIO, navigator = false): Promise<Step[]> {
+async function reference(scenario = HARSH_SCENARIO, withArbiter = false): Promise<Step[]> {
   const steps: Step[] = [];
-  const kernel = createKernel({ flows, store: new MemoryStore(), clock: steppingClock(), ...(navigator ? { navigator: scriptedNavigator() } : {}) });
+  const kernel = createKernel({ flows, store: new MemoryStore(), clock: steppingClock(), ...(withArbiter ? { arbiter: scriptedArbiter() } : {}) });
   await simulate(kernel, scenario, { onStep: (s) => steps.push(structuredClone(s)) });
   await kernel.close();
   return steps;
@@ -134,7 +134,7 @@ describe('SQLite ledger as the kernel store', () => {
 
   it('records LLM calls, cost and the run head with each route, and opens an escalation with its ESCALATE decision', async () => {
     const { file } = tmp();
-    const { kernel, ledger } = ledgerKernel(file, flows, { navigator: scriptedNavigator() });
+    const { kernel, ledger } = ledgerKernel(file, flows, { arbiter: scriptedArbiter() });
     const steps: Step[] = [];
     await simulate(kernel, HARSH_SCENARIO, { onStep: (s) => steps.push(structuredClone(s)) });
     const tier3 = steps.filter((s) => s.decision.tier === 3);

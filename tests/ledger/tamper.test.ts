@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
 import { openLedger, resolveEscalation, verifyLedger } from '../../src/ledger/index.js';
-import { ledgerKernel, sampleFlows, scriptedNavigator, tmpDir } from './helpers.js';
+import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
 
 let flows: FlowSet;
 let golden: ReturnType<typeof tmpDir>;
@@ -22,7 +22,7 @@ let RESOLVED_SEQ = 0;
 beforeAll(async () => {
   flows = await sampleFlows();
   golden = tmpDir();
-  const a = ledgerKernel(golden.file, flows, { navigator: scriptedNavigator() });
+  const a = ledgerKernel(golden.file, flows, { arbiter: scriptedArbiter() });
   await simulate(a.kernel, HARSH_SCENARIO);
   await a.kernel.close();
   const b = ledgerKernel(golden.file, flows);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
 import { UnknownRunError, openLedger, readJsonl, resolveEscalation, verifyLedger, type SqliteLedger } from '../../src/ledger/index.js';
-import { ledgerKernel, sampleFlows, scriptedNavigator, tmpDir } from './helpers.js';
+import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
 
 let flows: FlowSet;
 let golden: ReturnType<typeof tmpDir>;
@@ -15,7 +15,7 @@ const cleanups: (() => void)[] = [];
 beforeAll(async () => {
   flows = await sampleFlows();
   golden = tmpDir();
-  const { kernel } = ledgerKernel(golden.file, flows, { navigator: scriptedNavigator() });
+  const { kernel } = ledgerKernel(golden.file, flows, { arbiter: scriptedArbiter() });
   await simulate(kernel, HARSH_SCENARIO);
   await kernel.close();
   // Without tier 3, some routes escalate.

@@ -1,7 +1,7 @@
-// The LLM navigator plugged into the real kernel: tier 3 decides, or falls through without the kernel ever throwing.
+// The LLM arbiter plugged into the real kernel: tier 3 decides, or falls through without the kernel ever throwing.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
-import { createAnthropicModel, createLlmNavigator } from '../../src/llm/index.js';
+import { createAnthropicModel, createLlmArbiter } from '../../src/llm/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 
 const flows = defineFlows([
@@ -35,7 +35,7 @@ const request = (run_id: string) => ({
 
 function kernel() {
   const model = createAnthropicModel({ apiKey: 'fake-key-kernel-000000', baseURL: server.url });
-  return createKernel({ flows, navigator: createLlmNavigator(model, { retry: { maxAttempts: 2, baseDelayMs: 1 } }) });
+  return createKernel({ flows, arbiter: createLlmArbiter(model, { retry: { maxAttempts: 2, baseDelayMs: 1 } }) });
 }
 
 describe('tier 3 in the kernel', () => {

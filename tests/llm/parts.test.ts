@@ -10,8 +10,8 @@ import {
   charterViolation,
   nonGoalMatching,
   createScriptedModel,
-  createLlmNavigator,
-  buildNavigatorMessages,
+  createLlmArbiter,
+  buildArbiterMessages,
   DEFAULT_PROMPT_LIMITS,
   parseLlmSpec,
   generateWithRetry,
@@ -19,7 +19,7 @@ import {
   type LanguageModel,
 } from '../../src/llm/index.js';
 import { parseRetryAfter } from '../../src/llm/llm-call-error.js';
-import { navigatorInput, CANDIDATES } from './navigator-fixture.js';
+import { arbiterInput, CANDIDATES } from './arbiter-fixture.js';
 
 describe('extractJson (seed 004: strip fences, parse, bracket-match)', () => {
   it('parses plain, fenced, prose-wrapped and nested answers', () => {
@@ -85,7 +85,7 @@ describe('charter check', () => {
 
 describe('prompt bounds', () => {
   it('caps the forensic document: a 200 kB log and 500 concerns still give a small prompt', () => {
-    const input = navigatorInput();
+    const input = arbiterInput();
     input.request = {
       ...input.request,
       forensics: {
@@ -94,41 +94,41 @@ describe('prompt bounds', () => {
         lint: { errors: 3, output: 'L'.repeat(100_000) },
       },
     };
-    const [, user] = buildNavigatorMessages(input, CANDIDATES, DEFAULT_PROMPT_LIMITS);
+    const [, user] = buildArbiterMessages(input, CANDIDATES, DEFAULT_PROMPT_LIMITS);
     const doc = JSON.parse(user!.content.slice(user!.content.indexOf('{'))) as { forensics: Record<string, unknown> };
     expect(JSON.stringify(doc.forensics).length).toBeLessThanOrEqual(DEFAULT_PROMPT_LIMITS.maxForensicsChars);
     expect(user!.content.length).toBeLessThan(8_000);
     expect(String(doc.forensics.error_output)).toContain('FATAL: the real error at the end');
   });
   it('is the same bytes for the same input', () => {
-    expect(buildNavigatorMessages(navigatorInput(), CANDIDATES)).toEqual(buildNavigatorMessages(navigatorInput(), CANDIDATES));
+    expect(buildArbiterMessages(arbiterInput(), CANDIDATES)).toEqual(buildArbiterMessages(arbiterInput(), CANDIDATES));
   });
 });
 
 describe('scripted model', () => {
   it('picks the first offered id matching its globs, in preference order', async () => {
-    const navigate = createLlmNavigator(createScriptedModel([{ pick: ['terminate', 'detour:*', 'escalate'], reason: 'lint blocks the planned work' }]));
-    const a = await navigate(navigatorInput());
+    const navigate = createLlmArbiter(createScriptedModel([{ pick: ['terminate', 'detour:*', 'escalate'], reason: 'lint blocks the planned work' }]));
+    const a = await navigate(arbiterInput());
     expect(a.proposal).toEqual({ candidate_id: 'detour:auto-linter', reason: 'lint blocks the planned work' });
     expect(a.calls[0]).toMatchObject({ provider: 'scripted', outcome: 'ok', usd: 0 });
     expect(a.calls[0]!.input_tokens).toBeGreaterThan(100); // counted by js-tiktoken
   });
   it('rules mode reuses entries by `when`, priced as a real model', async () => {
     const model = createScriptedModel({ model: 'claude-haiku-4-5', mode: 'rules', answers: [{ when: '"status":"UNVERIFIED"', pick: 'loop:*' }, { pick: 'escalate' }] });
-    const navigate = createLlmNavigator(model);
-    const a = await navigate(navigatorInput());
-    const b = await navigate(navigatorInput());
-    const other = navigatorInput();
+    const navigate = createLlmArbiter(model);
+    const a = await navigate(arbiterInput());
+    const b = await navigate(arbiterInput());
+    const other = arbiterInput();
     other.request = { ...other.request, status: 'BLOCKED' };
     const c = await navigate(other);
     expect([a.proposal?.candidate_id, b.proposal?.candidate_id, c.proposal?.candidate_id]).toEqual(['loop:implement', 'loop:implement', 'escalate']);
     expect(a.cost_usd).toBeGreaterThan(0);
   });
   it('sequence mode runs out, and scripted failures go through the retry loop', async () => {
-    const navigate = createLlmNavigator(createScriptedModel([{ error: 'rate_limited', retry_after_ms: 10 }, { pick: 'escalate' }]), { retryEnv: { sleep: async () => {} } });
-    const a = await navigate(navigatorInput());
+    const navigate = createLlmArbiter(createScriptedModel([{ error: 'rate_limited', retry_after_ms: 10 }, { pick: 'escalate' }]), { retryEnv: { sleep: async () => {} } });
+    const a = await navigate(arbiterInput());
     expect(a.calls.map((c) => c.outcome)).toEqual(['rate_limited', 'ok']);
-    const b = await navigate(navigatorInput());
+    const b = await navigate(arbiterInput());
     expect(b.proposal).toBeUndefined();
     expect(b.skipped?.rule).toBe('llm_unavailable');
   });
@@ -139,11 +139,11 @@ describe('scripted model', () => {
 
 describe('inject_nodes proposals', () => {
   const input = () => {
-    const i = navigatorInput({ inject_nodes: { allowed: true, max_nodes: 2, roster: ['code-implementer', 'critic'] } });
+    const i = arbiterInput({ inject_nodes: { allowed: true, max_nodes: 2, roster: ['code-implementer', 'critic'] } });
     i.candidates = [...CANDIDATES, { id: 'inject_nodes', decision: 'INJECT_NODES', target: null, description: 'insert ad-hoc steps' }];
     return i;
   };
-  const run = (nodes: unknown) => createLlmNavigator(createScriptedModel([{ answer: { candidate_id: 'inject_nodes', reason: 'r', inject_nodes: nodes } }]), { invalidAnswerRetries: 0 })(input());
+  const run = (nodes: unknown) => createLlmArbiter(createScriptedModel([{ answer: { candidate_id: 'inject_nodes', reason: 'r', inject_nodes: nodes } }]), { invalidAnswerRetries: 0 })(input());
   it('accepts unique ids run by agents of the roster', async () => {
     const a = await run([{ id: 'add-retry-tests', agent: 'code-implementer', purpose: 'cover the retry path the plan asks for' }]);
     expect(a.proposal?.inject_nodes).toEqual([{ id: 'add-retry-tests', agent: 'code-implementer', purpose: 'cover the retry path the plan asks for' }]);
@@ -153,7 +153,7 @@ describe('inject_nodes proposals', () => {
       { answer: { candidate_id: 'inject_nodes', reason: 'r', inject_nodes: [{ id: 'polish-ui', agent: 'code-implementer', purpose: 'restyle the login page while we are here' }] } },
       { answer: { candidate_id: 'loop:implement', reason: 'two tests fail' } },
     ]);
-    const a = await createLlmNavigator(model)(input());
+    const a = await createLlmArbiter(model)(input());
     expect(a.rejected).toEqual([expect.objectContaining({ rule: 'llm_goal_misaligned', decision: 'INJECT_NODES', why: expect.stringMatching(/shares nothing with the charter's goal "Implement the planned work"/) })]);
     expect(a.proposal?.candidate_id).toBe('loop:implement');
     expect(a.calls).toHaveLength(2);
@@ -182,7 +182,7 @@ describe('only legal candidates come out, whatever the model says (property)', (
     await fc.assert(
       fc.asyncProperty(answer, answer, async (a1, a2) => {
         const model = createScriptedModel([{ answer: a1 }, { answer: a2 }]);
-        const r = await createLlmNavigator(model)(navigatorInput());
+        const r = await createLlmArbiter(model)(arbiterInput());
         if (r.proposal) {
           expect(CANDIDATES.map((c) => c.id)).toContain(r.proposal.candidate_id);
           expect(r.proposal.candidate_id).not.toBe('detour:refactor-auth');

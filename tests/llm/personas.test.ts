@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision, NavigatorInput } from '../../src/contracts/index.js';
+import type { Decision, ArbiterInput } from '../../src/contracts/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import {
   DEFAULT_PROMPT_LIMITS,
   PERSONA_NAMES,
-  buildNavigatorMessages,
+  buildArbiterMessages,
   choosePersona,
-  createLlmNavigator,
+  createLlmArbiter,
   createScriptedModel,
-  navigatorPersona,
+  arbiterPersona,
   parsePersonaChoice,
   personaLayer,
-  prepareNavigatorCall,
+  prepareArbiterCall,
   type PersonaChoice,
 } from '../../src/llm/index.js';
 import { req, testFlows } from '../support/kernel-fixtures.js';
-import { navigatorInput } from './navigator-fixture.js';
+import { arbiterInput } from './arbiter-fixture.js';
 
 const CHOICES: PersonaChoice[] = ['none', 'auto', ...PERSONA_NAMES];
 
@@ -32,12 +32,12 @@ describe('persona priors (seed 002): style only, loaded last', () => {
   });
 
   it('adds the style block after the safety rules and changes nothing else of the tier-3 request', () => {
-    const input = navigatorInput();
-    const base = prepareNavigatorCall(input, DEFAULT_PROMPT_LIMITS, undefined);
-    const system = buildNavigatorMessages(input, base.offered)[0]!.content;
+    const input = arbiterInput();
+    const base = prepareArbiterCall(input, DEFAULT_PROMPT_LIMITS, undefined);
+    const system = buildArbiterMessages(input, base.offered)[0]!.content;
     for (const choice of CHOICES) {
-      const persona = navigatorPersona(input, choice);
-      const call = prepareNavigatorCall(input, DEFAULT_PROMPT_LIMITS, persona);
+      const persona = arbiterPersona(input, choice);
+      const call = prepareArbiterCall(input, DEFAULT_PROMPT_LIMITS, persona);
       expect(call.offered).toEqual(base.offered); // the candidates
       expect(call.answer).toEqual(base.answer); // the schema (enum of ids)
       expect(call.messages.slice(1)).toEqual(base.messages.slice(1)); // the measurements
@@ -57,11 +57,11 @@ describe('persona priors (seed 002): style only, loaded last', () => {
     ];
     const outcomes = [];
     for (const choice of CHOICES) {
-      const navigate = createLlmNavigator(createScriptedModel(script), { persona: choice, invalidAnswerRetries: 1 });
-      const first = await navigate(navigatorInput());
-      const second = await createLlmNavigator(createScriptedModel(script.slice(1)), { persona: choice, invalidAnswerRetries: 0 })(navigatorInput());
+      const navigate = createLlmArbiter(createScriptedModel(script), { persona: choice, invalidAnswerRetries: 1 });
+      const first = await navigate(arbiterInput());
+      const second = await createLlmArbiter(createScriptedModel(script.slice(1)), { persona: choice, invalidAnswerRetries: 0 })(arbiterInput());
       outcomes.push({ first: { proposal: first.proposal, rejected: first.rejected }, second: { proposal: second.proposal, rejected: second.rejected } });
-      const expected = navigatorPersona(navigatorInput(), choice);
+      const expected = arbiterPersona(arbiterInput(), choice);
       for (const c of [...first.calls, ...second.calls]) expect(c.persona).toBe(expected);
     }
     for (const o of outcomes) expect(o).toEqual(outcomes[0]);
@@ -72,8 +72,8 @@ describe('persona priors (seed 002): style only, loaded last', () => {
 
   it('keeps the budget gate: a call that could overrun is not made, whatever the persona', async () => {
     for (const choice of CHOICES) {
-      const a = await createLlmNavigator(createScriptedModel([{ answer: { candidate_id: 'loop:implement', reason: 'r' } }], { name: 'claude-haiku-4-5' }), { persona: choice, budgetUsd: 1e-9 })(
-        navigatorInput({ run_spent_usd: 0 } as Partial<NavigatorInput>),
+      const a = await createLlmArbiter(createScriptedModel([{ answer: { candidate_id: 'loop:implement', reason: 'r' } }], { name: 'claude-haiku-4-5' }), { persona: choice, budgetUsd: 1e-9 })(
+        arbiterInput({ run_spent_usd: 0 } as Partial<ArbiterInput>),
       );
       expect(a.skipped?.rule, choice).toBe('budget_exceeded');
       expect(a.calls).toEqual([]);
@@ -88,7 +88,7 @@ describe('persona priors (seed 002): style only, loaded last', () => {
     ];
     const runs: Decision[][] = [];
     for (const choice of CHOICES) {
-      const k = createKernel({ flows: testFlows(), clock: () => 0, navigator: createLlmNavigator(createScriptedModel(script), { persona: choice, invalidAnswerRetries: 0 }) });
+      const k = createKernel({ flows: testFlows(), clock: () => 0, arbiter: createLlmArbiter(createScriptedModel(script), { persona: choice, invalidAnswerRetries: 0 }) });
       const out: Decision[] = [];
       out.push(await k.route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } })));
       out.push(await k.route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } })));

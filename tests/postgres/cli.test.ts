@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { sampleFlows, scriptedNavigator, steppingClock } from '../ledger/helpers.js';
+import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { coProcess, runCli } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'navkernel-pg-cli-'));
   sqliteFile = path.join(dir, 'runs', 'ledger.sqlite');
   const ledger = openLedger(sqliteFile);
-  const kernel = createKernel({ flows: await sampleFlows(), store: ledger, clock: steppingClock(), navigator: scriptedNavigator() });
+  const kernel = createKernel({ flows: await sampleFlows(), store: ledger, clock: steppingClock(), arbiter: scriptedArbiter() });
   const summary = await simulate(kernel, { ...HARSH_SCENARIO, runs: 3 }, { runPrefix: 'cli' });
   runIds = summary.runIds;
   await kernel.close();

@@ -5,7 +5,7 @@ import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { PostgresLedger, verifyLedger } from '../../src/ledger/index.js';
 import { PG_SCHEMA_VERSION } from '../../src/ledger/postgres/schema.js';
-import { sampleFlows, scriptedNavigator, steppingClock } from '../ledger/helpers.js';
+import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
 let flows: FlowSet;
@@ -49,7 +49,7 @@ describePostgres('the run register on PostgreSQL', () => {
     const url = fresh();
     const s = schemaOf(url);
     let l = await PostgresLedger.open(url);
-    const k = createKernel({ flows, store: l, clock: steppingClock(), navigator: scriptedNavigator() });
+    const k = createKernel({ flows, store: l, clock: steppingClock(), arbiter: scriptedArbiter() });
     await simulate(k, HARSH_SCENARIO, {});
     await k.close();
     const created = (await adminQuery<{ run_id: string }>(`SELECT run_id FROM ${s}.runs ORDER BY created_ts, run_id`)).map((x) => x.run_id);

@@ -300,7 +300,7 @@ describe('safe by default', () => {
       await gate;
       return { rejected: [], calls: [], cost_usd: 0 };
     };
-    const s = await startServer({ navigator: slow });
+    const s = await startServer({ arbiter: slow });
     try {
       const inflight = post(s.base, '/v1/route', { run_id: 'slow', flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' });
       await inTier3;
@@ -324,7 +324,7 @@ describe('safe by default', () => {
       await new Promise((r) => setTimeout(r, 400));
       return { rejected: [], calls: [], cost_usd: 0 };
     };
-    const s = await startServer({ requestTimeoutMs: 100, navigator: slow });
+    const s = await startServer({ requestTimeoutMs: 100, arbiter: slow });
     try {
       // Tier 3 is consulted for a status no rule knows; it takes longer than the limit.
       const res = await post(s.base, '/v1/route', { run_id: 'slow', flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' });

@@ -3,11 +3,11 @@
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LlmCallRecord, NavigatorPort } from '../../src/contracts/index.js';
+import type { LlmCallRecord, ArbiterPort } from '../../src/contracts/index.js';
 import { post, startServer, type TestServer } from './helpers.js';
 
 /** Tier 3 that picks the first candidate after one rejected answer: two model calls. */
-const twoCallNavigator: NavigatorPort = async (input) => {
+const twoCallArbiter: ArbiterPort = async (input) => {
   const call = (attempt: number, outcome: LlmCallRecord['outcome']): LlmCallRecord => ({
     provider: 'scripted', model: 'scripted-1', purpose: 'route', attempt, prompt_hash: 'h', raw_answer: '{}', outcome, input_tokens: 400, output_tokens: 20, usd: 0.0005, latency_ms: 3,
   });
@@ -21,7 +21,7 @@ describe('OpenTelemetry spans', () => {
   let s: TestServer;
   beforeAll(async () => {
     trace.setGlobalTracerProvider(provider);
-    s = await startServer({ navigator: twoCallNavigator });
+    s = await startServer({ arbiter: twoCallArbiter });
   });
   afterAll(async () => {
     await s.close();

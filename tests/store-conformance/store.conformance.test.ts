@@ -12,7 +12,7 @@ import {
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { MemoryStore, createKernel, emptyRunState, type FlowSet } from '../../src/kernel/index.js';
 import { auditRun, listRuns, replayRun, resolveEscalation, verifyLedger, whyStep } from '../../src/ledger/index.js';
-import { sampleFlows, scriptedNavigator, steppingClock } from '../ledger/helpers.js';
+import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
 
@@ -114,16 +114,16 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
     it('records what an in-memory kernel decides, survives a restart, and verifies and replays', async () => {
       const s = await fresh();
       const ref: { request: RouteRequest; decision: Decision }[] = [];
-      const mem = createKernel({ flows, store: new MemoryStore(), clock: steppingClock(), navigator: scriptedNavigator() });
+      const mem = createKernel({ flows, store: new MemoryStore(), clock: steppingClock(), arbiter: scriptedArbiter() });
       await simulate(mem, HARSH_SCENARIO, { onStep: (x) => ref.push(structuredClone(x)) });
       await mem.close();
       const clock = steppingClock();
       const half = Math.floor(ref.length / 2);
-      let k = createKernel({ flows, store: s, clock, navigator: scriptedNavigator() });
+      let k = createKernel({ flows, store: s, clock, arbiter: scriptedArbiter() });
       for (let i = 0; i < half; i++) expect(await k.route(ref[i]!.request)).toEqual(ref[i]!.decision);
       await k.close();
       const s2 = await handle();
-      k = createKernel({ flows, store: s2, clock, navigator: scriptedNavigator() });
+      k = createKernel({ flows, store: s2, clock, arbiter: scriptedArbiter() });
       for (let i = half; i < ref.length; i++) expect(await k.route(ref[i]!.request)).toEqual(ref[i]!.decision);
       await k.close();
       const r = await handle();
@@ -173,7 +173,7 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
 
     it('keeps a run register with one chained entry per run, and verify (and the CLI) notice a run deleted whole', async () => {
       const s = await fresh();
-      const k = createKernel({ flows, store: s, clock: steppingClock(), navigator: scriptedNavigator() });
+      const k = createKernel({ flows, store: s, clock: steppingClock(), arbiter: scriptedArbiter() });
       await simulate(k, HARSH_SCENARIO, {});
       await k.close();
       let r = await handle();

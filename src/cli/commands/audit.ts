@@ -37,7 +37,7 @@ function printAudit(r: AuditReport): void {
   for (const m of r.cost.by_model) out.push(`  ${m.provider}/${m.model}: ${m.calls} calls, $${m.usd.toFixed(4)}`);
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   out.push(
-    `  $${r.cost.usd_per_1000_routes.toFixed(4)} per 1,000 routes; tier 3 consulted ${r.navigator.consulted}×, decided ${r.navigator.decided}, fall-through ${pct(r.navigator.fall_through_rate)}, invalid answers ${pct(r.navigator.invalid_answer_rate)} of calls, budget skips ${r.navigator.budget_skips}`,
+    `  $${r.cost.usd_per_1000_routes.toFixed(4)} per 1,000 routes; tier 3 consulted ${r.arbiter.consulted}×, decided ${r.arbiter.decided}, fall-through ${pct(r.arbiter.fall_through_rate)}, invalid answers ${pct(r.arbiter.invalid_answer_rate)} of calls, budget skips ${r.arbiter.budget_skips}`,
   );
   if (r.escalations.length) {
     out.push('', 'Escalations:');

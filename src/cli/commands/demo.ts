@@ -35,7 +35,7 @@ function printSummary(s: SimulationSummary): void {
   const lines = [
     '',
     pc.bold(`Summary (${s.scenario} scenario): ${s.routes} decisions in ${s.elapsedMs.toFixed(0)} ms`),
-    ...([1, 2, 3, 4, 5] as const).map((t) => `  tier ${t} ${['fast-path', 'deterministic', 'navigator (LLM)', 'envelope', 'escalation'][t - 1]!.padEnd(16)} ${String(s.byTier[t]).padStart(5)}  ${pct(s.byTier[t])}`),
+    ...([1, 2, 3, 4, 5] as const).map((t) => `  tier ${t} ${['fast-path', 'deterministic', 'arbiter (LLM)', 'envelope', 'escalation'][t - 1]!.padEnd(16)} ${String(s.byTier[t]).padStart(5)}  ${pct(s.byTier[t])}`),
     `  off-road (anything but CONTINUE) ${s.offRoad} (${pct(s.offRoad)}), escalations ${s.escalations}, tiers 1-2 ${pct(s.byTier[1] + s.byTier[2])}`,
     `  decisions: ${Object.entries(s.byDecision).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  rules:     ${Object.entries(s.byRule).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
@@ -55,7 +55,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--run-prefix <prefix>', 'run id prefix (default: demo-<time>, so each demo is a new set of runs)');
   addRoutingOptions(cmd, { flows: sampleChartersDir() });
   // Tier 3 in the demo is a scripted model priced as Claude Haiku: no key, no network.
-  cmd.setOptionValue('llm', `scripted:${path.join(packageRoot(), 'examples', 'demo-navigator.json')}`);
+  cmd.setOptionValue('llm', `scripted:${path.join(packageRoot(), 'examples', 'demo-arbiter.json')}`);
   cmd.action(async (opts: DemoOptions) => {
     const scenario = SCENARIOS[opts.scenario];
     if (!scenario) throw new UsageError(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);

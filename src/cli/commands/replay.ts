@@ -4,7 +4,7 @@ import { replayAll, replayRun } from '../../ledger/index.js';
 import type { ReplayReport } from '../../contracts/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
-import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
+import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 import { UsageError } from '../conventions.js';
 
 function show(d: ReplayedDecision | null): string {
@@ -28,7 +28,7 @@ export function registerReplayCommand(program: Command): void {
     if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
     const flows = await loadCliFlows(opts);
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
-    const live = opts.live ? navigatorFromFlags(opts) : undefined;
+    const live = opts.live ? arbiterFromFlags(opts) : undefined;
     if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('replay');
@@ -59,7 +59,7 @@ export function registerReplayCommand(program: Command): void {
         await replayAll(ledger, flows, { open: opts.ledger, flowsPath: opts.flows, onReport: print, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(opts.threads ? { threads: opts.threads } : {}) });
       } else {
         for (const run of opts.all ? await ledger.runIds() : [runArg!]) {
-          const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { navigator: () => live } : {}) });
+          const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { arbiter: () => live } : {}) });
           progress.stop();
           print(report);
         }

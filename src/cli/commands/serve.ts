@@ -4,7 +4,7 @@ import { createService, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { flowsOrSample } from '../sample-flows.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
-import { addLlmOptions, navigatorFromFlags, type LlmFlags } from '../llm-options.js';
+import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
 interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   host: string;
@@ -33,13 +33,13 @@ export function registerServeCommand(program: Command): void {
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(flowsOrSample(opts.flows));
-    const navigator = navigatorFromFlags(opts);
+    const arbiter = arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const ledger = serviceLedger(openCliLedger(opts, { create: true }));
     const service = createService({
       flows,
       ledger,
-      ...(navigator ? { navigator } : {}),
+      ...(arbiter ? { arbiter } : {}),
       ...(opts.token ? { token: opts.token } : {}),
       bodyLimit: whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30),
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),

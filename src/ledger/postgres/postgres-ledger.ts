@@ -282,8 +282,8 @@ export class PostgresLedger implements Ledger {
   runFlowsHashes(run_id: string): Promise<string[]> {
     return this.read((sql) => sql.runFlowsHashes(run_id));
   }
-  navigatorFootprint(run_id: string): Promise<boolean> {
-    return this.read((sql) => sql.navigatorFootprint(run_id));
+  arbiterFootprint(run_id: string): Promise<boolean> {
+    return this.read((sql) => sql.arbiterFootprint(run_id));
   }
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
     return this.read((sql) => sql.tierRuleCounts(run_id));

@@ -283,7 +283,7 @@ async function renderRun(detail: RunDetail, flows: FlowsList, reload: (() => voi
   ]);
   const right = el('section', {}, [
     el('h2', {}, [`Decisions (${detail.decisions.length}${detail.next_after !== null ? '+' : ''})`]),
-    el('div', { class: 'legend' }, [1, 2, 3, 4, 5].map((t) => el('span', {}, [el('span', { class: `tier tier-${t}` }, [`tier ${t}`]), ' ', ['fast path', 'deterministic', 'navigator LLM', 'envelope', 'escalate'][t - 1]!]))),
+    el('div', { class: 'legend' }, [1, 2, 3, 4, 5].map((t) => el('span', {}, [el('span', { class: `tier tier-${t}` }, [`tier ${t}`]), ' ', ['fast path', 'deterministic', 'arbiter (LLM)', 'envelope', 'escalate'][t - 1]!]))),
     timeline(detail.decisions),
   ]);
   app.append(el('div', { class: 'layout' }, [left, right]));

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { NavkernelError, type CandidateMove, type LlmCallRecord, type NavigatorAnswer, type NavigatorInput, type NavigatorPort, type ProposedNode, type RejectedMove } from '../contracts/index.js';
+import { NavkernelError, type CandidateMove, type LlmCallRecord, type ArbiterAnswer, type ArbiterInput, type ArbiterPort, type ProposedNode, type RejectedMove } from '../contracts/index.js';
 import type { LanguageModel, LlmAnswerSpec, LlmGenerateRequest, LlmGenerateResult, LlmMessage } from './language-model.js';
 import { DEFAULT_BUDGET_USD } from './budget.js';
 import { charterViolation } from './charter-check.js';
 import { goalMisalignment } from '../contracts/charter-terms.js';
-import { DEFAULT_PROMPT_LIMITS, NAVIGATOR_TOOL_NAME, buildNavigatorMessages, navigatorAnswerSchema, type PromptLimits } from './navigator-prompt.js';
+import { DEFAULT_PROMPT_LIMITS, ARBITER_TOOL_NAME, buildArbiterMessages, arbiterAnswerSchema, type PromptLimits } from './arbiter-prompt.js';
 import { costUsd, findPricing, type ModelPricing } from './pricing.js';
 import { promptHash } from './prompt-hash.js';
 import { environmentSecrets, redactSecrets, redactValue } from './redact.js';
@@ -12,7 +12,7 @@ import { generateWithRetry, type RetryEnv, type RetryPolicy } from './retry.js';
 import { countTokens } from './token-estimate.js';
 import { resolvePersona, withPersona, type PersonaChoice, type PersonaName } from './personas.js';
 
-export interface LlmNavigatorOptions {
+export interface LlmArbiterOptions {
   /** USD a run may spend on tier 3 (default 2.00, seed 000). */
   budgetUsd?: number;
   /** Price overrides (prices change); presets otherwise. */
@@ -49,7 +49,7 @@ const ProposalShape = z
   .loose();
 
 type Rejection = Omit<RejectedMove, 'tier'>;
-type Proposal = NonNullable<NavigatorAnswer['proposal']>;
+type Proposal = NonNullable<ArbiterAnswer['proposal']>;
 
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const MAX_RAW_CHARS = 10_000;
@@ -66,7 +66,7 @@ function verbatim(s: string): string {
 }
 
 /** Why a set of proposed nodes is refused, or undefined. */
-function nodesProblem(nodes: readonly ProposedNode[] | undefined, input: NavigatorInput): string | undefined {
+function nodesProblem(nodes: readonly ProposedNode[] | undefined, input: ArbiterInput): string | undefined {
   const rules = input.inject_nodes;
   if (!rules.allowed) return `flow ${input.flow} does not allow INJECT_NODES`;
   if (!nodes || nodes.length === 0) return 'inject_nodes chosen without any node';
@@ -84,9 +84,9 @@ function nodesProblem(nodes: readonly ProposedNode[] | undefined, input: Navigat
 }
 
 /** Checks one answer: it parses, names a legal candidate, respects the charter, and its nodes are valid. */
-export function judgeNavigatorAnswer(
+export function judgeArbiterAnswer(
   result: Pick<LlmGenerateResult, 'object' | 'parseError' | 'rawAnswer' | 'finishReason'>,
-  input: NavigatorInput,
+  input: ArbiterInput,
   offered: readonly CandidateMove[],
 ): { ok: true; proposal: Proposal } | { ok: false; rejected: Rejection } {
   if (result.object === undefined) {
@@ -117,7 +117,7 @@ export function judgeNavigatorAnswer(
     const bad = nodesProblem(nodes, input);
     if (bad) return { ok: false, rejected: { rule: 'llm_invalid_nodes', decision: 'INJECT_NODES', target: null, why: bad } };
   }
-  // The kernel checks goal alignment again (for every NavigatorPort); checking here lets the model answer again.
+  // The kernel checks goal alignment again (for every ArbiterPort); checking here lets the model answer again.
   const drift = goalMisalignment(candidate.decision, candidate.fixes !== undefined, input.charter, { reason: a.reason, nodes });
   if (drift) return { ok: false, rejected: { rule: 'llm_goal_misaligned', decision: candidate.decision, target: candidate.target, why: drift } };
   return {
@@ -147,7 +147,7 @@ export async function estimateInputTokens(req: Pick<LlmGenerateRequest, 'message
 }
 
 /** The persona a tier-3 call loads for this input: `auto` chooses from the charter's goal and key question. */
-export function navigatorPersona(input: Pick<NavigatorInput, 'charter'>, choice: PersonaChoice | undefined): PersonaName | undefined {
+export function arbiterPersona(input: Pick<ArbiterInput, 'charter'>, choice: PersonaChoice | undefined): PersonaName | undefined {
   return resolvePersona(choice, `${input.charter.goal}\n${input.charter.key_question}`);
 }
 
@@ -155,19 +155,19 @@ export function navigatorPersona(input: Pick<NavigatorInput, 'charter'>, choice:
  * The first request of a tier-3 call: the candidates offered (those the charter allows), the answer spec, the
  * messages. The persona is applied last, to the messages only: `offered` and `answer` never depend on it.
  */
-export function prepareNavigatorCall(
-  input: NavigatorInput,
+export function prepareArbiterCall(
+  input: ArbiterInput,
   limits: PromptLimits = DEFAULT_PROMPT_LIMITS,
   persona?: PersonaName,
 ): { offered: CandidateMove[]; answer: LlmAnswerSpec; messages: LlmMessage[] } {
   const offered = input.candidates.filter((c) => !charterViolation(c, input.charter));
-  const answer: LlmAnswerSpec = { kind: 'object', name: NAVIGATOR_TOOL_NAME, description: 'Choose the next move of the flow from the candidates.', schema: navigatorAnswerSchema(input, offered) };
-  return { offered, answer, messages: withPersona(buildNavigatorMessages(input, offered, limits), persona) };
+  const answer: LlmAnswerSpec = { kind: 'object', name: ARBITER_TOOL_NAME, description: 'Choose the next move of the flow from the candidates.', schema: arbiterAnswerSchema(input, offered) };
+  return { offered, answer, messages: withPersona(buildArbiterMessages(input, offered, limits), persona) };
 }
 
 /** The pre-call USD estimate of the first tier-3 call for `input` (input tokens × margin + the output cap), as the budget check computes it. */
-export async function estimateNavigatorCallUsd(model: LanguageModel, input: NavigatorInput, options: LlmNavigatorOptions = {}): Promise<number> {
-  const { answer, messages } = prepareNavigatorCall(input, { ...DEFAULT_PROMPT_LIMITS, ...options.promptLimits }, navigatorPersona(input, options.persona));
+export async function estimateArbiterCallUsd(model: LanguageModel, input: ArbiterInput, options: LlmArbiterOptions = {}): Promise<number> {
+  const { answer, messages } = prepareArbiterCall(input, { ...DEFAULT_PROMPT_LIMITS, ...options.promptLimits }, arbiterPersona(input, options.persona));
   const tokens = await estimateInputTokens({ messages, answer }, options.estimateMargin ?? 1.25);
   return costUsd(pricingForModel(model, options.pricing), tokens, options.maxOutputTokens ?? 300);
 }
@@ -178,7 +178,7 @@ export async function estimateNavigatorCallUsd(model: LanguageModel, input: Navi
  * Each call is checked against the run's USD budget first; invalid answers are refused and asked again once;
  * timeouts, 429 and 5xx are retried within a bounded time. The promise never rejects for model trouble.
  */
-export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOptions = {}): NavigatorPort {
+export function createLlmArbiter(model: LanguageModel, options: LlmArbiterOptions = {}): ArbiterPort {
   const pricing = pricingForModel(model, options.pricing);
   const budgetUsd = options.budgetUsd ?? DEFAULT_BUDGET_USD;
   const maxOutputTokens = options.maxOutputTokens ?? 300;
@@ -188,15 +188,15 @@ export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOp
   const invalidRetries = Math.max(0, Math.min(1, options.invalidAnswerRetries ?? 1));
   const now = options.retryEnv?.now ?? (() => performance.now());
 
-  return async function navigate(input: NavigatorInput): Promise<NavigatorAnswer> {
+  return async function navigate(input: ArbiterInput): Promise<ArbiterAnswer> {
     const secrets = [...environmentSecrets(), ...(options.secrets ?? [])];
     const clean = (s: string): string => redactSecrets(s, secrets);
     const calls: LlmCallRecord[] = [];
     const rejected: Rejection[] = [];
     let cost = 0;
-    const persona = navigatorPersona(input, options.persona);
+    const persona = arbiterPersona(input, options.persona);
     try {
-      const { offered, answer, messages: firstMessages } = prepareNavigatorCall(input, limits, persona);
+      const { offered, answer, messages: firstMessages } = prepareArbiterCall(input, limits, persona);
       let messages: LlmMessage[] = firstMessages;
       for (let round = 0; round <= invalidRetries; round++) {
         const request = { messages, answer, maxOutputTokens, temperature };
@@ -239,7 +239,7 @@ export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOp
           const why = final && !final.ok ? clean(final.error.message) : 'no attempt made';
           return { rejected, skipped: { rule: 'llm_unavailable', reason: `${attempts.length} attempt(s) failed; last: ${why}` }, calls, cost_usd: cost };
         }
-        const verdict = judgeNavigatorAnswer(last, input, offered);
+        const verdict = judgeArbiterAnswer(last, input, offered);
         const rec = calls[calls.length - 1]!;
         if (verdict.ok) {
           rec.parsed = verdict.proposal;
@@ -252,7 +252,7 @@ export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOp
         messages = [
           ...messages,
           { role: 'assistant', content: clean(last.rawAnswer) || '(empty answer)' },
-          { role: 'user', content: `That answer was refused: ${verdict.rejected.why}. Answer again with the ${NAVIGATOR_TOOL_NAME} tool and exactly one id from candidates.` },
+          { role: 'user', content: `That answer was refused: ${verdict.rejected.why}. Answer again with the ${ARBITER_TOOL_NAME} tool and exactly one id from candidates.` },
         ];
       }
       return { rejected, calls, cost_usd: cost };
@@ -270,3 +270,6 @@ export function createLlmNavigator(model: LanguageModel, options: LlmNavigatorOp
 function ms(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
+
+/** @deprecated Tier 3's former name: use `createLlmArbiter`. */
+export const createLlmNavigator = createLlmArbiter;

@@ -1,4 +1,4 @@
-import type { CandidateMove, NavigatorInput } from '../../src/contracts/index.js';
+import type { CandidateMove, ArbiterInput } from '../../src/contracts/index.js';
 
 export const CANDIDATES: CandidateMove[] = [
   { id: 'continue:critique', decision: 'CONTINUE', target: 'critique', description: 'advance to the next step critique' },
@@ -10,7 +10,7 @@ export const CANDIDATES: CandidateMove[] = [
 ];
 
 /** A tier-3 input as the kernel builds it: UNVERIFIED build step, 2 failing tests, a HIGH concern. */
-export function navigatorInput(over: Partial<NavigatorInput> = {}, concern = 'Missing error handling in the retry path'): NavigatorInput {
+export function arbiterInput(over: Partial<ArbiterInput> = {}, concern = 'Missing error handling in the retry path'): ArbiterInput {
   return {
     run_id: 'run-1',
     seq: 3,

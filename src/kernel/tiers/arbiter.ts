@@ -1,4 +1,4 @@
-import type { NavigatorAnswer, ProposedNode } from '../../contracts/index.js';
+import type { ArbiterAnswer, ProposedNode } from '../../contracts/index.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
 import { decisionTarget, goalMisalignment } from './goal-alignment.js';
@@ -24,7 +24,7 @@ export function checkProposedNodes(w: RouteWork, nodes: readonly ProposedNode[] 
  * Tier 3's answer, checked again by the kernel (defence in depth): the proposal must name a legal candidate,
  * and injected nodes must be valid. Whatever is refused lands in `rejected` and the next tiers decide.
  */
-export function acceptNavigatorAnswer(w: RouteWork, answer: NavigatorAnswer | undefined, failure?: string): TierResult | undefined {
+export function acceptArbiterAnswer(w: RouteWork, answer: ArbiterAnswer | undefined, failure?: string): TierResult | undefined {
   if (failure !== undefined) {
     w.skipped.push({ tier: 3, rule: 'navigator_error', reason: failure });
     return undefined;
