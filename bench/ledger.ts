@@ -9,7 +9,8 @@ import path from 'node:path';
 import type { RouteRequest } from '../src/contracts/index.js';
 import { DEMO_SCENARIO, simulate } from '../src/demo/index.js';
 import { MemoryStore, createKernel, loadFlows, type FlowSet } from '../src/kernel/index.js';
-import { openLedger, replayRun, type Durability } from '../src/ledger/index.js';
+import { openLedger, type Durability } from '../src/ledger/index.js';
+import { replayRun } from '../src/runs/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { fmt, measure, table, type BenchSection } from './stats.js';
 

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RouteRequest } from '../src/contracts/index.js';
 import { createKernel } from '../src/kernel/index.js';
-import { openLedger, replayAll, replayRun, replayThreads } from '../src/ledger/index.js';
+import { openLedger } from '../src/ledger/index.js';
+import { replayAll, replayRun, replayThreads } from '../src/runs/index.js';
 import { LONG_FLOWS, longRun, routeInTransaction } from './scaling.js';
 import { table, type BenchSection } from './stats.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Decision, Flow, LlmCallRecord, RouteRequest } from '../src/contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type Scenario } from '../src/demo/index.js';
 import { MemoryStore, createKernel, defineFlows, loadFlows } from '../src/kernel/index.js';
-import { diffDecisions, recordedArbiter, type RecordedRoute } from '../src/ledger/index.js';
+import { diffDecisions, recordedArbiter, type RecordedRoute } from '../src/runs/index.js';
 import { createLanguageModel, createLlmArbiter } from '../src/llm/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { VERSION } from '../src/version.js';

@@ -59,7 +59,7 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
 export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
   const flows = await loadCliFlows(opts);
-  const arbiter = arbiterFromFlags(opts);
+  const arbiter = await arbiterFromFlags(opts);
   const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.

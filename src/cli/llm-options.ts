@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { cliConfig } from './config.js';
 import { NavkernelError, ValidationError, compileValidator, type ArbiterPort } from '../contracts/index.js';
-import { createLanguageModel, createLlmArbiter, parsePersonaChoice, type PricingTable } from '../llm/index.js';
+import type { PricingTable } from '../llm/index.js';
 
 /** The tier-3 flags of `route` and `demo`, as commander gives them. */
 export interface LlmFlags {
@@ -44,13 +44,19 @@ export function loadPricingTable(file: string): PricingTable {
   return r.data;
 }
 
-/** The tier-3 arbiter the flags ask for, or undefined without `--llm`. Bad flags are typed errors naming the flag. */
-export function arbiterFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): ArbiterPort | undefined {
-  const persona = parsePersonaChoice(flags.persona);
+/**
+ * The tier-3 arbiter the flags ask for, or undefined without `--llm`. Bad flags are typed errors naming the flag.
+ * The LLM module (prompt builder, schemas, tokenizer) is imported only when a flag needs it: `route` without `--llm`
+ * never loads it.
+ */
+export async function arbiterFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): Promise<ArbiterPort | undefined> {
   if (!flags.llm) {
     if (flags.budgetUsd !== undefined) positiveNumber('--budget-usd', flags.budgetUsd);
+    if (flags.persona !== undefined) (await import('../llm/index.js')).parsePersonaChoice(flags.persona);
     return undefined;
   }
+  const { createLanguageModel, createLlmArbiter, parsePersonaChoice } = await import('../llm/index.js');
+  const persona = parsePersonaChoice(flags.persona);
   const model = createLanguageModel(flags.llm, { env });
   return createLlmArbiter(model, {
     ...(flags.budgetUsd !== undefined ? { budgetUsd: positiveNumber('--budget-usd', flags.budgetUsd) } : {}),

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { PRICING_PRESETS } from '../llm/pricing.js';
+import { PRICING_PRESETS } from './pricing.js';
 import { FlightPlan, FlightPlanDiff } from './flight-plan.js';
 import type { ValidationIssue } from './errors.js';
 
@@ -14,13 +14,13 @@ export type ModelPricingRates = z.infer<typeof ModelPricingRates>;
 
 function preset(name: string): ModelPricingRates {
   const p = PRICING_PRESETS.find((x) => x.model_name === name);
-  if (!p) throw new Error(`pricing preset ${name} missing from src/llm/pricing.ts`);
+  if (!p) throw new Error(`pricing preset ${name} missing from src/contracts/pricing.ts`);
   return ModelPricingRates.parse(p);
 }
 
 /**
  * Pricing presets: the four rows of seed 000's table, then the Claude and Gemini economy models. The numbers
- * are those of `PRICING_PRESETS` in `src/llm/pricing.ts` (one table for the whole package).
+ * are those of `PRICING_PRESETS` in `src/contracts/pricing.ts` (one table for the whole package).
  */
 export const MODEL_PRICING_PRESETS = {
   GEMINI_2_FLASH: preset('gemini-2.0-flash'),

@@ -1,4 +1,4 @@
-import { decisionTargets } from './decision-targets.js';
+import { decisionTargets } from '../contracts/decision-targets.js';
 import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';

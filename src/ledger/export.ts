@@ -1,5 +1,5 @@
 import type { LedgerReader } from '../contracts/ports.js';
-import { requireRun } from './audit.js';
+import { requireRun } from './stored-rows.js';
 import { expectedLines } from './jsonl-mirror.js';
 
 /**

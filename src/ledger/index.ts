@@ -7,10 +7,8 @@ export { PostgresUnavailableError, LedgerNotWritableError } from './postgres/err
 export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
 export { verifyLedger, type VerifyOptions } from './verify.js';
-export { listRuns, runSummary, auditRun, whyStep, runRoutes } from './audit.js';
-export { resolveEscalation, type ResolveInput } from './resolve.js';
-export { replayRun, recordedArbiter, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
-export { replayAll, replayThreads, type ReplayAllOptions } from './replay-all.js';
+export { requireRun, toEscalation } from './stored-rows.js';
+export { recordResolution } from './record-resolution.js';
 export { offRoadRecord, offRoadLine, readJsonl } from './decisions-jsonl.js';
 export { decisionsJsonlPath, pathSegment } from './paths.js';
 export { routeHash, GENESIS_HASH } from './chain.js';

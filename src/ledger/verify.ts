@@ -7,7 +7,7 @@ import { readJsonl } from './decisions-jsonl.js';
 import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { DecisionsMirror, Ledger, LedgerReader, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
-import { requireRun } from './audit.js';
+import { requireRun } from './stored-rows.js';
 
 export interface VerifyOptions {
   /** Only this run (UnknownRunError when the ledger does not have it). */

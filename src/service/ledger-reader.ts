@@ -16,8 +16,9 @@ import type {
 } from '../contracts/index.js';
 import type { KernelStore, Ledger, RunState } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
-import { toEscalation } from '../ledger/audit.js';
-import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, verifyLedger, whyStep, type ResolveInput } from '../ledger/index.js';
+import { toEscalation } from '../ledger/index.js';
+import { verifyLedger } from '../ledger/index.js';
+import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, whyStep, type ResolveInput } from '../runs/index.js';
 
 /**
  * What the service reads and writes besides routing: the ledger's read side (runs, audit, verify, replay,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LlmCallRecord, ArbiterPort } from '../../src/contracts/index.js';
-import { auditRun } from '../../src/ledger/index.js';
+import { auditRun } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, tmpDir } from './helpers.js';
 
 const call = (outcome: LlmCallRecord['outcome'], usd: number): LlmCallRecord => ({

@@ -2,18 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileValidator, type AuditReport, type RunSummary } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
-import {
-  EscalationAlreadyResolvedError,
-  InvalidResolutionError,
-  UnknownEscalationError,
-  UnknownRunError,
-  auditRun,
-  listRuns,
-  openLedger,
-  resolveEscalation,
-  whyStep,
-  type SqliteLedger,
-} from '../../src/ledger/index.js';
+import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError, UnknownRunError, openLedger, type SqliteLedger } from '../../src/ledger/index.js';
+import { auditRun, listRuns, resolveEscalation, whyStep } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
 
 let flows: FlowSet;

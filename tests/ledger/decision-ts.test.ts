@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Decision, KernelStore, RouteRecord, RunState } from '../../src/contracts/index.js';
 import { createKernel, MemoryStore } from '../../src/kernel/index.js';
-import { openLedger, replayRun, verifyLedger } from '../../src/ledger/index.js';
+import { openLedger, verifyLedger } from '../../src/ledger/index.js';
+import { replayRun } from '../../src/runs/index.js';
 import { decisionsJsonlPath } from '../../src/ledger/paths.js';
 import { ledgerKernel, sampleFlows, steppingClock, tmpDir } from './helpers.js';
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Decision, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js';
 import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
-import { listRuns, openLedger, replayRun, verifyLedger } from '../../src/ledger/index.js';
+import { openLedger, verifyLedger } from '../../src/ledger/index.js';
+import { listRuns, replayRun } from '../../src/runs/index.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { sampleFlows, tmpDir } from './helpers.js';
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Flow, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { defineFlows, type FlowSet } from '../../src/kernel/index.js';
-import { UnknownRunError, listRuns, openLedger, replayRun, type SqliteLedger } from '../../src/ledger/index.js';
+import { UnknownRunError, openLedger, type SqliteLedger } from '../../src/ledger/index.js';
+import { listRuns, replayRun } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
 
 let flows: FlowSet;

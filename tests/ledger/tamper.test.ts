@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
-import { openLedger, resolveEscalation, verifyLedger } from '../../src/ledger/index.js';
+import { openLedger, verifyLedger } from '../../src/ledger/index.js';
+import { resolveEscalation } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
 
 let flows: FlowSet;

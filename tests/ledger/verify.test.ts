@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
-import { UnknownRunError, openLedger, readJsonl, resolveEscalation, verifyLedger, type SqliteLedger } from '../../src/ledger/index.js';
+import { UnknownRunError, openLedger, readJsonl, verifyLedger, type SqliteLedger } from '../../src/ledger/index.js';
+import { resolveEscalation } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
 
 let flows: FlowSet;

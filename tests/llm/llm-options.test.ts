@@ -33,14 +33,14 @@ describe('--llm / --budget-usd flags', () => {
   });
 
   it('scripted:FILE gives an arbiter that answers from the file, priced as the model it names', async () => {
-    const nav = arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--budget-usd', '0.5']))!;
+    const nav = (await arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--budget-usd', '0.5'])))!;
     const a = await nav(arbiterInput());
     expect(a.proposal).toEqual({ candidate_id: 'loop:implement', reason: 'tests still fail' });
     expect(a.cost_usd).toBeGreaterThan(0);
   });
 
   it('--budget-usd is enforced: a budget below one call skips tier 3', async () => {
-    const nav = arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--budget-usd', '0.000001']))!;
+    const nav = (await arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--budget-usd', '0.000001'])))!;
     const a = await nav(arbiterInput());
     expect(a.skipped?.rule).toBe('budget_exceeded');
     expect(a.calls).toEqual([]);
@@ -50,23 +50,24 @@ describe('--llm / --budget-usd flags', () => {
     const pricing = path.join(dir, 'pricing.yaml');
     writeFileSync(pricing, 'models:\n  - model_name: claude-future-1\n    input_per_million: 2\n    output_per_million: 8\n');
     server.enqueue({ kind: 'object', value: { candidate_id: 'escalate', reason: 'HIGH concern' }, usage: { input_tokens: 1000, output_tokens: 100 } });
-    const nav = arbiterFromFlags(flags(['--llm', 'anthropic:claude-future-1', '--pricing', pricing, '--llm-timeout-ms', '2000']), {
+    const nav = (await arbiterFromFlags(flags(['--llm', 'anthropic:claude-future-1', '--pricing', pricing, '--llm-timeout-ms', '2000']), {
       ANTHROPIC_API_KEY: 'fake-key-cli-0000000000',
       ANTHROPIC_BASE_URL: server.url,
-    })!;
+    }))!;
     const a = await nav(arbiterInput());
     expect(a.proposal?.candidate_id).toBe('escalate');
     expect(a.cost_usd).toBeCloseTo((1000 * 2 + 100 * 8) / 1e6, 12);
     expect(server.requests[0]!.model).toBe('claude-future-1');
   });
 
-  it('bad flags are one clear error naming the flag', () => {
-    expect(() => arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--budget-usd', 'lots']))).toThrow(/--budget-usd must be a number > 0/);
-    expect(() => arbiterFromFlags(flags(['--llm', 'gpt4']))).toThrow(/expected anthropic\[:MODEL\]/);
-    expect(() => arbiterFromFlags(flags(['--llm', 'anthropic']), {})).toThrow(/ANTHROPIC_API_KEY is not set/);
+  it('bad flags are one clear error naming the flag', async () => {
+    await expect(arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--budget-usd', 'lots']))).rejects.toThrow(/--budget-usd must be a number > 0/);
+    await expect(arbiterFromFlags(flags(['--llm', 'gpt4']))).rejects.toThrow(/expected anthropic\[:MODEL\]/);
+    await expect(arbiterFromFlags(flags(['--llm', 'anthropic']), {})).rejects.toThrow(/ANTHROPIC_API_KEY is not set/);
     const badPricing = path.join(dir, 'bad.json');
     writeFileSync(badPricing, JSON.stringify({ models: [{ model_name: 'x', input_per_million: -1 }] }));
-    expect(() => arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--pricing', badPricing]))).toThrow(/output_per_million/);
-    expect(arbiterFromFlags(flags([]))).toBeUndefined();
+    await expect(arbiterFromFlags(flags(['--llm', `scripted:${scriptFile}`, '--pricing', badPricing]))).rejects.toThrow(/output_per_million/);
+    expect(await arbiterFromFlags(flags([]))).toBeUndefined();
+    await expect(arbiterFromFlags(flags(['--persona', 'dijkstra']))).rejects.toThrow(/dijkstra/);
   });
 });

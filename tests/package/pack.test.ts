@@ -23,7 +23,10 @@ const CONSUMER_TS = `
 import { createKernel, defineFlows } from 'navkernel/kernel';
 import { VERSION, type Decision } from 'navkernel';
 import type { KernelStore } from 'navkernel/contracts';
+import type { ReplayOptions } from 'navkernel/runs';
 
+const replayOptions: ReplayOptions = { maxDivergences: 1 };
+void replayOptions;
 const store: KernelStore | undefined = undefined;
 const kernel = createKernel({
   flows: defineFlows([

@@ -11,7 +11,8 @@ import {
 } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { MemoryStore, createKernel, emptyRunState, type FlowSet } from '../../src/kernel/index.js';
-import { auditRun, listRuns, replayRun, resolveEscalation, verifyLedger, whyStep } from '../../src/ledger/index.js';
+import { verifyLedger } from '../../src/ledger/index.js';
+import { auditRun, listRuns, replayRun, resolveEscalation, whyStep } from '../../src/runs/index.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';

@@ -36,7 +36,51 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The part a module belongs to: its folder under src/ (`machines` for machines/), or its file name at src/'s top. */
+function part(file: string): string {
+  const rel = path.relative(ROOT, file).split(path.sep);
+  if (rel[0] === 'machines') return 'machines';
+  return rel.length > 2 ? rel[1]! : rel[1]!.replace(/\.ts$/, '');
+}
+
+// ARCHITECTURE.md's arrows: what each part may import (besides itself and the leaf helpers package-root, version and
+// optional-package). Data flows one way: cli and service on top, runs above kernel and ledger, contracts at the bottom.
+const LEAVES = ['package-root', 'version', 'optional-package'];
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  contracts: [],
+  llm: ['contracts'],
+  ledger: ['contracts'],
+  repomap: ['contracts'],
+  kernel: ['contracts', 'llm', 'machines'],
+  machines: ['contracts', 'kernel', 'navigator'],
+  runs: ['contracts', 'kernel', 'ledger'],
+  navigator: ['contracts', 'machines', 'repomap'],
+  explorer: ['contracts', 'llm', 'navigator', 'repomap'],
+  demo: ['contracts', 'kernel'],
+  'schema-registry': ['contracts', 'llm'],
+  'machine-diagram': ['machines'],
+  service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram'],
+};
+
 describe('module structure', () => {
+  it('imports only downwards, as ARCHITECTURE.md draws it (the ledger never imports the kernel; nothing imports cli)', () => {
+    const wrong: string[] = [];
+    for (const [file, deps] of importGraph()) {
+      const from = part(file);
+      if (from === 'cli' || from === 'index' || LEAVES.includes(from)) continue;
+      const allowed = MAY_IMPORT[from];
+      if (!allowed) {
+        wrong.push(`${path.relative(ROOT, file)}: part ${from} has no entry in MAY_IMPORT`);
+        continue;
+      }
+      for (const d of deps) {
+        const to = part(d);
+        if (to !== from && !LEAVES.includes(to) && !allowed.includes(to)) wrong.push(`${path.relative(ROOT, file)} -> ${path.relative(ROOT, d)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('has no import cycles (type-only imports included)', () => {
     expect(cycles(importGraph())).toEqual([]);
   });
@@ -55,5 +99,18 @@ describe('module structure', () => {
       // The request guard redacts secrets before anything is stored: that small module is the one exception.
       .filter((f) => f !== 'src/llm/redact.ts');
     expect(heavy).toEqual([]);
+  });
+
+  it('`navkernel route` without --llm loads no LLM module (its import is deferred until a flag needs it)', () => {
+    const graph = importGraph(true);
+    const seen = new Set<string>();
+    const walk = (f: string) => {
+      if (seen.has(f)) return;
+      seen.add(f);
+      for (const d of graph.get(f) ?? []) walk(d);
+    };
+    walk(path.join(ROOT, 'src', 'cli', 'commands', 'route.ts'));
+    const llm = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/llm/') && f !== 'src/llm/redact.ts');
+    expect(llm).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { AuditReport, DecisionEntry, WhyReport } from '../../contracts/index.js';
 import { explorerCallSummaries, explorerCallsKey } from '../../explorer/session-store.js';
-import { SqliteLedger, auditRun, whyStep } from '../../ledger/index.js';
+import { SqliteLedger } from '../../ledger/index.js';
+import { auditRun, whyStep } from '../../runs/index.js';
 import { UsageError } from '../conventions.js';
 import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';

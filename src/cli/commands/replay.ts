@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { NavkernelError, type ReplayedDecision } from '../../contracts/index.js';
-import { replayAll, replayRun } from '../../ledger/index.js';
+import { replayAll, replayRun } from '../../runs/index.js';
 import type { ReplayReport } from '../../contracts/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
@@ -28,7 +28,7 @@ export function registerReplayCommand(program: Command): void {
     if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
     const flows = await loadCliFlows(opts);
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
-    const live = opts.live ? arbiterFromFlags(opts) : undefined;
+    const live = opts.live ? await arbiterFromFlags(opts) : undefined;
     if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('replay');

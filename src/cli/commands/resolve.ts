@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveEscalation } from '../../ledger/index.js';
+import { resolveEscalation } from '../../runs/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { explorerCallSummaries } from '../../explorer/session-store.js';
-import { SqliteLedger, listRuns } from '../../ledger/index.js';
+import { SqliteLedger } from '../../ledger/index.js';
+import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /** `navkernel runs`: one line per run in the ledger. */

@@ -33,7 +33,7 @@ export function registerServeCommand(program: Command): void {
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(flowsOrSample(opts.flows));
-    const arbiter = arbiterFromFlags(opts);
+    const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const ledger = serviceLedger(openCliLedger(opts, { create: true }));
     const service = createService({

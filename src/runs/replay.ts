@@ -1,4 +1,4 @@
-import { decisionTargets } from './decision-targets.js';
+import { decisionTargets } from '../contracts/decision-targets.js';
 import type { Decision } from '../contracts/decision.js';
 import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/ledger.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
@@ -6,7 +6,7 @@ import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { createKernel, type FlowSet } from '../kernel/index.js';
 import type { LedgerReader } from '../contracts/ports.js';
-import { requireRun } from './audit.js';
+import { requireRun } from '../ledger/index.js';
 import { candidateId } from '../contracts/candidate-id.js';
 
 /** What a replay knows about one recorded route when tier 3 is asked about it. */

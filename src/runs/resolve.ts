@@ -1,11 +1,8 @@
-import { canonicalJson } from '../contracts/canonical-json.js';
 import type { DecisionKind } from '../contracts/decision.js';
 import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
-import type { FlowSet } from '../kernel/index.js';
-import { toEscalation } from './audit.js';
-import { resolutionHash } from './chain.js';
-import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError } from './errors.js';
 import type { LedgerReader } from '../contracts/ports.js';
+import type { FlowSet } from '../kernel/index.js';
+import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError, recordResolution } from '../ledger/index.js';
 
 export interface ResolveInput {
   escalation_id: string;
@@ -21,7 +18,7 @@ const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_
 /**
  * Records how a person resolved an open escalation, after checking the move against the escalated flow's
  * graph: the step exists (CONTINUE / DETOUR), is the step's loop target (LOOP), the flow is injectable
- * (INJECT_FLOW). The resolution is bound to the ESCALATE row's hash, so verify notices if it is edited.
+ * (INJECT_FLOW). The ledger binds the resolution to the ESCALATE row's hash (`recordResolution`).
  */
 export async function resolveEscalation(ledger: LedgerReader, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Promise<Escalation> {
   const row = await ledger.escalation(input.escalation_id);
@@ -67,12 +64,5 @@ export async function resolveEscalation(ledger: LedgerReader, flows: FlowSet, in
     }
   }
   resolution.ts = clock().toISOString();
-  const json = canonicalJson(resolution);
-  const routeHash = await ledger.routeHash(row.run_id, row.seq);
-  const hash = resolutionHash(routeHash ?? '', row.escalation_id, json);
-  if (!(await ledger.resolveEscalation(row.escalation_id, json, by, resolution.ts, hash))) {
-    const again = (await ledger.escalation(row.escalation_id))!;
-    throw new EscalationAlreadyResolvedError(row.escalation_id, again.resolved_by ?? '?', again.resolved_ts ?? '?');
-  }
-  return toEscalation((await ledger.escalation(row.escalation_id))!);
+  return recordResolution(ledger, row, resolution as EscalationResolution);
 }

@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ReplayReport } from '../contracts/ledger.js';
 import type { Flow } from '../contracts/flow.js';
 import { defineFlows, loadFlows } from '../kernel/index.js';
-import { openLedgerAt } from './open-ledger.js';
+import { openLedgerAt } from '../ledger/index.js';
 import { replayRun } from './replay.js';
 
 export interface ReplayWorkerData {

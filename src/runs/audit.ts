@@ -1,31 +1,10 @@
-import { decisionTargets } from './decision-targets.js';
+import { decisionTargets } from '../contracts/decision-targets.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
 import type { LedgerReader, RunState, StoredEscalation, StoredRoute, StoredRun } from '../contracts/ports.js';
-import { UnknownRunError } from './errors.js';
+import { requireRun, toEscalation } from '../ledger/index.js';
 
 const PAGE = 2000;
-
-export function toEscalation(row: StoredEscalation): Escalation {
-  return {
-    escalation_id: row.escalation_id,
-    run_id: row.run_id,
-    seq: row.seq,
-    flow: row.flow,
-    step: row.step,
-    reason: row.reason,
-    opened_ts: row.opened_ts,
-    status: row.status,
-    resolution: row.resolution === null ? null : (JSON.parse(row.resolution) as EscalationResolution),
-  };
-}
-
-/** The run's summary row, or UnknownRunError naming the ledger. */
-export async function requireRun(ledger: LedgerReader, run_id: string): Promise<StoredRun> {
-  const run = await ledger.run(run_id);
-  if (!run) throw new UnknownRunError(run_id, ledger.location);
-  return run;
-}
 
 async function summary(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
   const open = await ledger.openEscalationCount(run.run_id);

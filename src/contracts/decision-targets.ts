@@ -1,4 +1,4 @@
-import type { Decision } from '../contracts/index.js';
+import type { Decision } from './decision.js';
 
 /** The optional "where to" fields of a decision. */
 export type DecisionTargets = Pick<Decision, 'next_flow' | 'detour_target' | 'inject_flow' | 'inject_nodes' | 'return_to' | 'signature'>;
