@@ -285,9 +285,8 @@ export async function serveCoProcess(
 
 /** Pretty-printed documents (`--multiline`): each one as a pseudo-line; a syntax error ends the input (framing is lost). */
 async function* multilineLines(input: AsyncIterable<Buffer | string>, maxBytes: number): AsyncGenerator<ReadLine | { line: number; value: unknown } | { line: number; syntax: string; oversized: boolean }> {
-  const { Readable } = await import('node:stream');
   try {
-    for await (const doc of readJsonDocuments(Readable.from(input), maxBytes)) yield { line: doc.line, value: doc.value };
+    for await (const doc of readJsonDocuments(input, maxBytes)) yield { line: doc.line, value: doc.value };
   } catch (e) {
     const line = (e as { line?: number }).line ?? 0;
     const message = (e as Error).message;
