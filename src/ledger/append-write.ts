@@ -1,7 +1,7 @@
 import { canonicalJson } from '../contracts/canonical-json.js';
-import type { RouteRecord, RunState } from '../contracts/ports.js';
+import type { RouteRecord, RunState, StoredLlmCall } from '../contracts/ports.js';
 import { type ChainedFields, fieldSums, llmCallsJson, routeHash } from './chain.js';
-import type { AppendWrite, LlmCallRow } from './sql.js';
+import type { AppendWrite } from './sql.js';
 
 /**
  * The rows one append writes (route, LLM calls, escalation) and the route's chain hash, from what the kernel
@@ -21,7 +21,7 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
     kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
   };
   const hash = routeHash(prevHex, chained);
-  const llmCalls: LlmCallRow[] = record.llm_calls.map((c, idx) => ({
+  const llmCalls: StoredLlmCall[] = record.llm_calls.map((c, idx) => ({
     run_id, seq, idx, provider: c.provider, model: c.model, purpose: c.purpose, attempt: c.attempt, prompt_hash: c.prompt_hash,
     raw_answer: c.raw_answer, outcome: c.outcome, input_tokens: c.input_tokens, output_tokens: c.output_tokens, usd: c.usd,
     latency_ms: c.latency_ms, record: callJsons[idx]!,

@@ -221,11 +221,6 @@ function migrate(db: Database.Database, file: string): void {
   }).immediate();
 }
 
-export type RouteRow = StoredRoute;
-export type LlmCallRow = StoredLlmCall;
-export type RunRow = StoredRun;
-export type EscalationRow = StoredEscalation;
-
 /** A route row as written (hashes as raw sha256 bytes). */
 export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 'request_hash' | 'field_sums'> {
   prev_hash: Buffer;
@@ -236,8 +231,8 @@ export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 're
 /** What one append writes, beyond the route row. */
 export interface AppendWrite {
   route: RouteWrite;
-  llmCalls: LlmCallRow[];
-  escalation: Omit<EscalationRow, 'status' | 'resolution' | 'resolved_by' | 'resolved_ts' | 'resolution_hash'> | null;
+  llmCalls: StoredLlmCall[];
+  escalation: Omit<StoredEscalation, 'status' | 'resolution' | 'resolved_by' | 'resolved_ts' | 'resolution_hash'> | null;
   offroad: boolean;
 }
 
@@ -405,8 +400,8 @@ export class LedgerSql {
     return this.s.headHash.get(runId) as Buffer | undefined;
   }
 
-  routesPage(runId: string, afterSeq: number, limit: number): RouteRow[] {
-    return this.s.routesPage.all(runId, afterSeq, limit) as RouteRow[];
+  routesPage(runId: string, afterSeq: number, limit: number): StoredRoute[] {
+    return this.s.routesPage.all(runId, afterSeq, limit) as StoredRoute[];
   }
 
   replayPage(runId: string, afterSeq: number, limit: number): { seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[] {
@@ -418,12 +413,12 @@ export class LedgerSql {
     return this.s.replayRaw.all(runId, afterSeq, limit) as [number, string, string, string, number][];
   }
 
-  llmCalls(runId: string, fromSeq: number, toSeq: number): LlmCallRow[] {
-    return this.s.llmCallsRange.all(runId, fromSeq, toSeq) as LlmCallRow[];
+  llmCalls(runId: string, fromSeq: number, toSeq: number): StoredLlmCall[] {
+    return this.s.llmCallsRange.all(runId, fromSeq, toSeq) as StoredLlmCall[];
   }
 
-  runLlmCalls(runId: string): LlmCallRow[] {
-    return this.s.runLlmCalls.all(runId) as LlmCallRow[];
+  runLlmCalls(runId: string): StoredLlmCall[] {
+    return this.s.runLlmCalls.all(runId) as StoredLlmCall[];
   }
 
   offroadRows(runId: string): { seq: number; flow: string; step: string; decision_json: string; ts: string }[] {
@@ -444,12 +439,12 @@ export class LedgerSql {
     return this.s.runFlowsHashes.all(runId) as string[];
   }
 
-  run(runId: string): RunRow | undefined {
-    return this.s.run.get(runId) as RunRow | undefined;
+  run(runId: string): StoredRun | undefined {
+    return this.s.run.get(runId) as StoredRun | undefined;
   }
 
-  runs(): RunRow[] {
-    return this.s.runs.all() as RunRow[];
+  runs(): StoredRun[] {
+    return this.s.runs.all() as StoredRun[];
   }
 
   /** The run register in order. */
@@ -467,12 +462,12 @@ export class LedgerSql {
     return this.s.openEscalationCount.get(runId) as number;
   }
 
-  escalation(id: string): EscalationRow | undefined {
-    return this.s.escalation.get(id) as EscalationRow | undefined;
+  escalation(id: string): StoredEscalation | undefined {
+    return this.s.escalation.get(id) as StoredEscalation | undefined;
   }
 
-  runEscalations(runId: string): EscalationRow[] {
-    return this.s.runEscalations.all(runId) as EscalationRow[];
+  runEscalations(runId: string): StoredEscalation[] {
+    return this.s.runEscalations.all(runId) as StoredEscalation[];
   }
 
   /** Marks an open escalation resolved; false when it was not open (resolved meanwhile by someone else). */
