@@ -6,6 +6,7 @@ export { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-
 export { PostgresUnavailableError, LedgerNotWritableError } from './postgres/errors.js';
 export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
+export { SqliteExplorerSessionStore, openExplorerStore, explorerCallSummaries } from './explorer-sessions.js';
 export { verifyLedger, type VerifyOptions } from './verify.js';
 export { listRuns, runSummary, auditRun, whyStep, runRoutes } from './audit.js';
 export { resolveEscalation, type ResolveInput } from './resolve.js';

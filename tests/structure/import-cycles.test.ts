@@ -42,6 +42,21 @@ describe('module structure', () => {
   });
 
 
+  // ARCHITECTURE.md "src/ — one folder per part": the explorer uses repomap, llm, navigator and contracts, never the
+  // ledger (nor runs, kernel, cli, service). Type-only imports count: what it needs of storage is an interface in
+  // src/contracts (ExplorerSessionStore), which the ledger implements and the CLI hands over.
+  const layers: [folder: string, mayNotImport: string[]][] = [
+    ['explorer', ['ledger', 'runs', 'kernel', 'cli', 'service']],
+  ];
+  it.each(layers)('src/%s imports nothing from src/{%s}', (folder, forbidden) => {
+    const graph = importGraph();
+    const forbiddenDir = new RegExp(`^src/(${forbidden.join('|')})/`);
+    const offending = [...graph]
+      .filter(([f]) => path.relative(ROOT, f).startsWith(`src/${folder}/`))
+      .flatMap(([f, deps]) => deps.map((d) => path.relative(ROOT, d)).filter((d) => forbiddenDir.test(d)).map((d) => `${path.relative(ROOT, f)} -> ${d}`));
+    expect(offending).toEqual([]);
+  });
+
   it('the kernel entry (navkernel/kernel) loads no barrel, ledger, LLM, repo map, navigator, explorer or service module', () => {
     const graph = importGraph(true);
     const seen = new Set<string>();

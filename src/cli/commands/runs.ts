@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { explorerCallSummaries } from '../../explorer/session-store.js';
-import { SqliteLedger, listRuns } from '../../ledger/index.js';
+import { SqliteLedger, explorerCallSummaries, listRuns } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
