@@ -14,6 +14,7 @@ export { canonicalJson, sha256 } from './canonical-json.js';
 export * from './navigator-contracts.js';
 export * from './ledger.js';
 export * from './explorer-contracts.js';
+export * from './explorer-sessions.js';
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, httpStatusFor, type ErrorCode } from './error-codes.js';
 export * from './limits.js';
 export * from './route-answer.js';

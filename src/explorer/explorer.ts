@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { NavkernelError } from '../contracts/errors.js';
 import type { NavigatorOutput, TurnReport } from '../contracts/explorer-report.js';
+import type { ExplorerCall, ExplorerSessionStore } from '../contracts/explorer-sessions.js';
 import {
   type CompletionReason,
   type DecisionLogEntry,
@@ -35,7 +36,6 @@ import { type AskUser } from './interactive.js';
 import { buildNavigatorOutput, flightPlanYaml } from './output.js';
 import { checkFlightPlanDiff } from './plan-diff.js';
 import { buildExplorerMessages, DEFAULT_VIEW_LIMITS, type ViewLimits } from './prompt.js';
-import type { ExplorerCall, ExplorerSessionStore } from './session-store.js';
 import { startingFlightPlan, type StartingPoint } from './starting-plan.js';
 import { explorerTools, FINALIZE_TOOL, readToolCall, UPDATE_TOOL } from './tools.js';
 import { buildTurnReport } from './turn-report.js';
@@ -72,7 +72,8 @@ export interface ExplorerRunOptions {
   interactive?: boolean;
   /**
    * Called with each model call (every attempt, failed ones included) as an LlmCallRecord, purpose `explore`, and
-   * the step it belongs to (`--verbose` prints them). The store records them in the ledger's LLM-call table.
+   * the step it belongs to (`--verbose` prints them). The store records them with the step (the SQLite ledger's
+   * store: in its LLM-call table).
    */
   onLlmCall?: (record: LlmCallRecord, step: number) => void;
 }

@@ -16,7 +16,6 @@ export { explorerTools, readToolCall, UPDATE_TOOL, FINALIZE_TOOL, type ReadToolC
 export { buildExplorerMessages, stateView, mapExcerpt, EXPLORER_SYSTEM_PROMPT, DEFAULT_VIEW_LIMITS, type ViewLimits, type StateView } from './prompt.js';
 export { buildTurnReport, formatTurnReport, progressLine, excludedAreas } from './turn-report.js';
 export { buildNavigatorOutput, contextMarkdown, flightPlanFile, flightPlanYaml } from './output.js';
-export { ExplorerSessionStore, openExplorerStore, explorerCallsKey, explorerCallSummaries, type ExplorerCall, type ExplorerCallSummary, type ExplorerSession, type ExplorerSessionSummary } from './session-store.js';
 export { parseUserLine, createLineAsker, INTERACTIVE_HELP, type UserCommand, type ParsedLine, type AskUser, type BreakpointView } from './interactive.js';
 export { copyToClipboard, clipboardCandidates, type ClipboardTool, type CopyResult } from './clipboard.js';
 export { verboseStepDetails } from './turn-report.js';

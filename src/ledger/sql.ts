@@ -1,5 +1,6 @@
 // Every SQL statement of the ledger lives in this module, so that a server database can take SQLite's place
-// by reimplementing this one surface (see LedgerSql below).
+// by reimplementing this one surface (see LedgerSql below). The explorer's session store, a port of its own
+// (ExplorerSessionStore), keeps its statements in explorer-sessions.ts; its table is created here, by migration.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,7 +11,7 @@ import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './error
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 2;
+export const LEDGER_SCHEMA_VERSION = 3;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -126,6 +127,21 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
       prev = hash;
     }
   },
+  // v3: the explorer's sessions (src/ledger/explorer-sessions.ts): one row per session, its NavigatorState
+  // rewritten after every step; the sessions' model calls are rows of llm_calls (key `explore:<session>`).
+  // IF NOT EXISTS: before v3 the explorer created this same table itself, outside the migrations, so a v2
+  // ledger may already hold it, with its sessions.
+  `
+  CREATE TABLE IF NOT EXISTS explorer_sessions (
+    session_id TEXT PRIMARY KEY,
+    created_ts TEXT NOT NULL,
+    updated_ts TEXT NOT NULL,
+    steps      INTEGER NOT NULL,
+    complete   INTEGER NOT NULL,
+    config     TEXT NOT NULL,
+    state      TEXT NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /** The synchronous setting a ledger runs with. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { FlightPlan, NavigatorOutput } from '../../src/contracts/index.js';
-import { openExplorerStore } from '../../src/explorer/index.js';
+import { openExplorerStore } from '../../src/ledger/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { finalize, makeRepo, runCli, startCli, tmpDir, update } from './helpers.js';
 

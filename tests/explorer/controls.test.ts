@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openExplorerStore, parseUserLine } from '../../src/explorer/index.js';
+import { parseUserLine } from '../../src/explorer/index.js';
+import { openExplorerStore } from '../../src/ledger/index.js';
 import { parseLlmSpec } from '../../src/llm/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { makeRepo, runCli, startCli, tmpDir } from './helpers.js';

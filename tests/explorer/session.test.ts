@@ -1,18 +1,18 @@
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NavigatorState, NavigatorOutput, TurnReport, compileValidator } from '../../src/contracts/index.js';
+import { NavigatorState, NavigatorOutput, TurnReport, compileValidator, type ExplorerSessionStore } from '../../src/contracts/index.js';
 import {
   applyFlightPlanDiff,
   checkFlightPlanDiff,
   estimateExplorerCallUsd,
   explorerCanAfford,
   exitCodeFor,
-  openExplorerStore,
   resumeExplorer,
   runExplorer,
-  type ExplorerSessionStore,
   type UserCommand,
 } from '../../src/explorer/index.js';
+import { LEDGER_SCHEMA_VERSION, openExplorerStore, openLedger } from '../../src/ledger/index.js';
 import { createScriptedModel, type ScriptedScriptInput } from '../../src/llm/index.js';
 import { indexRepo, type RepoIndex } from '../../src/repomap/index.js';
 import { finalize, makeRepo, promptText, recording, stepClock, tmpDir, update } from './helpers.js';
@@ -252,6 +252,74 @@ describe('state that survives', () => {
     expect(tool!.content).toMatch(/^applied \{"verbosity":\[\{"pattern":"src\/cart\/\*\*","level":4\}\]\}/);
     expect(st2.load('resume-me')!.state.decision_log).toHaveLength(3);
     expect(st2.list()[0]).toMatchObject({ session_id: 'resume-me', steps: 3, complete: true, completion_reason: 'agent_done' });
+  });
+});
+
+describe('where sessions are kept', () => {
+  it('in a SQLite ledger only: a PostgreSQL URL is refused as a configuration error, before anything is opened', () => {
+    expect(() => openExplorerStore('postgres://navkernel@127.0.0.1:1/ledger')).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringMatching(/SQLite ledger/) }));
+  });
+});
+
+describe('ledgers written before explorer_sessions was a migration (schema 2)', () => {
+  // Until schema 3 the explorer made its table itself, beside the ledger's migrations, with this DDL (verbatim).
+  const SIDE_DDL = `
+CREATE TABLE IF NOT EXISTS explorer_sessions (
+  session_id TEXT PRIMARY KEY,
+  created_ts TEXT NOT NULL,
+  updated_ts TEXT NOT NULL,
+  steps      INTEGER NOT NULL,
+  complete   INTEGER NOT NULL,
+  config     TEXT NOT NULL,
+  state      TEXT NOT NULL
+) STRICT;`;
+  const tableSql = (db: Database.Database) => db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'explorer_sessions'").pluck().get() as string | undefined;
+  const closed = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('one that already holds the table and a session migrates on open, keeps the table as it was and still loads the session', async () => {
+    const file = path.join(tmpDir(), 'ledger.sqlite');
+    const st = store(file);
+    const model = scripted([update({ verbosity: [{ pattern: 'tests/**', level: 0 }] }, 'tests are noise'), finalize()]);
+    await runExplorer({ ...base, repo, task: TASK, model, store: st, sessionId: 'old-1', env: { now: stepClock() } });
+    const before = st.load('old-1')!;
+    const calls = st.calls('old-1');
+    expect(before.state.decision_log).toHaveLength(2);
+    expect(calls.length).toBeGreaterThan(0);
+    stores.pop()!.close();
+    await closed();
+
+    // Make the file what navkernel wrote before schema 3: user_version 2, the table created on the side, the row kept.
+    const db = new Database(file);
+    db.exec(`CREATE TEMP TABLE saved AS SELECT * FROM explorer_sessions; DROP TABLE explorer_sessions; ${SIDE_DDL}
+             INSERT INTO explorer_sessions SELECT * FROM saved; DROP TABLE saved; PRAGMA user_version = 2;`);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    const sideSql = tableSql(db);
+    db.close();
+
+    const st2 = openExplorerStore(file, { create: false });
+    stores.push(st2);
+    expect(LEDGER_SCHEMA_VERSION).toBe(3);
+    expect(st2.db.pragma('user_version', { simple: true })).toBe(3);
+    expect(tableSql(st2.db)).toBe(sideSql);
+    expect(st2.load('old-1')).toEqual(before);
+    expect(st2.calls('old-1')).toEqual(calls);
+    expect(st2.list()).toEqual([expect.objectContaining({ session_id: 'old-1', steps: 2, complete: true, completion_reason: 'agent_done' })]);
+  });
+
+  it('one without the table gets it on open, and sessions save into it', async () => {
+    const file = path.join(tmpDir(), 'ledger.sqlite');
+    await openLedger(file, { jsonl: false }).close();
+    const db = new Database(file);
+    db.exec('DROP TABLE explorer_sessions; PRAGMA user_version = 2;');
+    expect(tableSql(db)).toBeUndefined();
+    db.close();
+
+    const st = openExplorerStore(file, { create: false });
+    stores.push(st);
+    expect(st.db.pragma('user_version', { simple: true })).toBe(3);
+    expect(st.list()).toEqual([]);
+    const r = await runExplorer({ ...base, repo, task: TASK, noLlm: true, store: st, sessionId: 'new-1' });
+    expect(st.load('new-1')!.state).toEqual(r.state);
   });
 });
 

@@ -191,7 +191,7 @@ describe('ledgers written before the run register and the field fingerprints (sc
   it('are migrated on open and verify, and then notice a deleted run', async () => {
     const file = copy();
     const db = new Database(file);
-    db.exec('DROP TABLE run_register; ALTER TABLE routes DROP COLUMN field_sums; PRAGMA user_version = 1');
+    db.exec('DROP TABLE run_register; DROP TABLE explorer_sessions; ALTER TABLE routes DROP COLUMN field_sums; PRAGMA user_version = 1');
     db.close();
     let ledger = openLedger(file, { create: false });
     expect((await verifyLedger(ledger)).issues).toEqual([]);

@@ -85,7 +85,6 @@ describe('module structure', () => {
     expect(cycles(importGraph())).toEqual([]);
   });
 
-
   it('the kernel entry (navkernel/kernel) loads no barrel, ledger, LLM, repo map, navigator, explorer or service module', () => {
     const graph = importGraph(true);
     const seen = new Set<string>();

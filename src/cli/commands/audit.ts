@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { AuditReport, DecisionEntry, WhyReport } from '../../contracts/index.js';
-import { explorerCallSummaries, explorerCallsKey } from '../../explorer/session-store.js';
-import { SqliteLedger } from '../../ledger/index.js';
+import { explorerCallsKey, type AuditReport, type DecisionEntry, type WhyReport } from '../../contracts/index.js';
+import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { auditRun, whyStep } from '../../runs/index.js';
 import { UsageError } from '../conventions.js';
 import { alignColumns } from '../table.js';

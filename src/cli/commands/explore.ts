@@ -12,13 +12,13 @@ import {
   verboseStepDetails,
   exitCodeFor,
   flightPlanFile,
-  openExplorerStore,
   progressLine,
   resumeExplorer,
   runExplorer,
   type ExplorerResult,
   type ExplorerRunOptions,
 } from '../../explorer/index.js';
+import { openExplorerStore, type SqliteExplorerSessionStore } from '../../ledger/index.js';
 import { createLanguageModel, parsePersonaChoice, type LanguageModel } from '../../llm/index.js';
 import { addLedgerOption } from '../ledger-option.js';
 
@@ -138,7 +138,7 @@ export function registerExploreCommand(program: Command): void {
     .option('--timeout-ms <n>', 'per-call timeout of the model (default 5000)');
   addLedgerOption(cmd);
   cmd.action(async (o: ExploreOptions) => {
-    let store: ReturnType<typeof openExplorerStore> | undefined;
+    let store: SqliteExplorerSessionStore | undefined;
     let asker: ReturnType<typeof createLineAsker> | undefined;
     try {
       if (o.list) {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { explorerCallSummaries } from '../../explorer/session-store.js';
-import { SqliteLedger } from '../../ledger/index.js';
+import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 

@@ -1,74 +1,32 @@
+// The explorer's session store on a SQLite ledger: the `explorer_sessions` table (created by the ledger's
+// migration v3, src/ledger/sql.ts) and the explorer's rows of the LLM-call table.
 import type Database from 'better-sqlite3';
 import { canonicalJson } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
+import {
+  explorerCallsKey,
+  type ExplorerCall,
+  type ExplorerCallSummary,
+  type ExplorerSession,
+  type ExplorerSessionStore,
+  type ExplorerSessionSummary,
+} from '../contracts/explorer-sessions.js';
 import { ExplorerSessionConfig, NavigatorState } from '../contracts/explorer-state.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
-import { openLedger, type SqliteLedger } from '../ledger/index.js';
-
-/** One saved session. */
-export interface ExplorerSession {
-  session_id: string;
-  state: NavigatorState;
-  config: ExplorerSessionConfig;
-  created_ts: string;
-  updated_ts: string;
-}
-
-/** A model call of a session's step, as the explorer hands it to `save()`. */
-export interface ExplorerCall {
-  step: number;
-  record: LlmCallRecord;
-}
-
-/** The ledger key of a session's LLM calls: `explore:<session>` (the `run_id` column of the LLM-call table). */
-export const explorerCallsKey = (sessionId: string): string => `explore:${sessionId}`;
-
-/** What a session's model calls cost, from the ledger's LLM-call table. */
-export interface ExplorerCallSummary {
-  session_id: string;
-  calls: number;
-  steps: number;
-  usd: number;
-  input_tokens: number;
-  output_tokens: number;
-  by_model: { provider: string; model: string; persona: string | null; calls: number; usd: number }[];
-}
-
-/** A summary row of `list()`. */
-export interface ExplorerSessionSummary {
-  session_id: string;
-  user_task: string;
-  steps: number;
-  complete: boolean;
-  completion_reason: string | null;
-  spent_usd: number;
-  updated_ts: string;
-}
-
-// The ledger's migrations (PRAGMA user_version) are its own; this table sits beside them, created if absent,
-// so the ledger's schema version is untouched and a ledger without explorer sessions stays as it was.
-const DDL = `
-CREATE TABLE IF NOT EXISTS explorer_sessions (
-  session_id TEXT PRIMARY KEY,
-  created_ts TEXT NOT NULL,
-  updated_ts TEXT NOT NULL,
-  steps      INTEGER NOT NULL,
-  complete   INTEGER NOT NULL,
-  config     TEXT NOT NULL,
-  state      TEXT NOT NULL
-) STRICT;`;
+import { isPostgresUrl } from './postgres/url.js';
+import { SqliteLedger } from './sqlite-ledger.js';
 
 /**
  * NavigatorState persistence: one row per session, rewritten after every step in one transaction, in the
  * ledger's SQLite file (WAL). An acknowledged step survives a crash of the process (SIGKILL included).
+ * `db` is a ledger database opened by the ledger (so migrated: the table exists); `openExplorerStore` opens one.
  */
-export class ExplorerSessionStore {
+export class SqliteExplorerSessionStore implements ExplorerSessionStore {
   private readonly s;
   constructor(
     readonly db: Database.Database,
     private readonly onClose?: () => void,
   ) {
-    db.exec(DDL);
     this.s = {
       upsert: db.prepare(
         `INSERT INTO explorer_sessions (session_id, created_ts, updated_ts, steps, complete, config, state) VALUES (@session_id, @ts, @ts, @steps, @complete, @config, @state)
@@ -153,10 +111,14 @@ export class ExplorerSessionStore {
   }
 }
 
-/** Opens the explorer's sessions in the ledger file `file` (created and migrated by the ledger if missing). */
-export function openExplorerStore(file: string, options: { create?: boolean } = {}): ExplorerSessionStore {
-  const ledger: SqliteLedger = openLedger(file, { create: options.create ?? true, jsonl: false });
-  return new ExplorerSessionStore(ledger.sql.db, () => ledger.close());
+/**
+ * Opens the explorer's sessions in the SQLite ledger file `file` (created if missing unless `create: false`, and
+ * migrated by the ledger). Explorer sessions are kept in SQLite ledgers only: a PostgreSQL URL is refused.
+ */
+export function openExplorerStore(file: string, options: { create?: boolean } = {}): SqliteExplorerSessionStore {
+  if (isPostgresUrl(file)) throw new NavkernelError('INVALID_CONFIG', 'explorer sessions are kept in a SQLite ledger file; a PostgreSQL ledger has none');
+  const ledger = new SqliteLedger(file, { create: options.create ?? true, jsonl: false });
+  return new SqliteExplorerSessionStore(ledger.sql.db, () => void ledger.close());
 }
 
 /**
