@@ -1,5 +1,5 @@
-// Every published model, gathered above both the contracts and the LLM layer (which owns its pricing and script
-// models), so neither imports the other for it.
+// Every published model, gathered above both the contracts and the LLM layer (which publishes the pricing table
+// and the scripted model's script), so neither imports the other for it.
 import { RouteRequest } from './contracts/route-request.js';
 import { Decision } from './contracts/decision.js';
 import { Flow } from './contracts/flow.js';

@@ -5,7 +5,7 @@ import { cliConfig } from './config.js';
 import { NavkernelError, ValidationError, compileValidator, type ArbiterPort } from '../contracts/index.js';
 import type { PricingTable } from '../llm/index.js';
 
-/** The tier-3 flags of `route` and `demo`, as commander gives them. */
+/** The tier-3 flags of `route`, `demo`, `serve` and `replay`, as commander gives them. */
 export interface LlmFlags {
   llm?: string;
   budgetUsd?: string | number;
@@ -14,7 +14,7 @@ export interface LlmFlags {
   persona?: string;
 }
 
-/** Adds `--llm`, `--budget-usd`, `--llm-timeout-ms` and `--pricing` to a command. */
+/** Adds `--llm`, `--budget-usd`, `--llm-timeout-ms`, `--pricing` and `--persona` to a command. */
 export function addLlmOptions(cmd: Command): Command {
   const config = cliConfig();
   return cmd

@@ -26,7 +26,7 @@ export interface CoProcessOptions {
   maxLineBytes?: number;
   /** Lines read ahead of the oldest unanswered one (default 1,024; 1 with failFast). */
   maxInFlight?: number;
-  /** Accept pretty-printed JSON documents spanning lines (served one at a time; a syntax error ends the input). */
+  /** Accept pretty-printed JSON documents spanning lines (each answered as one line; a syntax error ends the input). */
   multiline?: boolean;
   /** Applied to every error message before it is written (the CLI redacts secrets with it). */
   scrub?: (message: string) => string;

@@ -70,7 +70,7 @@ export type VerbosityRule = z.infer<typeof VerbosityRule>;
 /**
  * Structural check of a tree-sitter query (S-expression): balanced parentheses and brackets outside
  * string literals, and at least one `@capture`. The full check (node types of a grammar) happens when
- * the query is compiled for a file's language (`checkCustomQueries` in repomap).
+ * the query is compiled for a file's language (`compileCustomQuery` in repomap).
  */
 export function queryStructureProblem(query: string): string | undefined {
   let depth = 0;

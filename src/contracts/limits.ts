@@ -1,6 +1,6 @@
 import { InvalidForensicsError, NavkernelError } from './errors.js';
 
-/** Limits every request is held to before anything else looks at it (README "Limits"). */
+/** Limits every request is held to before anything else looks at it (README "Limits, Unicode and secrets"). */
 export interface InputLimits {
   /** Deepest nesting of objects and arrays; `$` is depth 0, `$.forensics.tests` depth 2. Default 64. */
   maxDepth: number;

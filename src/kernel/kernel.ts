@@ -30,7 +30,7 @@ export interface KernelOptions {
   navigator?: ArbiterPort;
   /** Time source (epoch milliseconds or a Date) for recorded timestamps. Decisions never depend on it. */
   clock?: () => number | Date;
-  /** Validate each request against `schemas/route-request.schema.json` (default true). */
+  /** Check each request's limits and validate it against `schemas/route-request.schema.json` (default true; `false` skips both). */
   validate?: boolean;
   /**
    * Live run actors kept in memory (default 10,000). Beyond it the least recently used idle one is stopped
@@ -43,7 +43,7 @@ export interface KernelOptions {
   arbiterTimeoutMs?: number;
   /** @deprecated The former name of `arbiterTimeoutMs`. */
   navigatorTimeoutMs?: number;
-  /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits". */
+  /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits, Unicode and secrets". */
   limits?: RequestGuardOptions['limits'];
   /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
   redact?: RequestGuardOptions['redact'];

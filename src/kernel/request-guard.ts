@@ -6,7 +6,7 @@ import { createRedactor, type RedactOptions } from '../llm/redact.js';
 
 /** How `route()` checks a request before any tier, store or model sees it. */
 export interface RequestGuardOptions {
-  /** Validate against the RouteRequest schema, after the limits (default true). */
+  /** Check the limits, then validate against the RouteRequest schema (default true; `false` skips both). */
   validate?: boolean;
   /** Depth and size limits (defaults 64 levels, 1 MiB); checked with ill-formed Unicode before validation. */
   limits?: Partial<InputLimits>;

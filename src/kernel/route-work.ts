@@ -4,7 +4,7 @@ import type { CompiledFlow, CompiledStep, FlowSet } from './flows/compiled-flow.
 /** Statuses that mean "this step succeeded" for a linear step (matched case-insensitively). */
 export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['verified', 'succeeded', 'success', 'pass', 'passed']);
 
-/** The signature facts of one route, computed once by tier 2 and applied to the run state afterwards. */
+/** The signature facts of one route, computed once (`signatureFacts`) and applied to the run state afterwards. */
 export interface SignatureFacts {
   id: string;
   key: string;

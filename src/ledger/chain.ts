@@ -4,7 +4,7 @@ import { sha256 } from '../contracts/canonical-json.js';
 /** prev_hash of the first route of a run. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The stored fields of a route that its hash covers (JSON fields as their stored canonical text). */
+/** The stored fields of a route that its hash covers (JSON fields as their stored text). */
 export interface ChainedFields {
   run_id: string;
   seq: number;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
-/** The encoding every navkernel token count uses (repomix's default too, so counts compare). */
+/** The encoding of the repo map's token counts (repomix's default too, so counts compare); LLM estimates use cl100k_base. */
 export const TOKEN_ENCODING = 'o200k_base';
 
-/** js-tiktoken's BPE is quadratic in the length of one pre-token: long runs without whitespace are cut. */
+/** Longest whitespace-free run encoded whole; longer runs are cut into pieces this long (see `tokenPieces`). */
 const MAX_RUN = 64;
 /** Text is encoded in pieces of about this many characters, cut at whitespace. */
 const CHUNK = 16_384;

@@ -28,7 +28,6 @@ import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type Serv
 export interface ServiceOptions {
   flows: FlowSet;
   ledger: ServiceLedger;
-  /** Tier 3, when the service routes with a model. */
   /** Tier 3 (see `KernelOptions.arbiter`). */
   arbiter?: ArbiterPort;
   /** @deprecated The former name of `arbiter`. */
