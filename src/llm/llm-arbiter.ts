@@ -188,7 +188,7 @@ export function createLlmArbiter(model: LanguageModel, options: LlmArbiterOption
   const invalidRetries = Math.max(0, Math.min(1, options.invalidAnswerRetries ?? 1));
   const now = options.retryEnv?.now ?? (() => performance.now());
 
-  return async function navigate(input: ArbiterInput): Promise<ArbiterAnswer> {
+  return async function arbitrate(input: ArbiterInput): Promise<ArbiterAnswer> {
     const secrets = [...environmentSecrets(), ...(options.secrets ?? [])];
     const clean = (s: string): string => redactSecrets(s, secrets);
     const calls: LlmCallRecord[] = [];
