@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { DECISION_KINDS } from './decision-kinds.js';
 
+export { DECISION_KINDS };
 /** The closed routing vocabulary of seed 003. Nothing else is ever returned. */
-export const DecisionKind = z.enum(['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'INJECT_NODES', 'ESCALATE', 'TERMINATE']);
+export const DecisionKind = z.enum(DECISION_KINDS);
 export type DecisionKind = z.infer<typeof DecisionKind>;
-export const DECISION_KINDS = DecisionKind.options;
 
 /** The tier that made a decision: 1 fast-path, 2 deterministic, 3 arbiter (LLM), 4 envelope, 5 escalation. */
 export const Tier = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);

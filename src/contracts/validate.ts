@@ -15,12 +15,13 @@ export function schemasDir(): string {
   return path.join(packageRoot(), 'schemas');
 }
 
-let ajv: Ajv2020 | undefined;
+const ajvs = new Map<boolean, Ajv2020>();
 const cache = new Map<string, ValidateFunction>();
 
-function sharedAjv(): Ajv2020 {
+function sharedAjv(useDefaults: boolean): Ajv2020 {
+  let ajv = ajvs.get(useDefaults);
   // allErrors: a user fixing a file wants every problem at once, not one per run.
-  ajv ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+  if (!ajv) ajvs.set(useDefaults, (ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, useDefaults })));
   return ajv;
 }
 
@@ -77,15 +78,32 @@ export function issuesFromAjv(errors: ErrorObject[] | null | undefined): Validat
   return out;
 }
 
-/** Compile (once) the validator of `schemas/<name>.schema.json`. */
-export function compileValidator<T>(name: string): CompiledValidator<T> {
-  let fn = cache.get(name);
+/**
+ * Compile (once) the validator of `schemas/<name>.schema.json`. With `applyDefaults`, a valid document comes back
+ * as a copy with the schema's `default`s filled in (the input is never changed), as the zod model's `parse` would
+ * give it, without loading zod.
+ */
+export function compileValidator<T>(name: string, options: { applyDefaults?: boolean } = {}): CompiledValidator<T> {
+  const applyDefaults = options.applyDefaults ?? false;
+  const key = `${applyDefaults ? 'defaults:' : ''}${name}`;
+  let fn = cache.get(key);
   if (!fn) {
     const file = path.join(schemasDir(), `${name}.schema.json`);
     const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    fn = sharedAjv().compile(schema);
-    cache.set(name, fn);
+    fn = sharedAjv(applyDefaults).compile(schema);
+    cache.set(key, fn);
   }
   const validate = fn;
+  if (applyDefaults) {
+    return (doc: unknown) => {
+      let copy: unknown;
+      try {
+        copy = structuredClone(doc);
+      } catch {
+        return { success: false, issues: [{ path: '$', code: 'type', message: 'expected plain JSON data (it holds a function or another value that cannot be copied)' }] };
+      }
+      return validate(copy) ? { success: true, data: copy as T } : { success: false, issues: issuesFromAjv(validate.errors) };
+    };
+  }
   return (doc: unknown) => (validate(doc) ? { success: true, data: doc as T } : { success: false, issues: issuesFromAjv(validate.errors) });
 }

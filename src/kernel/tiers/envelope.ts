@@ -1,4 +1,5 @@
-import { DECISION_KINDS, type DecisionKind } from '../../contracts/decision.js';
+import type { DecisionKind } from '../../contracts/decision.js';
+import { DECISION_KINDS } from '../../contracts/decision-kinds.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { buildCandidates, decisionForCandidate } from './candidates.js';
 import { decisionTarget, goalMisalignment } from './goal-alignment.js';
