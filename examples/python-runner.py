@@ -4,7 +4,7 @@ decide every move, through `navkernel serve` (HTTP) or the `navkernel route` co-
 
     npx navkernel serve &                                   # then:
     python3 examples/python-runner.py --serve http://127.0.0.1:8787
-    python3 examples/python-runner.py --coprocess "npx navkernel route --flows charters"
+    python3 examples/python-runner.py --coprocess "npx navkernel route"
 
 The simulated implementer fails its tests twice before they pass, so the kernel loops it (tier 2 `microloop`)
 and then moves on; the reviewer approves; the run ends at `build-done`. A step that escalates is resolved

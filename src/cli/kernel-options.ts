@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
+import { sampleChartersDir } from '../package-root.js';
 import type { Command } from 'commander';
 import { cliConfig } from './config.js';
-import { UsageError } from './conventions.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
 import { PostgresLedger } from '../ledger/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
@@ -15,22 +15,24 @@ export interface KernelCliOptions {
 /** The default of `--flows` when neither the environment nor the config file names one. */
 const DEFAULT_FLOWS = 'charters';
 
-/** Adds `--flows DIR` (default `$NAVKERNEL_FLOWS`, else the config file's `flows`, else `./charters`) to a command. */
+/**
+ * Adds `--flows DIR` to a command. Default, the same for every command: `$NAVKERNEL_FLOWS`, else the config file's
+ * `flows`, else `./charters` when there is one, else the sample flows shipped with navkernel (said on stderr).
+ */
 export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}): Command {
   return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS, config "flows")', process.env.NAVKERNEL_FLOWS || cliConfig().flows || defaults.flows || DEFAULT_FLOWS);
 }
 
 /**
  * Loads the command's flows (`opts` or the `--flows` value), warning on stderr about each folder entry skipped
- * (FIFO, device, dangling symlink, …). Without any flows named and no `./charters` here, says how to name them.
+ * (FIFO, device, dangling symlink, …). With no flows named and no `./charters` here, every command uses the sample
+ * flows shipped with navkernel, the ones `demo` records its runs with, and says so on stderr.
  */
 export async function loadCliFlows(opts: KernelCliOptions | string): Promise<Awaited<ReturnType<typeof loadFlows>>> {
-  const target = typeof opts === 'string' ? opts : opts.flows;
+  let target = typeof opts === 'string' ? opts : opts.flows;
   if (target === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS)) {
-    throw new UsageError(
-      'no flows to route with: there is no ./charters folder here. Pass --flows DIR (a folder of flow files), set NAVKERNEL_FLOWS, or set "flows" in navkernel.config.json; `navkernel demo` runs on the sample flows shipped with navkernel',
-      'NO_FLOWS',
-    );
+    target = sampleChartersDir();
+    process.stderr.write(`navkernel: no ./charters folder here: using the sample flows shipped with navkernel (${target}); pass --flows DIR, set NAVKERNEL_FLOWS or "flows" in navkernel.config.json for yours\n`);
   }
   const flows = await loadFlows(target);
   for (const s of flows.skipped ?? []) process.stderr.write(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);

@@ -1,3 +1,3 @@
-export { simulate, type SimulatedStep, type SimulationSummary } from './simulate.js';
+export { simulate, flowSequence, type SimulatedStep, type SimulationSummary } from './simulate.js';
 export { DEMO_SCENARIO, HARSH_SCENARIO, type Scenario } from './scenario.js';
 export { seededRandom } from './prng.js';

@@ -1,6 +1,6 @@
 import type { Decision, Forensics, RouteRequest } from '../contracts/index.js';
 import type { Kernel } from '../kernel/index.js';
-import type { CompiledStep } from '../kernel/index.js';
+import type { CompiledStep, FlowSet } from '../kernel/index.js';
 import { seededRandom } from './prng.js';
 import type { Scenario } from './scenario.js';
 
@@ -45,13 +45,14 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
   const t0 = performance.now();
   const maxSteps = options.maxStepsPerRun ?? 400;
 
+  const sequence = flowSequence(scenario, kernel.flows);
   for (let r = 0; r < scenario.runs; r++) {
     const run_id = `${options.runPrefix ?? scenario.name}-run-${r + 1}`;
     const visits = new Map<string, number>();
     const lastSignature = new Map<string, string>();
     let divergedLeft = scenario.divergedRuns.includes(r) ? 2 : 0;
     let seqIndex = 0;
-    let flowId = scenario.sequence[0]!;
+    let flowId = sequence[0]!;
     let stepId: string | null = kernel.flows.get(flowId)!.firstStep;
     let steps = 0;
 
@@ -66,8 +67,8 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
       record(summary, decision);
       options.onStep?.({ request, decision });
       ({ flowId, stepId } = follow(decision, flowId, stepId, step));
-      if (stepId === null && ++seqIndex < scenario.sequence.length) {
-        flowId = scenario.sequence[seqIndex]!;
+      if (stepId === null && ++seqIndex < sequence.length) {
+        flowId = sequence[seqIndex]!;
         stepId = kernel.flows.get(flowId)!.firstStep;
       }
       if (decision.decision === 'CONTINUE' || decision.decision === 'TERMINATE') visits.delete(key);
@@ -110,6 +111,24 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
   }
   summary.elapsedMs = performance.now() - t0;
   return summary;
+}
+
+/**
+ * The flows each simulated run goes through: the scenario's sequence, keeping the flows the kernel has. With flows
+ * of your own (none of the sequence's), every flow that no other flow injects or detours to, in id order, so that
+ * `navkernel demo --flows DIR` simulates runs of any flow set.
+ */
+export function flowSequence(scenario: Pick<Scenario, 'sequence'>, flows: FlowSet): string[] {
+  const known = scenario.sequence.filter((id) => flows.get(id) !== undefined);
+  if (known.length > 0) return known;
+  const reached = new Set<string>();
+  for (const f of flows.flows.values()) {
+    for (const id of f.injectFlows) reached.add(id);
+    for (const d of f.detours.values()) if (d.kind === 'flow') reached.add(d.flow);
+  }
+  const ids = [...flows.flows.keys()].sort();
+  const entry = ids.filter((id) => !reached.has(id));
+  return entry.length > 0 ? entry : ids;
 }
 
 function record(s: SimulationSummary, d: Decision): void {

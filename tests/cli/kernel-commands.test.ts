@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { coProcess, runCli } from '../support/cli.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, coProcess, runCli } from '../support/cli.js';
 
 const line = (o: object) => JSON.stringify(o);
 const step = (step_completed: string, status: string, extra: object = {}) => line({ run_id: 'cli-1', flow: 'build', step_completed, status, ...extra });
@@ -121,7 +122,7 @@ describe('navkernel demo and help', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    expect(s.by_tier[3]).toBeGreaterThan(0); // the scripted navigator (no key, no network)
+    expect(s.by_tier[3]).toBeGreaterThan(0); // the scripted arbiter (no key, no network)
     expect(s.llm_cost_usd).toBeGreaterThan(0); // its calls are priced as Claude Haiku
     expect((s.by_tier[1] + s.by_tier[2]) / s.routes).toBeGreaterThan(0.9);
     const runs = runCli(['runs', '--ledger', ledger, '--json']);
@@ -135,6 +136,28 @@ describe('navkernel demo and help', () => {
     expect(s.by_decision.DETOUR).toBeGreaterThan(0);
     expect(s.by_decision.INJECT_FLOW).toBe(1);
     expect(s.by_decision.LOOP).toBeGreaterThan(0);
+  });
+
+  it('simulates runs of flows of your own (--flows), starting from the flows nothing else injects', () => {
+    const ledger = path.join(mkdtempSync(path.join(tmpdir(), 'nk-demo-custom-')), 'ledger.sqlite');
+    const r = runCli(['demo', '--json', '--ledger', ledger, '--flows', 'examples/custom-flow']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.run_ids).toHaveLength(6);
+    expect(s.routes).toBeGreaterThan(6);
+    const audit = JSON.parse(runCli(['audit', s.run_ids[0], '--ledger', ledger, '--json']).stdout);
+    expect(audit.run.flows).toEqual(['release']);
+    expect(audit.run.last_decision).toBe('TERMINATE');
+  });
+
+  it('every command defaults to ./charters, else to the sample flows shipped with navkernel (said on stderr)', () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'nk-no-charters-'));
+    const r = spawnSync(process.execPath, [BIN, 'route', '--no-ledger'], { cwd: elsewhere, input: step('build-step-1', 'VERIFIED') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'CONTINUE', run_id: 'cli-1' });
+    expect(r.stderr).toMatch(/no \.\/charters folder here: using the sample flows shipped with navkernel \(.*charters\)/);
+    const here = runCli(['route', '--no-ledger'], step('build-step-1', 'VERIFIED') + '\n'); // the checkout has ./charters
+    expect(here.stderr).toBe('');
   });
 
   it('has --help on every command', () => {

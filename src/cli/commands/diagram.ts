@@ -5,7 +5,6 @@ import { parseFlowText } from '../../kernel/index.js';
 import { flowDiagram } from '../../service/diagram.js';
 import { UsageError } from '../conventions.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
-import { flowsOrSample } from '../sample-flows.js';
 
 /** `navkernel diagram FLOW`: the Mermaid text of a flow, as the web UI draws it. */
 export function registerDiagramCommand(program: Command): void {
@@ -23,7 +22,7 @@ export function registerDiagramCommand(program: Command): void {
       dir = path.dirname(flow);
       id = value.flow;
     }
-    const flows = await loadCliFlows(id === flow ? flowsOrSample(dir) : dir);
+    const flows = await loadCliFlows(dir);
     const f = flows.get(id);
     if (!f) throw new UsageError(`no flow ${JSON.stringify(id)} in ${dir} (flows: ${[...flows.flows.keys()].join(', ')})`, 'UNKNOWN_FLOW');
     process.stdout.write(flowDiagram(f.def).text);

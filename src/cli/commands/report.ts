@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { renderRunReport, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
-import { flowsOrSample } from '../sample-flows.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /** `navkernel report RUN -o run.html`: the UI's run page as one self-contained HTML file. */
@@ -13,7 +12,7 @@ export function registerReportCommand(program: Command): void {
     .argument('<run>', 'run id')
     .requiredOption('-o, --output <file>', 'HTML file to write');
   addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { output: string }) => {
-    const flows = await loadCliFlows(flowsOrSample(opts.flows));
+    const flows = await loadCliFlows(opts);
     const ledger = serviceLedger(openCliLedger(opts));
     try {
       const html = await renderRunReport(ledger, flows, run);

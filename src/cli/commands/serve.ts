@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createService, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
-import { flowsOrSample } from '../sample-flows.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
@@ -32,7 +31,7 @@ export function registerServeCommand(program: Command): void {
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
-    const flows = await loadCliFlows(flowsOrSample(opts.flows));
+    const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const ledger = serviceLedger(openCliLedger(opts, { create: true }));
