@@ -360,7 +360,7 @@ export class LedgerSql {
       // Buckets are whole seconds wide, so whole seconds of ts decide the bucket (unixepoch() without 'subsec' floors).
       costBuckets: db.prepare(
         'SELECT b * 1000 AS bucket_ms, count(*) AS routes, sum(llm_calls) AS llm_calls, sum(cost_usd) AS usd ' +
-          'FROM (SELECT coalesce(unixepoch(ts) / @w * @w, 0) AS b, llm_calls, cost_usd FROM routes) GROUP BY b ORDER BY b',
+          'FROM (SELECT coalesce(unixepoch(ts) / CAST(@w AS INTEGER) * CAST(@w AS INTEGER), 0) AS b, llm_calls, cost_usd FROM routes) GROUP BY b ORDER BY b',
       ),
       routeHash: db.prepare('SELECT lower(hex(hash)) FROM routes WHERE run_id = ? AND seq = ?').pluck(),
       runLlmCalls: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? ORDER BY seq, idx'),
