@@ -238,6 +238,73 @@ export interface StoredRunEntry {
   hash: string;
 }
 
+/** A run's status as listings show it (see `RunPageQuery.status`). */
+export type RunStatus = 'active' | 'escalated' | 'terminated';
+
+/** Where a run listing resumes: the sort key of the last run of the previous page. */
+export interface RunPageKey {
+  created_ts: string;
+  run_id: string;
+}
+
+/** A page of the run listing: runs oldest first (created_ts, then run_id), filtered, done by the store. */
+export interface RunPageQuery {
+  /**
+   * Only runs with this status: `terminated` when the last decision is TERMINATE, or is an ESCALATE whose (resolved)
+   * escalation at that seq was resolved with TERMINATE; else `escalated` when the run has an open escalation; else
+   * `active`.
+   */
+  status?: RunStatus;
+  /** Only runs that routed at least once in this flow (injected flows included). */
+  flow?: string;
+  /** Only runs with (true) or without (false) an open escalation. */
+  has_open_escalation?: boolean;
+  /** Most runs on the page (at least 1). */
+  limit: number;
+  /** Keyset: only runs after this one in the listing's order. */
+  after?: RunPageKey;
+  /** Skips this many matching runs first (the former offset cursors); ignored when `after` is given. */
+  offset?: number;
+}
+
+/** A run's summary row with what a listing adds to it, computed by the store in the page's query. */
+export interface StoredRunListing extends StoredRun {
+  /** Distinct flows the run routed in, sorted (as `runFlows`). */
+  flows: string[];
+  /** Open escalations of the run (as `openEscalationCount`). */
+  open_escalations: number;
+  status: RunStatus;
+}
+
+/** One page of runs (`LedgerReader.runPage`). */
+export interface RunPage {
+  runs: StoredRunListing[];
+  /** Runs matching the filters, on every page. */
+  total: number;
+  /** Pass as `after` for the next page; null when this page is the last. */
+  next: RunPageKey | null;
+}
+
+/** Ledger-wide totals (`LedgerReader.ledgerTotals`). */
+export interface LedgerTotals {
+  runs: number;
+  /** Sum of the runs' last seq (routes recorded). */
+  routes: number;
+  /** Earliest run creation time (ms since the epoch), null when no run has a readable one. */
+  first_ms: number | null;
+  /** Latest run update time (ms since the epoch), null when no run has a readable one. */
+  last_ms: number | null;
+}
+
+/** Routes, LLM calls and USD of the routes whose `ts` falls in one time bucket (`LedgerReader.costBuckets`). */
+export interface CostBucket {
+  /** Start of the bucket, ms since the epoch (0 for routes whose ts does not parse). */
+  bucket_ms: number;
+  routes: number;
+  llm_calls: number;
+  usd: number;
+}
+
 /** The read side of a ledger, for every command that reads one. Every method reads committed data only. */
 export interface LedgerReader {
   /** Where the ledger is, for messages (a file path, or a URL without its password). */
@@ -246,6 +313,17 @@ export interface LedgerReader {
   run(run_id: string): Promise<StoredRun | undefined>;
   /** Every run's summary row, oldest first (created_ts, then run_id). */
   runs(): Promise<StoredRun[]>;
+  /**
+   * One page of the run listing, filtered and paged by the store: one query for the page (status, flows and open
+   * escalations included) and one for the total. Same order as `runs()`.
+   */
+  runPage(query: RunPageQuery): Promise<RunPage>;
+  /** Run count, routes recorded, and the time span of the runs, in one query. */
+  ledgerTotals(): Promise<LedgerTotals>;
+  /** Routes per (tier, rule, decision) over the whole ledger, sorted by tier, rule, decision. */
+  ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;
+  /** Routes per bucket of `width_ms` (a whole number of seconds) of their `ts`, sorted by bucket. */
+  costBuckets(width_ms: number): Promise<CostBucket[]>;
   /** Run ids known to the summary rows, the routes or the run register (they differ only in a damaged ledger), sorted. */
   runIds(): Promise<string[]>;
   /** Up to `limit` routes of a run with seq > afterSeq, in seq order. */

@@ -4,14 +4,14 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry } from '../contracts/ports.js';
+import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredRunListing } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 3;
+export const LEDGER_SCHEMA_VERSION = 4;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -142,6 +142,10 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
     state      TEXT NOT NULL
   ) STRICT;
   `,
+  // v4: the run listing's order (created_ts, then run_id) as an index, so that a page of runs (runPage) is a range
+  // scan that stops after the page instead of a sort of every run. Written only when a run is created (an append
+  // to an existing run does not change created_ts).
+  `CREATE INDEX IF NOT EXISTS runs_created ON runs (created_ts, run_id);`,
 ];
 
 /** The synchronous setting a ledger runs with. */
@@ -260,6 +264,28 @@ const RUN_COLUMNS =
 const ESCALATION_COLUMNS =
   'escalation_id, run_id, seq, flow, step, reason, opened_ts, status, resolution, resolved_by, resolved_ts, CASE WHEN resolution_hash IS NULL THEN NULL ELSE lower(hex(resolution_hash)) END AS resolution_hash';
 
+// The run listing (runPage): a run's open escalations, and its status as src/runs/audit.ts has always defined it:
+// terminated when its last decision is TERMINATE, or an ESCALATE whose escalation at that seq was resolved with
+// TERMINATE (ended by a person); else escalated while an escalation is open; else active.
+const OPEN_ESCALATIONS = "(SELECT count(*) FROM escalations e WHERE e.run_id = u.run_id AND e.status = 'open')";
+const RUN_STATUS =
+  `CASE WHEN u.last_decision = 'TERMINATE' THEN 'terminated' WHEN ${OPEN_ESCALATIONS} > 0 THEN 'escalated' ` +
+  "WHEN u.last_decision = 'ESCALATE' AND (SELECT CASE WHEN e.resolution IS NULL OR e.resolution = '' THEN NULL ELSE json_extract(e.resolution, '$.decision') END " +
+  "FROM escalations e WHERE e.run_id = u.run_id AND e.seq = u.last_seq ORDER BY e.escalation_id LIMIT 1) = 'TERMINATE' THEN 'terminated' ELSE 'active' END";
+const LISTING_COLUMNS =
+  'u.run_id, u.flow, u.created_ts, u.updated_ts, u.last_seq, lower(hex(u.head_hash)) AS head_hash, u.offroad, u.llm_calls, u.cost_usd, ' +
+  `u.last_decision, u.last_step, ${OPEN_ESCALATIONS} AS open_escalations, ${RUN_STATUS} AS status, ` +
+  '(SELECT json_group_array(flow ORDER BY flow) FROM (SELECT DISTINCT r.flow FROM routes r WHERE r.run_id = u.run_id)) AS flows';
+
+/** The WHERE clause of a run listing's filters (named parameters @status, @flow), and the shape it has. */
+function listingFilters(q: RunPageQuery): string[] {
+  const where: string[] = [];
+  if (q.status !== undefined) where.push(`(${RUN_STATUS}) = @status`);
+  if (q.flow !== undefined) where.push('EXISTS (SELECT 1 FROM routes r WHERE r.run_id = u.run_id AND r.flow = @flow)');
+  if (q.has_open_escalation !== undefined) where.push(`${q.has_open_escalation ? '' : 'NOT '}EXISTS (SELECT 1 FROM escalations e WHERE e.run_id = u.run_id AND e.status = 'open')`);
+  return where;
+}
+
 /** The ledger's SQL surface: prepared once per connection, each method one statement or one transaction. */
 export class LedgerSql {
   readonly db: Database.Database;
@@ -267,6 +293,8 @@ export class LedgerSql {
   private readonly s;
   private readonly appendTx: (w: AppendWrite) => void;
   private readonly batchTx: (fn: () => unknown) => unknown;
+  /** The run listing's statements, one per shape (which filters, keyset or offset), prepared on first use. */
+  private readonly listing = new Map<string, Database.Statement>();
 
   constructor(db: Database.Database) {
     this.db = db;
@@ -322,6 +350,17 @@ export class LedgerSql {
       ),
       tierRuleCounts: db.prepare(
         'SELECT tier, rule, decision, count(*) AS count FROM routes WHERE run_id = ? GROUP BY tier, rule, decision ORDER BY tier, rule, decision',
+      ),
+      ledgerTierRuleCounts: db.prepare('SELECT tier, rule, decision, count(*) AS count FROM routes GROUP BY tier, rule, decision ORDER BY tier, rule, decision'),
+      // unixepoch() is NULL for a time SQLite cannot read: such runs are left out of the span, such routes go to bucket 0.
+      ledgerTotals: db.prepare(
+        "SELECT count(*) AS runs, coalesce(sum(last_seq), 0) AS routes, min(round(unixepoch(created_ts, 'subsec') * 1000)) AS first_ms, " +
+          "max(round(unixepoch(updated_ts, 'subsec') * 1000)) AS last_ms FROM runs",
+      ),
+      // Buckets are whole seconds wide, so whole seconds of ts decide the bucket (unixepoch() without 'subsec' floors).
+      costBuckets: db.prepare(
+        'SELECT b * 1000 AS bucket_ms, count(*) AS routes, sum(llm_calls) AS llm_calls, sum(cost_usd) AS usd ' +
+          'FROM (SELECT coalesce(unixepoch(ts) / CAST(@w AS INTEGER) * CAST(@w AS INTEGER), 0) AS b, llm_calls, cost_usd FROM routes) GROUP BY b ORDER BY b',
       ),
       routeHash: db.prepare('SELECT lower(hex(hash)) FROM routes WHERE run_id = ? AND seq = ?').pluck(),
       runLlmCalls: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? ORDER BY seq, idx'),
@@ -497,6 +536,58 @@ export class LedgerSql {
 
   tierRuleCounts(runId: string): { tier: number; rule: string; decision: string; count: number }[] {
     return this.s.tierRuleCounts.all(runId) as { tier: number; rule: string; decision: string; count: number }[];
+  }
+
+  /**
+   * One page of the run listing and the number of runs matching its filters: two statements in one read
+   * transaction (one snapshot). The page's statement walks index runs_created in order and stops after the page;
+   * flows, open escalations and status are computed for the page's runs only (and, for a status or escalation
+   * filter, evaluated per run as the walk goes).
+   */
+  runPage(q: RunPageQuery): { runs: StoredRunListing[]; total: number; more: boolean } {
+    const where = listingFilters(q);
+    const keyset = q.after !== undefined;
+    const filters = `${q.status !== undefined ? 's' : ''}${q.flow !== undefined ? 'f' : ''}${q.has_open_escalation === undefined ? '' : q.has_open_escalation ? 'o' : 'n'}`;
+    const params: Record<string, unknown> = { limit: q.limit + 1 };
+    if (q.status !== undefined) params.status = q.status;
+    if (q.flow !== undefined) params.flow = q.flow;
+    if (keyset) Object.assign(params, { after_ts: q.after!.created_ts, after_id: q.after!.run_id });
+    else if (q.offset) params.offset = q.offset;
+    const page = this.listingStatement(`page:${filters}:${keyset ? 'after' : q.offset ? 'offset' : ''}`, () => {
+      const w = keyset ? [...where, '(u.created_ts, u.run_id) > (@after_ts, @after_id)'] : where;
+      return `SELECT ${LISTING_COLUMNS} FROM runs u${w.length ? ` WHERE ${w.join(' AND ')}` : ''} ORDER BY u.created_ts, u.run_id LIMIT @limit${!keyset && q.offset ? ' OFFSET @offset' : ''}`;
+    });
+    const countParams: Record<string, unknown> = {};
+    if (q.status !== undefined) countParams.status = q.status;
+    if (q.flow !== undefined) countParams.flow = q.flow;
+    const count = this.listingStatement(`count:${filters}`, () => `SELECT count(*) FROM runs u${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`);
+    return this.db.transaction(() => {
+      const rows = page.all(params) as (Omit<StoredRunListing, 'flows'> & { flows: string })[];
+      const total = count.pluck().get(countParams) as number;
+      const more = rows.length > q.limit;
+      if (more) rows.length = q.limit;
+      return { runs: rows.map((r) => ({ ...r, flows: JSON.parse(r.flows) as string[] })), total, more };
+    })();
+  }
+
+  private listingStatement(key: string, sql: () => string): Database.Statement {
+    let st = this.listing.get(key);
+    if (!st) this.listing.set(key, (st = this.db.prepare(sql())));
+    return st;
+  }
+
+  /** Routes per (tier, rule, decision) over every run. */
+  ledgerTierRuleCounts(): { tier: number; rule: string; decision: string; count: number }[] {
+    return this.s.ledgerTierRuleCounts.all() as { tier: number; rule: string; decision: string; count: number }[];
+  }
+
+  ledgerTotals(): LedgerTotals {
+    return this.s.ledgerTotals.get() as LedgerTotals;
+  }
+
+  /** Routes, LLM calls and USD per bucket of `widthMs` (a whole number of seconds) of route time. */
+  costBuckets(widthMs: number): CostBucket[] {
+    return this.s.costBuckets.all({ w: Math.max(1, Math.round(widthMs / 1000)) }) as CostBucket[];
   }
 
   routeCount(): number {

@@ -2,11 +2,15 @@ import path from 'node:path';
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import type { Decision } from '../contracts/decision.js';
 import type {
+  CostBucket,
   Ledger,
+  LedgerTotals,
   OffroadRow,
   ReplayRow,
   ReplayTuple,
   RouteRecord,
+  RunPage,
+  RunPageQuery,
   RunState,
   StoredEscalation,
   StoredLlmCall,
@@ -215,6 +219,20 @@ export class SqliteLedger implements Ledger {
   }
   runs(): Promise<StoredRun[]> {
     return Promise.resolve(this.sql.runs());
+  }
+  runPage(query: RunPageQuery): Promise<RunPage> {
+    const { runs, total, more } = this.sql.runPage(query);
+    const last = runs[runs.length - 1];
+    return Promise.resolve({ runs, total, next: more && last ? { created_ts: last.created_ts, run_id: last.run_id } : null });
+  }
+  ledgerTotals(): Promise<LedgerTotals> {
+    return Promise.resolve(this.sql.ledgerTotals());
+  }
+  ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
+    return Promise.resolve(this.sql.ledgerTierRuleCounts());
+  }
+  costBuckets(width_ms: number): Promise<CostBucket[]> {
+    return Promise.resolve(this.sql.costBuckets(width_ms));
   }
   runIds(): Promise<string[]> {
     return Promise.resolve(this.sql.allRunIds());

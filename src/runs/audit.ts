@@ -1,10 +1,11 @@
 import { decisionTargets } from '../contracts/decision-targets.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
-import type { LedgerReader, RunState, StoredEscalation, StoredRoute, StoredRun } from '../contracts/ports.js';
+import type { LedgerReader, RunPageKey, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
 import { requireRun, toEscalation } from '../ledger/index.js';
 
 const PAGE = 2000;
+const LIST_PAGE = 1000;
 
 async function summary(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
   const open = await ledger.openEscalationCount(run.run_id);
@@ -33,11 +34,40 @@ async function summary(ledger: LedgerReader, run: StoredRun): Promise<RunSummary
   };
 }
 
-/** One summary per run, oldest first. */
+/** A run listing's row as a RunSummary (the store computed flows, open escalations and status, as `summary` does). */
+export function listedSummary(r: StoredRunListing): RunSummary {
+  return {
+    run_id: r.run_id,
+    flow: r.flow,
+    flows: r.flows,
+    steps: r.last_seq,
+    offroad: r.offroad,
+    llm_calls: r.llm_calls,
+    cost_usd: r.cost_usd,
+    open_escalations: r.open_escalations,
+    status: r.status,
+    last_decision: r.last_decision as DecisionKind,
+    last_step: r.last_step,
+    first_ts: r.created_ts,
+    last_ts: r.updated_ts,
+  };
+}
+
+/** One page of run summaries, oldest first, filtered and paged by the store (`LedgerReader.runPage`). */
+export async function runsPage(ledger: LedgerReader, query: RunPageQuery): Promise<{ runs: RunSummary[]; total: number; next: RunPageKey | null }> {
+  const page = await ledger.runPage(query);
+  return { runs: page.runs.map(listedSummary), total: page.total, next: page.next };
+}
+
+/** One summary per run, oldest first (read in pages of LIST_PAGE runs, one query each). */
 export async function listRuns(ledger: LedgerReader): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
-  for (const r of await ledger.runs()) out.push(await summary(ledger, r));
-  return out;
+  for (let after: RunPageKey | undefined; ; ) {
+    const page = await ledger.runPage({ limit: LIST_PAGE, ...(after ? { after } : {}) });
+    for (const r of page.runs) out.push(listedSummary(r));
+    if (!page.next) return out;
+    after = page.next;
+  }
 }
 
 /** The summary of one run (UnknownRunError when absent). */

@@ -14,11 +14,11 @@ import type {
   VerifyReport,
   WhyReport,
 } from '../contracts/index.js';
-import type { KernelStore, Ledger, RunState } from '../contracts/ports.js';
+import type { KernelStore, Ledger, RunPageKey, RunPageQuery, RunState } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
 import { toEscalation } from '../ledger/index.js';
 import { verifyLedger } from '../ledger/index.js';
-import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, whyStep, type ResolveInput } from '../runs/index.js';
+import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, runsPage, whyStep, type ResolveInput } from '../runs/index.js';
 
 /**
  * What the service reads and writes besides routing: the ledger's read side (runs, audit, verify, replay,
@@ -30,6 +30,8 @@ export interface ServiceLedger {
   /** The store the kernel records routes into. */
   readonly store: KernelStore;
   listRuns(): Promise<RunSummary[]>;
+  /** One page of runs, filtered and paged by the store (see `LedgerReader.runPage`). */
+  runsPage(query: RunPageQuery): Promise<{ runs: RunSummary[]; total: number; next: RunPageKey | null }>;
   runDetail(run_id: string, after: number, limit: number): Promise<RunDetail>;
   audit(run_id: string): Promise<AuditReport>;
   why(run_id: string, step: string): Promise<WhyReport>;
@@ -44,12 +46,18 @@ export interface ServiceLedger {
 
 const HOUR_MS = 3_600_000;
 
+/** The width of /v1/stats' cost buckets: the finest of 1 s … 1 day that cuts the ledger's time span into at most 240. */
+export function bucketWidth(spanMs: number): number {
+  return [1_000, 10_000, 60_000, 300_000, HOUR_MS, 24 * HOUR_MS].find((w) => spanMs / w <= 240) ?? 24 * HOUR_MS;
+}
+
 /** The service's view of a ledger. */
 export function serviceLedger(ledger: Ledger): ServiceLedger {
   return {
     location: ledger.location,
     store: ledger,
     listRuns: () => listRuns(ledger),
+    runsPage: (query) => runsPage(ledger, query),
     async runDetail(run_id, after, limit) {
       const run = await runSummary(ledger, run_id);
       const rows = await ledger.routes(run_id, after, limit + 1);
@@ -92,51 +100,23 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
     resolve: (flows, input) => resolveEscalation(ledger, flows, input),
     verify: () => verifyLedger(ledger, { repair: false }),
     async stats() {
-      const runs = await ledger.runs();
-      const byRule = new Map<string, { tier: Tier; rule: string; decision: DecisionKind; count: number }>();
+      // Three aggregate queries, whatever the number of runs: totals, counts by tier/rule/decision, cost by time bucket.
+      const totals = await ledger.ledgerTotals();
       const byTier = new Map<number, number>();
-      let routes = 0;
-      for (const r of runs) {
-        routes += r.last_seq;
-        for (const t of await ledger.tierRuleCounts(r.run_id)) {
-          const k = `${t.tier}\u0000${t.rule}\u0000${t.decision}`;
-          const e = byRule.get(k);
-          if (e) e.count += t.count;
-          else byRule.set(k, { tier: t.tier as Tier, rule: t.rule, decision: t.decision as DecisionKind, count: t.count });
-          byTier.set(t.tier, (byTier.get(t.tier) ?? 0) + t.count);
-        }
-      }
-      // Cost over time by bucket of route time: one pass over the routes (fine for a few million routes).
-      const first = Math.min(...runs.map((r) => Date.parse(r.created_ts)).filter(Number.isFinite));
-      const last = Math.max(...runs.map((r) => Date.parse(r.updated_ts)).filter(Number.isFinite));
-      const span = Number.isFinite(first) && Number.isFinite(last) ? last - first : 0;
-      const width = [1_000, 10_000, 60_000, 300_000, HOUR_MS, 24 * HOUR_MS].find((w) => span / w <= 240) ?? 24 * HOUR_MS;
-      const buckets = new Map<number, { routes: number; llm_calls: number; usd: number }>();
-      for (const r of runs) {
-        for (let after = 0; ; ) {
-          const page = await ledger.routes(r.run_id, after, 4096);
-          if (page.length === 0) break;
-          for (const row of page) {
-            const t = Date.parse(row.ts);
-            const h = Number.isFinite(t) ? Math.floor(t / width) * width : 0;
-            let b = buckets.get(h);
-            if (!b) buckets.set(h, (b = { routes: 0, llm_calls: 0, usd: 0 }));
-            b.routes++;
-            b.llm_calls += row.llm_calls;
-            b.usd += row.cost_usd;
-          }
-          after = page[page.length - 1]!.seq;
-        }
-      }
+      const byRule = (await ledger.ledgerTierRuleCounts()).map((t) => {
+        byTier.set(t.tier, (byTier.get(t.tier) ?? 0) + t.count);
+        return { tier: t.tier as Tier, rule: t.rule, decision: t.decision as DecisionKind, count: t.count };
+      });
+      const span = totals.first_ms !== null && totals.last_ms !== null ? totals.last_ms - totals.first_ms : 0;
+      const width = bucketWidth(span);
+      const buckets = await ledger.costBuckets(width);
       return {
-        runs: runs.length,
-        routes,
+        runs: totals.runs,
+        routes: totals.routes,
         by_tier: [...byTier].sort((a, b) => a[0] - b[0]).map(([tier, count]) => ({ tier: tier as Tier, count })),
-        by_tier_rule: [...byRule.values()].sort((a, b) => a.tier - b.tier || b.count - a.count || a.rule.localeCompare(b.rule)),
+        by_tier_rule: byRule.sort((a, b) => a.tier - b.tier || b.count - a.count || a.rule.localeCompare(b.rule)),
         bucket_seconds: width / 1000,
-        cost_over_time: [...buckets]
-          .sort((a, b) => a[0] - b[0])
-          .map(([h, b]) => ({ bucket: new Date(h).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),
+        cost_over_time: buckets.map((b) => ({ bucket: new Date(b.bucket_ms).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),
       };
     },
     close: () => ledger.close(),

@@ -14,6 +14,8 @@ import {
   type ReplayBody,
   type ResolveBody,
   type RouteRecord,
+  type RunPageKey,
+  type RunStatus,
 } from '../contracts/index.js';
 import { createKernel, type FlowSet, type Kernel } from '../kernel/index.js';
 import { packageRoot } from '../package-root.js';
@@ -206,12 +208,17 @@ export function createService(options: ServiceOptions): Service {
     const open = one('has_open_escalation');
     if (open !== undefined && open !== 'true' && open !== 'false') throw new ApiError('INVALID_REQUEST', `has_open_escalation must be true or false (got ${JSON.stringify(open)})`);
     const limit = intParam(one('limit'), 'limit', 50, 1, MAX_PAGE);
-    const offset = intParam(one('cursor'), 'cursor', 0, 0, Number.MAX_SAFE_INTEGER);
-    const all = (await ledger.listRuns()).filter(
-      (r) => (status === undefined || r.status === status) && (flow === undefined || r.flows.includes(flow)) && (open === undefined || (r.open_escalations > 0) === (open === 'true')),
+    const cursor = one('cursor');
+    const page = await deadline(
+      ledger.runsPage({
+        limit,
+        ...(status !== undefined ? { status: status as RunStatus } : {}),
+        ...(flow !== undefined ? { flow } : {}),
+        ...(open !== undefined ? { has_open_escalation: open === 'true' } : {}),
+        ...(cursor !== undefined ? decodeRunsCursor(cursor) : {}),
+      }),
     );
-    const runs = all.slice(offset, offset + limit);
-    return json(reply, 'runs-page', { runs, total: all.length, next_cursor: offset + limit < all.length ? String(offset + limit) : null });
+    return json(reply, 'runs-page', { runs: page.runs, total: page.total, next_cursor: page.next ? encodeRunsCursor(page.next) : null });
   });
 
   app.get('/v1/runs/:id', async (req, reply) => {
@@ -299,6 +306,29 @@ export function parseJsonBody(text: string): unknown {
     });
   }
   return value;
+}
+
+/**
+ * `/v1/runs` cursors are keysets: the sort key (created_ts, run_id) of the page's last run, as base64url JSON, so a
+ * page costs the same wherever it is and runs created meanwhile shift nothing. A cursor of digits only is an offset,
+ * as cursors were before (pages handed out by an older version keep working).
+ */
+export function encodeRunsCursor(key: RunPageKey): string {
+  return Buffer.from(JSON.stringify([key.created_ts, key.run_id]), 'utf8').toString('base64url');
+}
+
+function decodeRunsCursor(cursor: string): { after: RunPageKey } | { offset: number } {
+  if (/^\d+$/.test(cursor)) return { offset: intParam(cursor, 'cursor', 0, 0, Number.MAX_SAFE_INTEGER) };
+  let key: unknown;
+  try {
+    key = /^[A-Za-z0-9_-]+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
+  } catch {
+    key = undefined;
+  }
+  if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'string' || typeof key[1] !== 'string') {
+    throw new ApiError('INVALID_REQUEST', `cursor is not a next_cursor this service gave (got ${JSON.stringify(cursor)})`);
+  }
+  return { after: { created_ts: key[0], run_id: key[1] } };
 }
 
 function intParam(v: string | undefined, name: string, dflt: number, min: number, max: number): number {

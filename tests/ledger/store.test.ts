@@ -172,6 +172,28 @@ describe('opening a ledger file', () => {
     }
   });
 
+  it('gives a schema-3 ledger (before the run listing index) index runs_created on open; its runs list as before', async () => {
+    const { file } = tmp();
+    const { kernel } = ledgerKernel(file, flows, { arbiter: scriptedArbiter() });
+    await simulate(kernel, HARSH_SCENARIO, {});
+    await kernel.close();
+    const listing = async (l: ReturnType<typeof openLedger>) => (await l.runPage({ limit: 500 })).runs.map((r) => r.run_id);
+    const reopened = openLedger(file, { create: false });
+    const expected = await listing(reopened);
+    await reopened.close();
+    expect(expected.length).toBe(HARSH_SCENARIO.runs);
+    // Make the file what navkernel wrote before schema 4.
+    const db = new Database(file);
+    db.exec('DROP INDEX runs_created; PRAGMA user_version = 3;');
+    db.close();
+    const old = openLedger(file, { create: false });
+    expect(old.sql.db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
+    expect(old.sql.db.pragma('index_info(runs_created)')).toEqual([expect.objectContaining({ name: 'created_ts' }), expect.objectContaining({ name: 'run_id' })]);
+    expect(await listing(old)).toEqual(expected);
+    expect(expected).toEqual((await old.runs()).map((r) => r.run_id));
+    await old.close();
+  });
+
   it('refuses a file that is not SQLite, and leaves it untouched', () => {
     const { dir } = tmp();
     const file = path.join(dir, 'notes.sqlite');

@@ -38,6 +38,21 @@ describePostgres('opening a PostgreSQL ledger', () => {
     await b.pool.end();
   });
 
+  it('gives a schema-3 ledger (before the run listing index) index runs_created on open', async () => {
+    const url = fresh();
+    await (await openPostgresPool(url)).pool.end();
+    const s = schemaOf(url);
+    const indexdef = async () => (await adminQuery<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2', [s, 'runs_created']))[0]?.indexdef;
+    expect(await indexdef()).toMatch(/\(created_ts, run_id\)/);
+    await adminQuery(`DROP INDEX ${s}.runs_created; UPDATE ${s}.navkernel_meta SET schema_version = 3`);
+    expect(await indexdef()).toBeUndefined();
+    const again = await openPostgresPool(url);
+    expect(again.schema).toEqual({ found: 3, version: PG_SCHEMA_VERSION });
+    await again.pool.end();
+    expect(PG_SCHEMA_VERSION).toBe(4);
+    expect(await indexdef()).toMatch(/\(created_ts, run_id\)/);
+  });
+
   it('migrates once when several kernels open an empty schema at the same time', async () => {
     const url = fresh();
     const opened = await Promise.all([1, 2, 3, 4].map(() => openPostgresPool(url, { poolSize: 2 })));

@@ -1,7 +1,20 @@
 // Every SQL statement of the PostgreSQL ledger: the same surface as the SQLite ledger's LedgerSql (src/ledger/sql.ts),
 // asynchronous, and with a batched append (group commit).
 import type pg from 'pg';
-import type { OffroadRow, ReplayRow, ReplayTuple, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry } from '../../contracts/ports.js';
+import type {
+  CostBucket,
+  LedgerTotals,
+  OffroadRow,
+  ReplayRow,
+  ReplayTuple,
+  RunPageQuery,
+  StoredEscalation,
+  StoredLlmCall,
+  StoredRoute,
+  StoredRun,
+  StoredRunEntry,
+  StoredRunListing,
+} from '../../contracts/ports.js';
 import type { AppendWrite } from '../sql.js';
 import { isConnectionError } from './errors.js';
 import { REGISTER_LOCK_SQL, insertRegisterEntries, registerHead } from './schema.js';
@@ -17,6 +30,22 @@ const RUN_SELECT =
   "run_id, flow, created_ts, updated_ts, last_seq, encode(head_hash, 'hex') AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step";
 const ESCALATION_SELECT =
   "escalation_id, run_id, seq, flow, step, reason, opened_ts, status, resolution, resolved_by, resolved_ts, encode(resolution_hash, 'hex') AS resolution_hash";
+
+// The run listing (runPage), as the SQLite ledger's (src/ledger/sql.ts): open escalations, and the run's status as
+// src/runs/audit.ts defines it (terminated: last decision TERMINATE, or an ESCALATE resolved with TERMINATE).
+const OPEN_ESCALATIONS = "(SELECT count(*) FROM escalations e WHERE e.run_id = u.run_id AND e.status = 'open')";
+const RUN_STATUS =
+  `CASE WHEN u.last_decision = 'TERMINATE' THEN 'terminated' WHEN ${OPEN_ESCALATIONS} > 0 THEN 'escalated' ` +
+  "WHEN u.last_decision = 'ESCALATE' AND (SELECT CASE WHEN e.resolution IS NULL OR e.resolution = '' THEN NULL ELSE e.resolution::jsonb ->> 'decision' END " +
+  "FROM escalations e WHERE e.run_id = u.run_id AND e.seq = u.last_seq ORDER BY e.escalation_id LIMIT 1) = 'TERMINATE' THEN 'terminated' ELSE 'active' END";
+const LISTING_COLUMNS =
+  "u.run_id, u.flow, u.created_ts, u.updated_ts, u.last_seq, encode(u.head_hash, 'hex') AS head_hash, u.offroad, u.llm_calls, u.cost_usd, " +
+  `u.last_decision, u.last_step, ${OPEN_ESCALATIONS}::int AS open_escalations, ${RUN_STATUS} AS status, ` +
+  'ARRAY(SELECT DISTINCT r.flow FROM routes r WHERE r.run_id = u.run_id ORDER BY r.flow) AS flows';
+// A route time PostgreSQL can read as a timestamp (the kernel writes toISOString()); anything else counts as unreadable
+// (bucket 0, left out of the span), where a cast would fail the whole statement.
+const ISO_TS = "'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})$'";
+const epochMs = (col: string) => `CASE WHEN ${col} ~ ${ISO_TS} THEN extract(epoch FROM ${col}::timestamptz) * 1000 END`;
 
 const LLM_COLUMNS =
   'run_id, seq, idx, provider, model, purpose, attempt, prompt_hash, raw_answer, outcome, input_tokens, output_tokens, usd, latency_ms, record';
@@ -334,6 +363,57 @@ export class PgLedgerSql {
       'nk_tier_rule_counts',
       'SELECT tier, rule, decision, count(*)::int AS count FROM routes WHERE run_id = $1 GROUP BY tier, rule, decision ORDER BY tier, rule, decision',
       [runId],
+    );
+  }
+
+  /**
+   * One page of the run listing (walks index runs_created in order, stops after the page) and the number of runs
+   * matching its filters, as two statements sent at once.
+   */
+  async runPage(q: RunPageQuery): Promise<{ runs: StoredRunListing[]; total: number; more: boolean }> {
+    const values: unknown[] = [];
+    const where: string[] = [];
+    if (q.status !== undefined) where.push(`(${RUN_STATUS}) = $${values.push(q.status)}`);
+    if (q.flow !== undefined) where.push(`EXISTS (SELECT 1 FROM routes r WHERE r.run_id = u.run_id AND r.flow = $${values.push(q.flow)})`);
+    if (q.has_open_escalation !== undefined) where.push(`${q.has_open_escalation ? '' : 'NOT '}EXISTS (SELECT 1 FROM escalations e WHERE e.run_id = u.run_id AND e.status = 'open')`);
+    const filters = `${q.status !== undefined ? 's' : ''}${q.flow !== undefined ? 'f' : ''}${q.has_open_escalation === undefined ? '' : q.has_open_escalation ? 'o' : 'n'}`;
+    const countSql = `SELECT count(*)::float8 AS n FROM runs u${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    const countValues = [...values];
+    let tail = '';
+    if (q.after !== undefined) where.push(`(u.created_ts, u.run_id) > ($${values.push(q.after.created_ts)}, $${values.push(q.after.run_id)})`);
+    else if (q.offset) tail = ` OFFSET $${values.push(q.offset)}::bigint`;
+    const pageSql = `SELECT ${LISTING_COLUMNS} FROM runs u${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY u.created_ts, u.run_id LIMIT $${values.push(q.limit + 1)}::bigint${tail}`;
+    const mode = q.after !== undefined ? 'a' : q.offset ? 'o' : '';
+    const [rows, count] = await Promise.all([
+      this.rows<StoredRunListing>(`nk_run_page_${filters}_${mode}`, pageSql, values),
+      this.rows<{ n: number }>(`nk_run_count_${filters}`, countSql, countValues),
+    ]);
+    const more = rows.length > q.limit;
+    if (more) rows.length = q.limit;
+    return { runs: rows, total: count[0]!.n, more };
+  }
+
+  /** Routes per (tier, rule, decision) over every run. */
+  ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
+    return this.rows('nk_ledger_tier_rule_counts', 'SELECT tier, rule, decision, count(*)::float8 AS count FROM routes GROUP BY tier, rule, decision ORDER BY tier, rule, decision', []);
+  }
+
+  async ledgerTotals(): Promise<LedgerTotals> {
+    const rows = await this.rows<LedgerTotals>(
+      'nk_ledger_totals',
+      `SELECT count(*)::float8 AS runs, coalesce(sum(last_seq), 0)::float8 AS routes, min(${epochMs('created_ts')})::float8 AS first_ms, max(${epochMs('updated_ts')})::float8 AS last_ms FROM runs`,
+      [],
+    );
+    return rows[0]!;
+  }
+
+  /** Routes, LLM calls and USD per bucket of `widthMs` (a whole number of seconds) of route time. */
+  costBuckets(widthMs: number): Promise<CostBucket[]> {
+    return this.rows(
+      'nk_cost_buckets',
+      'SELECT b::float8 * 1000 AS bucket_ms, count(*)::float8 AS routes, sum(llm_calls)::float8 AS llm_calls, sum(cost_usd)::float8 AS usd ' +
+        `FROM (SELECT coalesce(floor(${epochMs('ts')} / 1000 / $1::bigint) * $1::bigint, 0) AS b, llm_calls, cost_usd FROM routes) x GROUP BY b ORDER BY b`,
+      [Math.max(1, Math.round(widthMs / 1000))],
     );
   }
 

@@ -1,11 +1,15 @@
 import { canonicalJson, sha256 } from '../../contracts/canonical-json.js';
 import type { Decision } from '../../contracts/decision.js';
 import type {
+  CostBucket,
   Ledger,
+  LedgerTotals,
   OffroadRow,
   ReplayRow,
   ReplayTuple,
   RouteRecord,
+  RunPage,
+  RunPageQuery,
   RunState,
   StoredEscalation,
   StoredLlmCall,
@@ -252,6 +256,20 @@ export class PostgresLedger implements Ledger {
   }
   runs(): Promise<StoredRun[]> {
     return this.read((sql) => sql.runs());
+  }
+  async runPage(query: RunPageQuery): Promise<RunPage> {
+    const { runs, total, more } = await this.read((sql) => sql.runPage(query));
+    const last = runs[runs.length - 1];
+    return { runs, total, next: more && last ? { created_ts: last.created_ts, run_id: last.run_id } : null };
+  }
+  ledgerTotals(): Promise<LedgerTotals> {
+    return this.read((sql) => sql.ledgerTotals());
+  }
+  ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
+    return this.read((sql) => sql.ledgerTierRuleCounts());
+  }
+  costBuckets(width_ms: number): Promise<CostBucket[]> {
+    return this.read((sql) => sql.costBuckets(width_ms));
   }
   runIds(): Promise<string[]> {
     return this.read((sql) => sql.allRunIds());

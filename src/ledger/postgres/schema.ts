@@ -5,7 +5,7 @@ import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 3;
+export const PG_SCHEMA_VERSION = 4;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -122,6 +122,9 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
     );
     await insertRegisterEntries(client, GENESIS_HASH, runs.rows.map((r) => ({ run_id: r.run_id, first_hash: r.hash })));
   },
+  // v4: the run listing's order as an index, as the SQLite ledger's v4: a page of runs (runPage) is a range scan that
+  // stops after the page. created_ts never changes after a run's first route, so appends keep their HOT updates.
+  'CREATE INDEX IF NOT EXISTS runs_created ON runs (created_ts, run_id);',
 ];
 
 /**
