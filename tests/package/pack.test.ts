@@ -75,6 +75,24 @@ describe('the published package', () => {
     expect(files).toContain('schemas/decision.schema.json');
     for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client.py']) expect(files).toContain(ui);
     expect(files.filter((f) => /^dist\/(tests|bench|scripts)\//.test(f) || f.endsWith('.map'))).toEqual([]);
+    // No compiled file points at a source map that is not shipped (bundlers warn about those).
+    const dangling = files.filter((f) => f.endsWith('.js') && /\/\/# sourceMappingURL=/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(dangling).toEqual([]);
+  });
+
+  it('every relative link of a shipped Markdown file resolves inside the package (the UI screenshots stay in the repository)', () => {
+    const files = new Set(packed.files.map((f) => f.path));
+    const broken: string[] = [];
+    for (const doc of [...files].filter((f) => f.endsWith('.md'))) {
+      for (const m of readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g)) {
+        const link = m[1]!;
+        if (/^[a-z]+:/i.test(link)) continue;
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(doc), link)).replace(/\/$/, '');
+        if (/^docs\/ui-[\w-]+\.png$/.test(target)) continue;
+        if (!files.has(target) && ![...files].some((f) => f.startsWith(`${target}/`))) broken.push(`${doc}: ${link}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it('type-checks a consumer with skipLibCheck false under moduleResolution node16 and bundler', () => {
