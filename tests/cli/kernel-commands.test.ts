@@ -160,6 +160,14 @@ describe('navkernel demo and help', () => {
     expect(here.stderr).toBe('');
   });
 
+  it('keeps its live table aligned, inject-flow targets included', () => {
+    const r = runCli(['demo', '--no-ledger', '--run-prefix', 'aligned'], '', { NO_COLOR: '1', FORCE_COLOR: '0' });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => /^\s*\d+ aligned-run-/.test(l));
+    expect(rows.some((l) => l.includes('INJECT_FLOW flow rebase'))).toBe(true);
+    expect(new Set(rows.map((l) => [...l].join('').indexOf(' tier ')))).toHaveProperty('size', 1);
+  });
+
   it('has --help on every command', () => {
     for (const cmd of ['route', 'validate', 'demo']) {
       const r = runCli([cmd, '--help']);

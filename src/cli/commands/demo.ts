@@ -18,16 +18,24 @@ interface DemoOptions extends RoutingCliOptions {
   runPrefix?: string;
 }
 
-function describe(d: Decision): string {
-  const target = d.inject_flow ? `flow ${d.inject_flow} → ${d.next_step_id}` : d.next_step_id ?? '';
-  const colour = d.decision === 'CONTINUE' ? pc.green : d.decision === 'ESCALATE' ? pc.red : d.decision === 'TERMINATE' ? pc.blue : pc.yellow;
-  return `${colour(d.decision.padEnd(11))} ${target.padEnd(26)} tier ${d.tier} ${pc.dim(d.rule)}`;
+/** Where a decision sends the run, as the demo's table shows it. */
+const targetOf = (d: Pick<Decision, 'inject_flow' | 'next_step_id'>): string => (d.inject_flow ? `flow ${d.inject_flow} → ${d.next_step_id}` : (d.next_step_id ?? ''));
+
+/** Column widths of the demo's table, from the flows before any step is routed (its lines are streamed). */
+interface DemoWidths {
+  where: number;
+  target: number;
 }
 
-/** Prints one routed step; `width` is the widest `run flow/step` of the demo, so columns line up. */
-function printStep({ request, decision }: SimulatedStep, width: number): void {
+function describe(d: Decision, targetWidth: number): string {
+  const colour = d.decision === 'CONTINUE' ? pc.green : d.decision === 'ESCALATE' ? pc.red : d.decision === 'TERMINATE' ? pc.blue : pc.yellow;
+  return `${colour(d.decision.padEnd(11))} ${targetOf(d).padEnd(targetWidth)} tier ${d.tier} ${pc.dim(d.rule)}`;
+}
+
+/** Prints one routed step, its columns as wide as the widest `run flow/step` and target the flows allow. */
+function printStep({ request, decision }: SimulatedStep, widths: DemoWidths): void {
   const where = `${request.run_id} ${request.flow}/${request.step_completed}`;
-  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(width)} ${request.status.padEnd(11)} ${describe(decision)}\n`);
+  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(widths.where)} ${request.status.padEnd(11)} ${describe(decision, widths.target)}\n`);
 }
 
 function printSummary(s: SimulationSummary): void {
@@ -63,9 +71,13 @@ export function registerDemoCommand(program: Command): void {
     try {
       const quiet = opts.quiet || opts.json;
       const runPrefix = opts.runPrefix ?? `${scenario.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
-      const longestStep = Math.max(...[...kernel.flows.flows.values()].flatMap((f) => [...f.steps.keys()].map((s) => f.id.length + 1 + s.length)));
-      const width = `${runPrefix}-run-${scenario.runs}`.length + 1 + longestStep;
-      const summary = await simulate(kernel, scenario, quiet ? { runPrefix } : { runPrefix, onStep: (s) => printStep(s, width) });
+      const flows = [...kernel.flows.flows.values()];
+      const longestStep = Math.max(...flows.flatMap((f) => [...f.steps.keys()].map((s) => f.id.length + 1 + s.length)));
+      const widths: DemoWidths = {
+        where: `${runPrefix}-run-${scenario.runs}`.length + 1 + longestStep,
+        target: Math.max(...flows.flatMap((f) => [...f.steps.keys()].map((s) => s.length)), ...flows.map((f) => targetOf({ inject_flow: f.id, next_step_id: f.firstStep }).length)),
+      };
+      const summary = await simulate(kernel, scenario, quiet ? { runPrefix } : { runPrefix, onStep: (s) => printStep(s, widths) });
       const ledger = opts.ledger === false ? null : path.resolve(opts.ledger);
       const runsFolder = ledger ? runsFolderFor(ledger) : null;
       if (opts.json) {
