@@ -80,7 +80,7 @@ if (json) {
   for (const row of body) console.log(line(row));
   for (const r of results) {
     const strict = Object.entries(r.strictIssueKinds).map(([k, v]) => `${k} ${v}`).join(', ');
-    console.log(`${r.scenario}: verify without repair found ${strict || 'nothing'}; child failures ${r.childFailures}; ${r.ok ? 'OK' : 'FAILED'}`);
+    console.log(`${r.scenario}: ${r.killsBeforeFirstAck} of the kills came before the child's first ACK; verify without repair found ${strict || 'nothing'}; child failures ${r.childFailures}; ${r.ok ? 'OK' : 'FAILED'}`);
     for (const e of r.errors.slice(0, 10)) console.log(`  ${e}`);
   }
 }

@@ -14,6 +14,8 @@ import { CLOCK_START, parseAck, startChild, type Child } from './harness.js';
 export interface CrashFigures {
   scenario: string;
   kills: number;
+  /** Kills that landed before the child acknowledged anything (start-up, the ledger's open, a run's reload). */
+  killsBeforeFirstAck: number;
   /** Child processes started (killed, finished, failed). */
   children: number;
   runs: number;
@@ -94,6 +96,7 @@ export async function scenarioA(o: ScenarioOptions): Promise<CrashFigures> {
   const acked = new Map<string, Decision[]>();
   const errors: string[] = [];
   let kills = 0;
+  let early = 0;
   let children = 0;
   let failures = 0;
   let consecutiveFailures = 0;
@@ -107,6 +110,7 @@ export async function scenarioA(o: ScenarioOptions): Promise<CrashFigures> {
     collect(child, acked);
     if (exit.signal === 'SIGKILL') {
       kills++;
+      if (!child.lines.some((l) => l.startsWith('ACK '))) early++;
       consecutiveFailures = 0;
       o.onKill?.(kills);
     } else if (exit.code === 0 && child.lines[child.lines.length - 1] === 'DONE') {
@@ -118,7 +122,7 @@ export async function scenarioA(o: ScenarioOptions): Promise<CrashFigures> {
       if (++consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) break;
     }
   }
-  return check(o, 'A: one writer, several runs', { kills, children, failures, errors, t0, reference, acked });
+  return check(o, 'A: one writer, several runs', { kills, early, children, failures, errors, t0, reference, acked });
 }
 
 /** Adds the child's acknowledged decisions by request id (a request routed again after a kill may be acknowledged twice). */
@@ -176,6 +180,7 @@ export async function scenarioB(o: ScenarioOptions): Promise<CrashFigures> {
   const acked = new Map<string, Decision[]>();
   const errors: string[] = [];
   let kills = 0;
+  let early = 0;
   let children = 0;
   let failures = 0;
   let consecutiveFailures = 0;
@@ -202,6 +207,7 @@ export async function scenarioB(o: ScenarioOptions): Promise<CrashFigures> {
       const exit = exits[i]!;
       if (exit.signal === 'SIGKILL') {
         kills++;
+        if (!child.lines.some((l) => l.startsWith('ACK '))) early++;
         o.onKill?.(kills);
       } else if (exit.code === 0 && child.lines[child.lines.length - 1] === 'DONE') {
         slot.prefix = `${run}-${slot.name}${++generation}`;
@@ -215,7 +221,7 @@ export async function scenarioB(o: ScenarioOptions): Promise<CrashFigures> {
     consecutiveFailures = failedNow ? consecutiveFailures + 1 : 0;
     if (consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) break;
   }
-  return check(o, 'B: two writers, one run', { kills, children, failures, errors, t0, reference: undefined, acked });
+  return check(o, 'B: two writers, same run', { kills, early, children, failures, errors, t0, reference: undefined, acked });
 }
 
 interface Row {
@@ -227,7 +233,7 @@ interface Row {
 async function check(
   o: ScenarioOptions,
   scenario: string,
-  s: { kills: number; children: number; failures: number; errors: string[]; t0: number; reference: Map<string, Decision[]> | undefined; acked: Map<string, Decision[]> },
+  s: { kills: number; early: number; children: number; failures: number; errors: string[]; t0: number; reference: Map<string, Decision[]> | undefined; acked: Map<string, Decision[]> },
 ): Promise<CrashFigures> {
   const ledger = openLedger(o.file, { create: false });
   try {
@@ -288,6 +294,7 @@ async function check(
     const figures: CrashFigures = {
       scenario,
       kills: s.kills,
+      killsBeforeFirstAck: s.early,
       children: s.children,
       runs: runIds.length,
       routes,
