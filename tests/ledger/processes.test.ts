@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { onLines } from '../support/lines.js';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,20 +6,22 @@ import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js'
 import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { listRuns, replayRun } from '../../src/runs/index.js';
+import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { sampleFlows, tmpDir } from './helpers.js';
 
-// Real child processes run the compiled fixture (dist/ is built by `npm test`'s tsc step). They run from a
-// snapshot of dist/ taken once, so a rebuild in the working tree while the test runs cannot break a child.
+// Real child processes run the compiled child of the crash harness (scripts/crash/child.ts, shared with
+// `npm run crash`; dist/ is built by `npm test`'s tsc step). They run from a snapshot of dist/ taken once, so a
+// rebuild in the working tree while the test runs cannot break a child.
 // The snapshot sits in runs/ (git-ignored) so that node_modules/ and schemas/ resolve as from dist/.
 const SNAPSHOT = path.join(ROOT, 'runs', `.ledger-test-dist-${process.pid}`);
-const CHILD = path.join(SNAPSHOT, 'tests', 'ledger', 'fixtures', 'route-child.js');
+const CHILD = childScript(SNAPSHOT);
 
 let flows: FlowSet;
 const cleanups: (() => void)[] = [];
 beforeAll(async () => {
   flows = await sampleFlows();
-  for (const part of ['src', 'machines', path.join('tests', 'ledger', 'fixtures')]) {
+  for (const part of CHILD_DIST_PARTS) {
     cpSync(path.join(ROOT, 'dist', part), path.join(SNAPSHOT, part), { recursive: true });
   }
   cleanups.push(() => rmSync(SNAPSHOT, { recursive: true, force: true }));
@@ -33,32 +33,8 @@ function tmp() {
   return t;
 }
 
-interface Child {
-  lines: string[];
-  stderr: string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  kill: () => void;
-  onLine: (fn: (line: string, count: number) => void) => void;
-}
-
-function start(args: string[]): Child {
-  const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
-  const lines: string[] = [];
-  let listener: ((line: string, count: number) => void) | undefined;
-  const c: Child = {
-    lines,
-    stderr: '',
-    exit: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal }))),
-    kill: () => child.kill('SIGKILL'),
-    onLine: (fn) => (listener = fn),
-  };
-  // Only complete lines count: a line cut by the kill was never acknowledged.
-  onLines(child.stdout, (line) => {
-    lines.push(line);
-    listener?.(line, lines.length);
-  });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (c.stderr += s));
-  return c;
+function start(args: string[]) {
+  return startChild(CHILD, args, { cwd: ROOT, env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
 }
 
 describe('several processes, one ledger', () => {
@@ -94,7 +70,7 @@ describe('crash safety', () => {
     const { dir, file } = tmp();
     // A long run: the simulated runner goes through the SDLC flows many times under one run id.
     const reference: { request: RouteRequest; decision: Decision }[] = [];
-    const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(Date.UTC(2025, 0, 1) + 1000 * reference.length) });
+    const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * reference.length) });
     await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 12 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
     memory.close();
     expect(reference.length).toBeGreaterThan(400);
@@ -113,7 +89,10 @@ describe('crash safety', () => {
         if (count === killAfter) setTimeout(child.kill, delayMs);
       });
       const exit = await child.exit;
-      for (const line of child.lines) if (line.startsWith('ACK ')) acknowledged.push(JSON.parse(line.slice(4)) as Decision);
+      for (const line of child.lines) {
+        const ack = parseAck(line);
+        if (ack) acknowledged.push(ack.decision);
+      }
       if (exit.signal === 'SIGKILL') {
         kills++;
         continue;
@@ -160,8 +139,8 @@ describe('two processes on one run (issue 12 item 4)', () => {
       const exits = await Promise.all(kids.map((k) => k.exit));
       kids.forEach((k, i) => {
         for (const line of k.lines) {
-          const m = /^ACK (\S+) (.*)$/.exec(line);
-          if (m) acked.set(m[1]!, JSON.parse(m[2]!) as Decision);
+          const ack = parseAck(line);
+          if (ack) acked.set(ack.id, ack.decision);
         }
         if (exits[i]!.signal === 'SIGKILL') kills++;
         else {

@@ -1,7 +1,6 @@
 // Several real processes on one PostgreSQL ledger: different runs at once, the same run at once, and a runner
-// killed with SIGKILL at random moments and restarted. Children run the ledger tests' compiled fixture
-// (tests/ledger/fixtures/route-child.ts) from a snapshot of dist/, pointed at a postgres:// URL.
-import { spawn } from 'node:child_process';
+// killed with SIGKILL at random moments and restarted. Children run the compiled child of the crash
+// harness (scripts/crash/child.ts, shared with `npm run crash`) from a snapshot of dist/, pointed at a postgres:// URL.
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,18 +12,18 @@ import { PostgresLedger, verifyLedger } from '../../src/ledger/index.js';
 import { listRuns, replayRun } from '../../src/runs/index.js';
 import { sampleFlows } from '../ledger/helpers.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
-import { onLines } from '../support/lines.js';
+import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
 const SNAPSHOT = path.join(ROOT, 'runs', `.pg-test-dist-${process.pid}`);
-const CHILD = path.join(SNAPSHOT, 'tests', 'ledger', 'fixtures', 'route-child.js');
+const CHILD = childScript(SNAPSHOT);
 let flows: FlowSet;
 const urls: string[] = [];
 let dir: string;
 beforeAll(async () => {
   if (!DATABASE_URL) return;
   flows = await sampleFlows();
-  for (const part of ['src', 'machines', path.join('tests', 'ledger', 'fixtures')]) cpSync(path.join(ROOT, 'dist', part), path.join(SNAPSHOT, part), { recursive: true });
+  for (const part of CHILD_DIST_PARTS) cpSync(path.join(ROOT, 'dist', part), path.join(SNAPSHOT, part), { recursive: true });
   dir = mkdtempSync(path.join(tmpdir(), 'navkernel-pg-proc-'));
 });
 afterAll(async () => {
@@ -39,19 +38,7 @@ function fresh(): string {
 }
 
 function start(args: string[]) {
-  const child = spawn(process.execPath, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
-  const lines: string[] = [];
-  let stderr = '';
-  let listener: ((line: string, count: number) => void) | undefined;
-  onLines(child.stdout, (line) => (lines.push(line), listener?.(line, lines.length)));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return {
-    lines,
-    stderr: () => stderr,
-    exit: new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal }))),
-    kill: () => child.kill('SIGKILL'),
-    onLine: (fn: (line: string, count: number) => void) => (listener = fn),
-  };
+  return startChild(CHILD, args, { cwd: ROOT, env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
 }
 
 describePostgres('several processes, one PostgreSQL ledger', () => {
@@ -62,7 +49,7 @@ describePostgres('several processes, one PostgreSQL ledger', () => {
     let total = 0;
     for (const k of kids) {
       const exit = await k.exit;
-      expect(exit.code, k.stderr()).toBe(0);
+      expect(exit.code, k.stderr).toBe(0);
       total += (JSON.parse(k.lines[0]!) as { routes: number }).routes;
     }
     const mem = createKernel({ flows, store: new MemoryStore() });
@@ -83,8 +70,11 @@ describePostgres('several processes, one PostgreSQL ledger', () => {
     const acked: string[] = [];
     for (const k of kids) {
       const exit = await k.exit;
-      expect(exit.code, k.stderr()).toBe(0);
-      for (const l of k.lines) if (l.startsWith('ACK ')) acked.push(l.split(' ')[1]!);
+      expect(exit.code, k.stderr).toBe(0);
+      for (const l of k.lines) {
+        const ack = parseAck(l);
+        if (ack) acked.push(ack.id);
+      }
     }
     expect(acked.length).toBe(80);
     const ledger = await PostgresLedger.open(url, { readOnly: true });
@@ -98,7 +88,7 @@ describePostgres('several processes, one PostgreSQL ledger', () => {
   it('survives SIGKILL of the runner at random moments: every acknowledged decision recorded, verify and replay pass', async () => {
     const url = fresh();
     const reference: { request: RouteRequest; decision: Decision }[] = [];
-    const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(Date.UTC(2025, 0, 1) + 1000 * reference.length) });
+    const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * reference.length) });
     await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 3 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
     await memory.close();
     const requests = reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
@@ -114,12 +104,15 @@ describePostgres('several processes, one PostgreSQL ledger', () => {
         if (count === killAfter) setTimeout(child.kill, Math.floor(rand() * 4));
       });
       const exit = await child.exit;
-      for (const line of child.lines) if (line.startsWith('ACK ')) acknowledged.push(JSON.parse(line.slice(4)) as Decision);
+      for (const line of child.lines) {
+        const ack = parseAck(line);
+        if (ack) acknowledged.push(ack.decision);
+      }
       if (exit.signal === 'SIGKILL') {
         kills++;
         continue;
       }
-      expect(exit.code, child.stderr()).toBe(0);
+      expect(exit.code, child.stderr).toBe(0);
       expect(child.lines[child.lines.length - 1]).toBe('DONE');
       break;
     }
