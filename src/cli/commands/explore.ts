@@ -57,7 +57,7 @@ interface ExploreOptions {
 export const EXPLORE_EXIT_CODES = { success: 0, budget_exhausted_empty: 1, invalid_config: 2, agent_error: 4, user_cancelled: 5 } as const;
 
 /** Errors of the command line or its inputs (exit 2); any other typed error is the agent's (exit 4). */
-const INPUT_ERRORS = new Set(['USAGE', 'INVALID_OPTION', 'INVALID_CONFIG', 'REPO_NOT_FOUND', 'PATH_NOT_FOUND', 'CANNOT_READ', 'CANNOT_WRITE', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
+const INPUT_ERRORS = new Set(['USAGE', 'INVALID_OPTION', 'INVALID_CONFIG', 'REPO_NOT_FOUND', 'CANNOT_WRITE', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
 
 /** The error `main` reports (one line, or the JSON error line with --json), with explore's exit code. */
 function exploreError(err: NavkernelError): NavkernelError {
