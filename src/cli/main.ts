@@ -1,6 +1,27 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import { jsonRequested, reportError } from './conventions.js';
+import { jsonRequested, prefixSuggestion, reportError } from './conventions.js';
+
+/**
+ * Commander's Command, with a better guess for a mistyped option: an option the typed name is the start of
+ * (`--budget` → `--budget-tokens`) wins over commander's edit distance (which would say `--quiet`).
+ */
+class NavkernelCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new NavkernelCommand(name);
+  }
+
+  unknownOption(flag: string): never {
+    const longs: string[] = [];
+    for (let c: Command | null = this; c; c = c.parent) {
+      longs.push(...c.createHelp().visibleOptions(c).flatMap((o) => (o.long ? [o.long] : [])));
+    }
+    const guess = prefixSuggestion(flag, longs);
+    if (guess) this.error(`error: unknown option '${flag}'\n(Did you mean ${guess}?)`, { code: 'commander.unknownOption' });
+    // Commander's own message (with its edit-distance suggestion, if any).
+    return (Command.prototype as unknown as { unknownOption(flag: string): never }).unknownOption.call(this, flag);
+  }
+}
 
 type Register = (program: Command) => void;
 
@@ -29,7 +50,7 @@ function commandName(argv: string[]): string | undefined {
 
 /** Builds the `navkernel` program with the commands `argv` needs (every command when unsure). */
 export async function buildProgram(argv: string[] = []): Promise<Command> {
-  const program = new Command('navkernel')
+  const program = new NavkernelCommand('navkernel')
     .description('A deterministic 5-tier routing kernel for agent flow runners, and a context navigator.')
     .version(VERSION)
     .exitOverride()

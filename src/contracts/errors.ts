@@ -8,6 +8,22 @@ export interface ValidationIssue {
   message: string;
 }
 
+/**
+ * Issue codes about a file or folder itself (missing, not a regular file, unreadable, no flow files in it) rather
+ * than a value inside a document: their `$` path says nothing, so {@link formatIssue} leaves it out.
+ */
+const PATH_LEVEL_CODES = new Set(['not_found', 'not_a_file', 'unreadable', 'empty']);
+
+/**
+ * One issue as a line of text: `PATH: MESSAGE` (`$.steps[0].next: …`), or for a problem with the file or folder
+ * itself just what is wrong with it (`no such file or folder`, `FILE: cannot open: EACCES`), without a stray `$`.
+ */
+export function formatIssue(issue: ValidationIssue): string {
+  if (!PATH_LEVEL_CODES.has(issue.code)) return `${issue.path}: ${issue.message}`;
+  const where = issue.path.replace(/(^|: )\$$/, '');
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
+
 /** Base of every error navkernel throws on purpose. `code` is stable; match on it, not on the message. */
 export class NavkernelError extends Error {
   readonly code: string;
@@ -24,7 +40,9 @@ export class ValidationError extends NavkernelError {
   /** Where the document came from: a file, `stdin line 3`, `route()`. */
   readonly source: string;
   constructor(code: string, source: string, issues: ValidationIssue[]) {
-    super(code, `${source}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    // An issue whose path already starts with the source (a flow file's) is not prefixed with it twice.
+    const own = `${source}: `;
+    super(code, `${source}: ${issues.map((i) => formatIssue(i)).map((t) => (t.startsWith(own) ? t.slice(own.length) : t)).join('; ')}`);
     this.name = 'ValidationError';
     this.source = source;
     this.issues = issues;

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,13 +34,19 @@ describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)
     expect(runCli(['demo', '--no-ledger', '-q', '--scenario', 'nope']).code).toBe(2);
   });
 
-  it('validate --json reports problems as a finding (exit 1)', () => {
+  it('validate --json reports problems as a finding (exit 1); a path that does not exist is an input error (exit 2)', () => {
     const ok = runCli(['validate', 'charters', '--json']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({ ok: true, flows: 7, requests: 0, problems: [] });
-    const bad = runCli(['validate', 'no-such-file.yaml', '--json']);
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-conv-'));
+    const broken = path.join(dir, 'broken.yaml');
+    writeFileSync(broken, 'flow: [\n');
+    const bad = runCli(['validate', broken, '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).problems).toHaveLength(1);
+    const missing = runCli(['validate', 'no-such-file.yaml', '--json']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout).error.code).toBe('PATH_NOT_FOUND');
   });
 
   it('formats commander messages on one line', () => {

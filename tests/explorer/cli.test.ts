@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,8 @@ import YAML from 'yaml';
 import { FlightPlan, NavigatorOutput } from '../../src/contracts/index.js';
 import { openExplorerStore } from '../../src/ledger/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
-import { finalize, makeRepo, runCli, startCli, tmpDir, update } from './helpers.js';
+import { BIN } from '../support/cli.js';
+import { NO_KEYS, finalize, makeRepo, runCli, startCli, tmpDir, update } from './helpers.js';
 
 const TASK = 'fix the discount calculation in the cart total';
 
@@ -44,15 +46,55 @@ describe('navkernel explore', () => {
     expect(readFileSync(plan, 'utf8')).toContain(`# Goal: ${TASK}`);
   });
 
-  it('exit codes: no model and no key → 2 with a clear message; missing repo → 3; bad number → 2', async () => {
+  it('exit codes: no model and no key → 2 with a clear message; missing repo → 2 (REPO_NOT_FOUND); bad number → 2', async () => {
     const noKey = await runCli(common());
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/no model available: set GEMINI_API_KEY .* or ANTHROPIC_API_KEY, pass --model .*--no-llm/);
     const noRepo = await runCli(['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--no-llm', '--ledger', path.join(dir, 'ledger.sqlite')]);
-    expect(noRepo.code).toBe(3);
+    expect(noRepo.code).toBe(2);
+    expect(noRepo.stderr).toBe(`navkernel: repository not found: ${path.join(dir, 'nope')}\n`);
     const badTokens = await runCli([...common(), '--no-llm', '--tokens', 'many']);
     expect(badTokens.code).toBe(2);
     expect(badTokens.stderr).toMatch(/--tokens must be a positive integer/);
+  });
+
+  it('with --json every error is the JSON error line on stdout (the CLI convention), exit 2', async () => {
+    const ledger = ['--ledger', path.join(dir, 'ledger.sqlite')];
+    const cases: [string[], string][] = [
+      [['explore', '--json', ...ledger], 'USAGE'],
+      [['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--json', ...ledger], 'REPO_NOT_FOUND'],
+      [['explore', '--cost-limit', 'bad', '--repo', repo, '--goal', 'x', '--no-llm', '--json', ...ledger], 'INVALID_OPTION'],
+      [[...common(), '--json'], 'LLM_KEY_MISSING'],
+    ];
+    for (const [args, code] of cases) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({ error: { code, message: expect.any(String) } });
+    }
+  });
+
+  it('reads the configuration file\'s "llm" and "budget_usd" (flags win)', () => {
+    const cwd = tmpDir('nk-explore-config-');
+    const file = script('config-s.json', [finalize()]);
+    writeFileSync(path.join(cwd, 'navkernel.config.json'), JSON.stringify({ llm: `scripted:${file}`, budget_usd: 0.5 }));
+    const ledger = path.join(cwd, 'ledger.sqlite');
+    const run = (args: string[]) => spawnSync(process.execPath, [BIN, 'explore', '--repo', repo, '--goal', TASK, '--no-cache', '--ledger', ledger, '--json', ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...NO_KEYS } });
+    const fromFile = run(['--session', 'cfg-1']);
+    expect(fromFile.status, fromFile.stderr + fromFile.stdout).toBe(0);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ completion_reason: 'agent_done' });
+    const flags = run(['--session', 'cfg-2', '--cost-limit', '0.25', '--no-llm']);
+    expect(flags.status, flags.stderr).toBe(0);
+    expect(JSON.parse(flags.stdout)).toMatchObject({ completion_reason: 'no_llm' });
+    const st = openExplorerStore(ledger, { create: false });
+    try {
+      const one = st.load('cfg-1')!;
+      expect(one.config.model).toBe(`scripted:${file}`);
+      expect(one.state.budget_config.max_spend_usd).toBe(0.5);
+      expect(st.load('cfg-2')!.state.budget_config.max_spend_usd).toBe(0.25);
+    } finally {
+      st.close();
+    }
   });
 
   it('a scripted session runs to finalize; the context goes to stdout', async () => {

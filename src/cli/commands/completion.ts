@@ -31,14 +31,33 @@ function zsh(commands: CommandInfo[]): string {
   return ['#compdef navkernel', '# navkernel completion for zsh: eval "$(navkernel completion zsh)"', 'autoload -U +X bashcompinit && bashcompinit', bash(commands)].join('\n');
 }
 
+/**
+ * The first sentence of a description, whole: up to the first `.` or `;` that ends a clause (followed by a space or
+ * the end, outside parentheses), so `decisions.jsonl`, `demo (default) | harsh` and `'full' (also a power loss; an
+ * fsync per route)` are kept as written.
+ */
+export function firstSentence(description: string): string {
+  let depth = 0;
+  for (let i = 0; i < description.length; i++) {
+    const ch = description[i]!;
+    if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    else if ((ch === '.' || ch === ';') && depth === 0 && (i + 1 === description.length || /\s/.test(description[i + 1]!))) return description.slice(0, i).trim();
+  }
+  return description.trim();
+}
+
+/** A fish single-quoted string: inside one, fish reads `\\` and `\'` as escapes, nothing else. */
+export const fishQuote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
 function fish(commands: CommandInfo[]): string {
   const out = ['# navkernel completion for fish: navkernel completion fish > ~/.config/fish/completions/navkernel.fish', 'complete -c navkernel -f'];
-  for (const c of commands) out.push(`complete -c navkernel -n __fish_use_subcommand -a ${c.name} -d ${quote(c.description.split(/[.;(]/)[0]!.trim())}`);
+  for (const c of commands) out.push(`complete -c navkernel -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(firstSentence(c.description))}`);
   for (const c of commands) {
     for (const o of c.options) {
       const flags = [o.long ? `-l ${o.long.replace(/^--/, '')}` : '', o.short ? `-s ${o.short.replace(/^-/, '')}` : ''].filter(Boolean).join(' ');
-      const value = o.choices ? ` -x -a ${quote(o.choices.join(' '))}` : o.takesValue ? ' -r -F' : '';
-      out.push(`complete -c navkernel -n '__fish_seen_subcommand_from ${c.name}' ${flags}${value} -d ${quote(o.description.split(/[.;(]/)[0]!.trim())}`);
+      const value = o.choices ? ` -x -a ${fishQuote(o.choices.join(' '))}` : o.takesValue ? ' -r -F' : '';
+      out.push(`complete -c navkernel -n '__fish_seen_subcommand_from ${c.name}' ${flags}${value} -d ${fishQuote(firstSentence(o.description))}`);
     }
   }
   return out.join('\n') + '\n';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { NavkernelError } from '../../contracts/errors.js';
@@ -20,6 +20,8 @@ import {
 } from '../../explorer/index.js';
 import { openExplorerStore, type SqliteExplorerSessionStore } from '../../ledger/index.js';
 import { createLanguageModel, parsePersonaChoice, type LanguageModel } from '../../llm/index.js';
+import { cliConfig } from '../config.js';
+import { ExitCodeError, UsageError, writeOutputFile } from '../conventions.js';
 import { addLedgerOption } from '../ledger-option.js';
 
 interface ExploreOptions {
@@ -48,21 +50,24 @@ interface ExploreOptions {
   copy?: boolean;
 }
 
-/** Exit codes of reference/cli-navigate-interface.md. */
-export const EXPLORE_EXIT_CODES = { success: 0, budget_exhausted_empty: 1, invalid_config: 2, repo_not_found: 3, agent_error: 4, user_cancelled: 5 } as const;
+/**
+ * Exit codes of reference/cli-navigate-interface.md, within the CLI convention (src/cli/conventions.ts): 2 is every
+ * usage or input error (a bad flag, no model or key, a repository that does not exist: code REPO_NOT_FOUND).
+ */
+export const EXPLORE_EXIT_CODES = { success: 0, budget_exhausted_empty: 1, invalid_config: 2, agent_error: 4, user_cancelled: 5 } as const;
 
-const CONFIG_ERRORS = new Set(['INVALID_OPTION', 'INVALID_CONFIG', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
+/** Errors of the command line or its inputs (exit 2); any other typed error is the agent's (exit 4). */
+const INPUT_ERRORS = new Set(['USAGE', 'INVALID_OPTION', 'INVALID_CONFIG', 'REPO_NOT_FOUND', 'CANNOT_WRITE', 'LLM_KEY_MISSING', 'LLM_UNPRICED', 'INVALID_LLM_SPEC', 'INVALID_SCRIPT', 'SESSION_NOT_FOUND', 'INVALID_SESSION', 'NOT_A_LEDGER', 'LEDGER_TOO_NEW', 'LEDGER_NOT_FOUND']);
 
-function exitCodeOfError(err: NavkernelError): number {
-  if (err.code === 'REPO_NOT_FOUND') return EXPLORE_EXIT_CODES.repo_not_found;
-  if (CONFIG_ERRORS.has(err.code)) return EXPLORE_EXIT_CODES.invalid_config;
-  return EXPLORE_EXIT_CODES.agent_error;
+/** The error `main` reports (one line, or the JSON error line with --json), with explore's exit code. */
+function exploreError(err: NavkernelError): NavkernelError {
+  return INPUT_ERRORS.has(err.code) ? err : new ExitCodeError(err.code, err.message, EXPLORE_EXIT_CODES.agent_error, { cause: err });
 }
 
 function num(value: string | undefined, name: string, kind: 'int' | 'usd'): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (kind === 'int' ? !Number.isInteger(n) || n <= 0 : !(n > 0)) throw new NavkernelError('INVALID_CONFIG', `${name} must be ${kind === 'int' ? 'a positive integer' : 'a number > 0'} (got ${JSON.stringify(value)})`);
+  if (kind === 'int' ? !Number.isInteger(n) || n <= 0 : !(n > 0)) throw new NavkernelError('INVALID_OPTION', `${name} must be ${kind === 'int' ? 'a positive integer' : 'a number > 0'} (got ${JSON.stringify(value)})`);
   return n;
 }
 
@@ -86,9 +91,8 @@ function resolveModel(spec: string | undefined, env: NodeJS.ProcessEnv = process
   return { model, spec: model.provider === 'scripted' ? s : `${model.provider}:${model.modelId}` };
 }
 
-function write(file: string, text: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  writeFileSync(file, text);
+function write(file: string, text: string, flag: string): void {
+  writeOutputFile(file, text, flag, { mkdir: true });
 }
 
 function summary(r: ExplorerResult, files: string[]): string {
@@ -114,10 +118,10 @@ export function registerExploreCommand(program: Command): void {
     .option('--repo <dir>', 'the repository to explore')
     .option('-g, --goal <text>', 'the task or goal')
     .option('-t, --tokens <n>', 'token budget of the context (default 20000)')
-    .option('--cost-limit <usd>', 'USD to spend at most (default 2.0)')
+    .option('--cost-limit <usd>', 'USD to spend at most (default: config "budget_usd", else 2.0)')
     .option(
       '-m, --model <spec>',
-      'a model name (claude-haiku-4-5, gemini-2.5-flash: the provider is inferred) or anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (default: gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)',
+      'a model name (claude-haiku-4-5, gemini-2.5-flash: the provider is inferred) or anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (default: config "llm", else gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)',
     )
     .option('--persona <name>', 'style prior loaded last in every prompt: shannon | knuth | feynman | auto (from the goal, default) | none')
     .option('--interactive', 'pause after each step: continue, finalize, change the token or USD budget, or abort')
@@ -148,7 +152,9 @@ export function registerExploreCommand(program: Command): void {
         return;
       }
       const tokens = num(o.tokens, '--tokens', 'int');
-      const costLimit = num(o.costLimit, '--cost-limit', 'usd');
+      // The configuration file's "budget_usd" and "llm" (README, Configuration), as every command reads them; flags win.
+      const config = cliConfig();
+      const costLimit = o.costLimit !== undefined ? num(o.costLimit, '--cost-limit', 'usd') : config.budget_usd;
       const maxIterations = num(o.maxIterations, '--max-iterations', 'int');
       const timeoutMs = num(o.timeoutMs, '--timeout-ms', 'int');
       const persona = parsePersonaChoice(o.persona);
@@ -178,15 +184,16 @@ export function registerExploreCommand(program: Command): void {
       if (o.resume) {
         const saved = store.load(o.resume);
         if (!saved) throw new NavkernelError('SESSION_NOT_FOUND', `no explorer session ${o.resume} in ${o.ledger}`);
-        const spec = o.model ?? saved.config.model ?? undefined;
+        // The session's own model before the configuration's: a resumed session keeps its model unless --model says otherwise.
+        const spec = o.model ?? saved.config.model ?? config.llm;
         const model = !saved.state.exploration_complete && spec ? resolveModel(spec).model : undefined;
         if (!o.quiet && !o.json) process.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
         result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(o.interactive ? { interactive: true } : {}) });
       } else {
-        if (!o.repo) throw new NavkernelError('INVALID_CONFIG', '--repo is required');
-        if (!o.goal?.trim()) throw new NavkernelError('INVALID_CONFIG', '--goal is required and must be non-empty');
+        if (!o.repo) throw new UsageError('--repo is required (or --resume SESSION, or --list)');
+        if (!o.goal?.trim()) throw new UsageError('--goal is required and must be non-empty');
         if (!existsSync(o.repo) || !statSync(o.repo).isDirectory()) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${o.repo}`);
-        const chosen = o.llm === false ? undefined : resolveModel(o.model);
+        const chosen = o.llm === false ? undefined : resolveModel(o.model ?? config.llm);
         const sessionId = o.session ?? `exp-${randomUUID().slice(0, 8)}`;
         if (!o.quiet && !o.json) process.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
         result = await runExplorer({
@@ -208,8 +215,8 @@ export function registerExploreCommand(program: Command): void {
       const written: string[] = [];
       if (code !== EXPLORE_EXIT_CODES.user_cancelled) {
         const now = new Date();
-        if (o.output) write(o.output, contextMarkdown(result.output, result.state, now)), written.push(o.output);
-        if (o.flightPlan) write(o.flightPlan, flightPlanFile(result.output, result.state, now)), written.push(o.flightPlan);
+        if (o.output) write(o.output, contextMarkdown(result.output, result.state, now), '--output'), written.push(o.output);
+        if (o.flightPlan) write(o.flightPlan, flightPlanFile(result.output, result.state, now), '--flight-plan'), written.push(o.flightPlan);
       }
       if (o.json) {
         process.stdout.write(`${JSON.stringify({ ...result.output, exit_code: code, steps: result.state.decision_log.length, ...(result.error ? { error: result.error } : {}), files_written: written })}\n`);
@@ -227,9 +234,7 @@ export function registerExploreCommand(program: Command): void {
       }
       process.exitCode = code;
     } catch (err) {
-      if (!(err instanceof NavkernelError)) throw err;
-      process.stderr.write(`navkernel explore: ${err.message}\n`);
-      process.exitCode = exitCodeOfError(err);
+      throw err instanceof NavkernelError ? exploreError(err) : err;
     } finally {
       asker?.close();
       store?.close();

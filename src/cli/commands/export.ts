@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { decisionsJsonlPath, exportJsonl } from '../../ledger/index.js';
-import { UsageError } from '../conventions.js';
+import { UsageError, writeOutputFile } from '../conventions.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /**
@@ -23,13 +22,17 @@ export function registerExportCommand(program: Command): void {
     const ledger = openCliLedger(opts);
     try {
       const byFlow = await exportJsonl(ledger, run);
-      if (opts.flow !== undefined && !byFlow.has(opts.flow)) byFlow.set(opts.flow, []);
+      if (opts.flow !== undefined && !byFlow.has(opts.flow)) {
+        // A flow of the run without off-road decisions exports as an empty file; a flow the run never routed in is an error.
+        const runFlows = await ledger.runFlows(run);
+        if (!runFlows.includes(opts.flow)) throw new UsageError(`run ${run} has no flow ${JSON.stringify(opts.flow)} (its flows: ${runFlows.join(', ')})`, 'UNKNOWN_FLOW');
+        byFlow.set(opts.flow, []);
+      }
       const flows = opts.flow !== undefined ? [opts.flow] : [...byFlow.keys()].sort();
       if (opts.out !== undefined) {
         for (const flow of flows) {
           const file = decisionsJsonlPath(path.resolve(opts.out), run, flow);
-          mkdirSync(path.dirname(file), { recursive: true });
-          writeFileSync(file, byFlow.get(flow)!.join(''));
+          writeOutputFile(file, byFlow.get(flow)!.join(''), '--out', { mkdir: true });
           process.stderr.write(`wrote ${file} (${byFlow.get(flow)!.length} lines)\n`);
         }
       } else {

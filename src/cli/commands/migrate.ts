@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { copyLedger, openLedgerAt, verifyLedger } from '../../ledger/index.js';
+import { LedgerNotFoundError, copyLedger, openLedgerAt, verifyLedger } from '../../ledger/index.js';
 import { PostgresLedger } from '../../ledger/index.js';
 import { UsageError } from '../conventions.js';
 
@@ -16,8 +16,21 @@ export function registerMigrateCommand(program: Command): void {
     .option('--json', 'print the copy and verify reports as JSON')
     .action(async (opts: { from: string; to: string; json?: boolean }) => {
       if (opts.from === opts.to) throw new UsageError('--from and --to name the same ledger');
-      const from = openLedgerAt(opts.from, { create: false, readOnly: true, jsonl: false });
-      const to = openLedgerAt(opts.to, { create: true });
+      let from: ReturnType<typeof openLedgerAt>;
+      try {
+        from = openLedgerAt(opts.from, { create: false, readOnly: true, jsonl: false });
+      } catch (e) {
+        // The ledger's own message names --ledger; here the ledger is the one --from names.
+        if (e instanceof LedgerNotFoundError) throw new UsageError(`no ledger at ${opts.from} (--from names the ledger to copy: a SQLite file or a postgres:// URL)`, e.code);
+        throw e;
+      }
+      let to: ReturnType<typeof openLedgerAt>;
+      try {
+        to = openLedgerAt(opts.to, { create: true });
+      } catch (e) {
+        await from.close();
+        throw e;
+      }
       try {
         if (to instanceof PostgresLedger) await to.ready();
         const copied = await copyLedger(from, to);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/errors.js';
+import { readInputFile } from '../conventions.js';
 import type { CnfCapsuleInput } from '../../contracts/index.js';
 import { checkRung641, checkRung65537, compareRuns, createNavigator, RUNG_65537, writeArtifacts, type NavigationOutcome, type NavigatorOptions, type Rung65537Result } from '../../navigator/index.js';
 
@@ -43,9 +43,14 @@ export const NAVIGATE_EXIT_CODES = { EXIT_PASS: 0, EXIT_BLOCKED: 1, EXIT_NEED_IN
 async function capsuleFrom(o: NavigateOptions): Promise<CnfCapsuleInput> {
   let base: Record<string, unknown> = {};
   if (o.capsule) {
-    const text = readFileSync(o.capsule, 'utf8');
-    // yaml is imported only for a YAML capsule (start-up of the common flag-only call stays small).
-    const doc: unknown = /\.ya?ml$/i.test(o.capsule) ? (await import('yaml')).parse(text) : JSON.parse(text);
+    const text = readInputFile(o.capsule, '--capsule');
+    let doc: unknown;
+    try {
+      // yaml is imported only for a YAML capsule (start-up of the common flag-only call stays small).
+      doc = /\.ya?ml$/i.test(o.capsule) ? (await import('yaml')).parse(text) : JSON.parse(text);
+    } catch (e) {
+      throw new NavkernelError('INVALID_CAPSULE', `--capsule ${o.capsule}: not valid ${/\.ya?ml$/i.test(o.capsule) ? 'YAML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`);
+    }
     if (typeof doc !== 'object' || doc === null) throw new NavkernelError('INVALID_CAPSULE', `${o.capsule}: not an object`);
     base = doc as Record<string, unknown>;
   }

@@ -5,7 +5,7 @@ import type { ReplayReport } from '../../contracts/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
-import { UsageError } from '../conventions.js';
+import { UsageError, positiveInt } from '../conventions.js';
 
 function show(d: ReplayedDecision | null): string {
   if (!d) return '(error)';
@@ -20,8 +20,8 @@ export function registerReplayCommand(program: Command): void {
     .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
     .argument('[run]', 'run id (or --all)')
     .option('--all', "replay every run of the ledger (the CI check: does a flow change alter any past decision?); --json prints one report per run, one per line")
-    .option('--threads <n>', 'with --all: worker threads replaying runs side by side (default: the CPU count)', (v) => Number.parseInt(v, 10))
-    .option('--max <n>', 'stop after this many divergences', (v) => Number.parseInt(v, 10))
+    .option('--threads <n>', 'with --all: worker threads replaying runs side by side (default: the CPU count)', (v) => positiveInt('--threads', v))
+    .option('--max <n>', 'stop after this many divergences', (v) => positiveInt('--max', v))
     .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)')
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean; threads?: number }) => {

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { renderRunReport, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
+import { writeOutputFile } from '../conventions.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /** `navkernel report RUN -o run.html`: the UI's run page as one self-contained HTML file. */
@@ -16,7 +16,7 @@ export function registerReportCommand(program: Command): void {
     const ledger = serviceLedger(openCliLedger(opts));
     try {
       const html = await renderRunReport(ledger, flows, run);
-      writeFileSync(opts.output, html);
+      writeOutputFile(opts.output, html, '--output');
       process.stderr.write(`wrote ${opts.output} (${Math.round(html.length / 1024)} KB)\n`);
     } finally {
       await ledger.close();

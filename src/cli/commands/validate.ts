@@ -1,10 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, type ValidationIssue } from '../../contracts/index.js';
+import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, formatIssue, type ValidationIssue } from '../../contracts/index.js';
 import { existsSync } from 'node:fs';
 import { createKernel, loadFlows, parseFlowText, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
-import { finding, writeJson } from '../conventions.js';
+import { UsageError, finding, readInputFile, writeJson } from '../conventions.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);
@@ -39,18 +39,16 @@ export function registerValidateCommand(program: Command): void {
         return schema(v);
       };
       const pending: { where: string; value: unknown }[] = [];
-      const report = (where: string, issues: ValidationIssue[]) => problems.push(...issues.map((i) => `${where}: ${i.path}: ${i.message}`));
+      const report = (where: string, issues: ValidationIssue[]) => problems.push(...issues.map((i) => `${where}: ${formatIssue(i)}`));
       for (const p of paths) {
+        // A path that is not there is an input error (exit 2), not a finding: there is nothing to validate.
         const st = await stat(p).catch(() => undefined);
-        if (!st) {
-          problems.push(`${p}: no such file or folder`);
-          continue;
-        }
+        if (!st) throw new UsageError(`${p}: no such file or folder`, 'PATH_NOT_FOUND');
         if (st.isDirectory() || /\.ya?ml$/i.test(p)) {
           flowTargets.push(p);
           continue;
         }
-        const text = await readFile(p, 'utf8');
+        const text = readInputFile(p);
         if (/\.jsonl$/i.test(p)) {
           text.split('\n').forEach((line, i) => {
             if (!line.trim()) return;
@@ -78,7 +76,8 @@ export function registerValidateCommand(program: Command): void {
           flows = flowSet.flows.size;
         } catch (e) {
           if (!(e instanceof FlowValidationError)) throw e;
-          problems.push(...e.issues.map((i) => `${i.path}: ${i.message}`));
+          // Graph and syntax issues name their file in their path; a problem with a whole target (missing, empty) does not.
+          problems.push(...e.issues.map((i) => (i.path.startsWith('$') ? `${e.source}: ${formatIssue(i)}` : formatIssue(i))));
         }
       } else if (pending.length && opts.flows !== false && existsSync(opts.flows)) {
         // Requests alone: checked against the flows route would use (--flows, NAVKERNEL_FLOWS, the config, ./charters).
@@ -113,7 +112,9 @@ export function registerValidateCommand(program: Command): void {
         finding();
         return;
       }
-      const schemaOnly = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : '';
-      process.stdout.write(`ok: ${flows} flow(s), ${requests} request(s) valid${schemaOnly}\n`);
+      // Requests alone are checked against the configured flows, which were not among the paths validated.
+      const configured = !flowTargets.length && flowSet !== undefined;
+      const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${flowSet.flows.size} flow(s) of ${opts.flows})` : '';
+      process.stdout.write(`ok: ${configured ? '' : `${flows} flow(s), `}${requests} request(s) valid${against}\n`);
     });
 }
