@@ -107,7 +107,7 @@ function summary(o: NavigationOutcome, dir: string): string {
 export function registerNavigateCommand(program: Command): void {
   program
     .command('navigate')
-    .description('Load the least context a task needs from a repository (seed-002 navigator) and write its artifacts')
+    .description('Load the least context a task needs from a repository and write its artifacts (the context navigator: a deterministic state machine, no LLM)')
     .option('--repo <dir>', 'REPO_ROOT: the repository')
     .option('--task <text>', 'TASK: the query, verbatim')
     .option('--hint <words>', 'MAGIC_WORDS_HINT, comma-separated')
@@ -123,10 +123,10 @@ export function registerNavigateCommand(program: Command): void {
     .option('--run-base <dir>', 'RUN_BASE', 'runs')
     .option('--cache-dir <dir>', 'index/registry cache (default <run-base>/.cache)')
     .option('--no-cache', 'do not read or write the cache')
-    .option('--verify-stable', 'run twice and compare the artifacts\' sha256 (rung 274177)')
-    .option('--rung <n>', 'check a rung after navigating: 274177 (= --verify-stable) or 65537 (274177 plus the same files for a paraphrased task and a shuffled file order, and every loaded line still in the repository; results in the receipt\'s rung_checks)', positiveInt)
+    .option('--verify-stable', 'run twice and compare the artifacts\' sha256 (the determinism check the design calls rung 274177)')
+    .option('--rung <n>', 'run a stability check (a "rung") after navigating: 274177 (= --verify-stable) or 65537 (274177 plus the same files for a paraphrased task and a shuffled file order, and every loaded line still in the repository; results in the receipt\'s rung_checks)', positiveInt)
     .option('--paraphrase <text...>', 'paraphrases of the task for --rung 65537 (default: a built-in one)')
-    .option('--check', 'only verify rung 641 on the artifacts already in the artifact folder')
+    .option('--check', 'only re-check the artifacts already in the artifact folder against each other and the files they name (rung 641)')
     .option('--json', 'print the outcome as JSON')
     .option('-q, --quiet', 'no progress output')
     .action(async (o: NavigateOptions) => {
