@@ -6,11 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { DecisionKind, EscalationResolution, LedgerStats, RunSummary, Tier } from '../src/contracts/index.js';
-import type { LedgerReader, StoredRun } from '../src/contracts/ports.js';
+import type { DecisionKind, LedgerStats, RunSummary, Tier } from '../src/contracts/index.js';
+import type { LedgerReader } from '../src/contracts/ports.js';
 import { DEMO_SCENARIO, simulate } from '../src/demo/index.js';
 import { createKernel } from '../src/kernel/index.js';
 import { openLedger } from '../src/ledger/index.js';
+import { summarizeRun } from '../src/runs/index.js';
 import { serviceLedger } from '../src/service/index.js';
 import { flowsOnce } from './ledger.js';
 import { table } from './stats.js';
@@ -19,36 +20,10 @@ import { table } from './stats.js';
 // The former code (src/runs/audit.ts listRuns/summary, src/service/server.ts GET /v1/runs, src/service/ledger-reader.ts
 // stats), unchanged but for names.
 
-async function legacySummary(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
-  const open = await ledger.openEscalationCount(run.run_id);
-  let status: RunSummary['status'] = 'active';
-  if (run.last_decision === 'TERMINATE') status = 'terminated';
-  else if (open > 0) status = 'escalated';
-  else if (run.last_decision === 'ESCALATE') {
-    const last = (await ledger.runEscalations(run.run_id)).find((e) => e.seq === run.last_seq);
-    if (last?.resolution && (JSON.parse(last.resolution) as EscalationResolution).decision === 'TERMINATE') status = 'terminated';
-  }
-  return {
-    run_id: run.run_id,
-    flow: run.flow,
-    flows: await ledger.runFlows(run.run_id),
-    steps: run.last_seq,
-    offroad: run.offroad,
-    llm_calls: run.llm_calls,
-    cost_usd: run.cost_usd,
-    open_escalations: open,
-    status,
-    last_decision: run.last_decision as DecisionKind,
-    last_step: run.last_step,
-    first_ts: run.created_ts,
-    last_ts: run.updated_ts,
-  };
-}
-
 /** The former listRuns: every run, then 2 or 3 queries per run. */
 export async function legacyListRuns(ledger: LedgerReader): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
-  for (const r of await ledger.runs()) out.push(await legacySummary(ledger, r));
+  for (const r of await ledger.runs()) out.push(await summarizeRun(ledger, r)); // the per-run summary is still the one runSummary uses
   return out;
 }
 

@@ -7,7 +7,8 @@ import { requireRun, toEscalation } from '../ledger/index.js';
 const PAGE = 2000;
 const LIST_PAGE = 1000;
 
-async function summary(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
+/** A stored run's summary, its status worked out as the listing's SQL does (2 or 3 queries: for one run, not a list). */
+export async function summarizeRun(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
   const open = await ledger.openEscalationCount(run.run_id);
   let status: RunSummary['status'] = 'active';
   if (run.last_decision === 'TERMINATE') status = 'terminated';
@@ -72,7 +73,7 @@ export async function listRuns(ledger: LedgerReader): Promise<RunSummary[]> {
 
 /** The summary of one run (UnknownRunError when absent). */
 export async function runSummary(ledger: LedgerReader, run_id: string): Promise<RunSummary> {
-  return summary(ledger, await requireRun(ledger, run_id));
+  return summarizeRun(ledger, await requireRun(ledger, run_id));
 }
 
 function entry(row: StoredRoute, d: Decision): DecisionEntry {
@@ -148,7 +149,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
     m.usd += c.usd;
   }
   return {
-    run: await summary(ledger, run),
+    run: await summarizeRun(ledger, run),
     by_tier_rule: (await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
     offroad,
     steps: [...steps.values()],

@@ -1,6 +1,6 @@
 // What reads a ledger for people, above both the kernel and the ledger: audit, replay (re-routing a recorded run
 // with today's kernel and flows) and resolving escalations against the flow graph.
-export { listRuns, runsPage, listedSummary, runSummary, auditRun, whyStep, runRoutes } from './audit.js';
+export { listRuns, runsPage, listedSummary, runSummary, summarizeRun, auditRun, whyStep, runRoutes } from './audit.js';
 export { resolveEscalation, type ResolveInput } from './resolve.js';
 export { replayRun, recordedArbiter, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
 export { replayAll, replayThreads, type ReplayAllOptions } from './replay-all.js';
