@@ -18,11 +18,19 @@ function cli(cwd: string, args: string[], input = '') {
 }
 
 describe('where flows, the ledger and run folders come from', () => {
-  it('outside a project with no flows, route says how to name them (exit 2)', () => {
+  it('outside a project with no flows, every command uses the sample flows shipped with navkernel and says so', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'nk-noflows-'));
     const r = cli(dir, ['route', '--no-ledger'], request);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^navkernel: no flows to route with: .*Pass --flows DIR/);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'LOOP', next_step_id: 'build-step-3' });
+    expect(r.stderr).toMatch(/^navkernel: no \.\/charters folder here: using the sample flows shipped with navkernel \(.*charters\); pass --flows DIR/);
+    // What demo recorded there replays there, with the same default.
+    const demo = cli(dir, ['demo', '--json']);
+    expect(demo.code, demo.stderr).toBe(0);
+    const run = (JSON.parse(demo.stdout) as { run_ids: string[] }).run_ids[0]!;
+    const replay = cli(dir, ['replay', run, '--json']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ run_id: run, identical: true });
   });
 
   it('reads navkernel.config.yaml (paths relative to it) from a subfolder; flags win', () => {

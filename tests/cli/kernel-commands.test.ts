@@ -2,8 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { BIN, coProcess, runCli } from '../support/cli.js';
+import { coProcess, runCli } from '../support/cli.js';
 
 const line = (o: object) => JSON.stringify(o);
 const step = (step_completed: string, status: string, extra: object = {}) => line({ run_id: 'cli-1', flow: 'build', step_completed, status, ...extra });
@@ -148,16 +147,6 @@ describe('navkernel demo and help', () => {
     const audit = JSON.parse(runCli(['audit', s.run_ids[0], '--ledger', ledger, '--json']).stdout);
     expect(audit.run.flows).toEqual(['release']);
     expect(audit.run.last_decision).toBe('TERMINATE');
-  });
-
-  it('every command defaults to ./charters, else to the sample flows shipped with navkernel (said on stderr)', () => {
-    const elsewhere = mkdtempSync(path.join(tmpdir(), 'nk-no-charters-'));
-    const r = spawnSync(process.execPath, [BIN, 'route', '--no-ledger'], { cwd: elsewhere, input: step('build-step-1', 'VERIFIED') + '\n', encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'CONTINUE', run_id: 'cli-1' });
-    expect(r.stderr).toMatch(/no \.\/charters folder here: using the sample flows shipped with navkernel \(.*charters\)/);
-    const here = runCli(['route', '--no-ledger'], step('build-step-1', 'VERIFIED') + '\n'); // the checkout has ./charters
-    expect(here.stderr).toBe('');
   });
 
   it('keeps its live table aligned, inject-flow targets included', () => {
