@@ -30,6 +30,11 @@ export function wholeOf(identifier: string): string {
 
 /** Appends the index terms of one identifier or word to `out`. */
 export function identifierTerms(identifier: string, out: string[]): void {
+  for (const t of termsOfIdentifier(identifier)) out.push(t);
+}
+
+/** The index terms of one identifier or word (memoised; the array is shared, never to be changed). */
+function termsOfIdentifier(identifier: string): readonly string[] {
   let terms = termMemo.get(identifier);
   if (!terms) {
     const parts = splitWordsShared(identifier);
@@ -41,7 +46,7 @@ export function identifierTerms(identifier: string, out: string[]): void {
     if (termMemo.size >= STEM_MEMO_MAX) termMemo.clear();
     termMemo.set(identifier, terms);
   }
-  for (const t of terms) out.push(t);
+  return terms;
 }
 const termMemo = new Map<string, string[]>();
 
@@ -96,5 +101,20 @@ export function lexText(language: FileLanguage, relPath: string, text: string): 
 export function lineTerms(line: string): string[] {
   const out: string[] = [];
   for (const m of line.matchAll(WORD)) identifierTerms(m[0], out);
+  return out;
+}
+
+const LINE_WORD = /[A-Za-z0-9_]+/g;
+
+/**
+ * `lineTerms(line).filter((t) => wanted.has(t))`, without the intermediate arrays: one shared regex
+ * (matchAll would clone it per line) and only the wanted terms kept. Undefined when none.
+ */
+export function lineTermsIn(line: string, wanted: ReadonlyMap<string, unknown>): string[] | undefined {
+  let out: string[] | undefined;
+  LINE_WORD.lastIndex = 0;
+  for (let m = LINE_WORD.exec(line); m !== null; m = LINE_WORD.exec(line)) {
+    for (const t of termsOfIdentifier(m[0])) if (wanted.has(t)) (out ??= []).push(t);
+  }
   return out;
 }

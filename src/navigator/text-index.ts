@@ -73,6 +73,26 @@ function nameTerms(f: IndexedFile): string[] {
   return out;
 }
 
+/**
+ * The four field texts of one file (path, names, idents, text: space-separated terms), as the index
+ * stores them. Reads the file unless the repo index still holds its text.
+ */
+export function fileFields(index: RepoIndex, f: IndexedFile, mirrors: ReadonlySet<string>): [string, string, string, string] {
+  // A compiled mirror of a source in the repository (`lib/x.js`, `lib/x.mjs` of `src/lib/x.ts`) carries no
+  // words of its own: its source is indexed. Found by its path only, never read here.
+  if (mirrors.has(f.path)) return [pathTerms(f.path).join(' '), '', '', ''];
+  let text = index.texts?.get(f.path);
+  if (text === undefined) {
+    try {
+      text = readFileSync(path.join(index.root, f.path), 'utf8');
+    } catch {
+      text = '';
+    }
+  }
+  const lexed = lexText(f.language, f.path, text);
+  return [pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed.idents.join(' '), lexed.text.join(' ')];
+}
+
 /** Token counts kept at most (a few dozen are added per navigation). */
 const TOKEN_STORE_MAX = 100_000;
 
@@ -128,22 +148,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
     for (const f of index.files) {
       if (rows.has(f.path)) continue;
       const id = nextId++;
-      if (mirrors.has(f.path)) {
-        // A compiled mirror of a source in the repository (`lib/x.js`, `lib/x.mjs` of `src/lib/x.ts`) carries no
-        // words of its own: its source is indexed. Found by its path only, never read here.
-        insFts.run(id, pathTerms(f.path).join(' '), '', '', '');
-      } else {
-        let text = index.texts?.get(f.path);
-        if (text === undefined) {
-          try {
-            text = readFileSync(path.join(index.root, f.path), 'utf8');
-          } catch {
-            text = '';
-          }
-        }
-        const lexed = lexText(f.language, f.path, text);
-        insFts.run(id, pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed.idents.join(' '), lexed.text.join(' '));
-      }
+      insFts.run(id, ...fileFields(index, f, mirrors));
       upFile.run(f.path, f.hash, id);
       rows.set(f.path, { hash: f.hash, id });
       stats.lexed++;

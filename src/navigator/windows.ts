@@ -1,5 +1,5 @@
 import type { Definition } from '../repomap/outline.js';
-import { lineTerms } from './terms.js';
+import { lineTermsIn } from './terms.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -35,8 +35,8 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   for (let l = 1; l <= n; l++) {
     const line = lines[l - 1]!;
     if (line.length > 2000) continue;
-    const ts = lineTerms(line).filter((t) => weights.has(t));
-    if (ts.length) {
+    const ts = lineTermsIn(line, weights);
+    if (ts) {
       hits[l] = ts;
       matched.push(l);
     }

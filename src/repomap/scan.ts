@@ -42,6 +42,9 @@ export interface ScanResult {
   verdicts: Record<string, [number, number, 0 | 1]>;
 }
 
+/** Stands for the stat of a directory the listing already typed (only its kind is read). */
+const DIR = { isDirectory: () => true, isFile: () => false, isSymbolicLink: () => false, size: 0, mtimeMs: 0 };
+
 const ALWAYS_SKIPPED_DIRS = new Set(['.git', '.hg', '.svn', 'node_modules']);
 const BINARY_EXT = new Set(
   '.png .jpg .jpeg .gif .bmp .ico .webp .avif .tiff .pdf .zip .gz .tgz .bz2 .xz .7z .rar .jar .war .class .so .dll .dylib .exe .bin .o .a .wasm .woff .woff2 .ttf .otf .eot .mp3 .mp4 .mov .avi .webm .wav .flac .ogg .sqlite .db .pyc .pyo .node .psd .sketch'.split(' '),
@@ -121,24 +124,33 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
   // Each .gitignore applies to paths relative to its own directory.
   const walk = (dirRel: string, rules: { base: string; ig: Ignore }[]): void => {
     const dirAbs = path.join(root, dirRel);
+    const entries = readdirSync(dirAbs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // What the directory holds, by name: no stat of a .gitignore or a manifest that is not there.
+    const named = new Map(entries.map((e) => [e.name, e]));
     let active = rules;
-    if (useGitignore) {
+    if (useGitignore && named.has('.gitignore')) {
       const giRel = dirRel ? `${dirRel}/.gitignore` : '.gitignore';
       const gi = readRegularFile(root, giRel, maxBytes);
       if (typeof gi === 'string') active = [...rules, { base: dirRel, ig: ignore().add(gi) }];
       else if (gi) skipped.push({ path: giRel, reason: gi.reason });
     }
-    const manifestHere = BUILD_MANIFESTS.some((m) => existsSync(path.join(dirAbs, m)));
+    // A listed symlink counts only when its target exists (as existsSync tells).
+    const manifestHere = BUILD_MANIFESTS.some((m) => {
+      const e = named.get(m);
+      return e !== undefined && (!e.isSymbolicLink() || existsSync(path.join(dirAbs, m)));
+    });
     const isIgnored = (rel: string, isDir: boolean): boolean =>
       active.some(({ base, ig }) => {
         const sub = base ? rel.slice(base.length + 1) : rel;
         return sub !== '' && ig.ignores(isDir ? `${sub}/` : sub);
       });
-    const entries = readdirSync(dirAbs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // dirAbs is normalised and a listed name has no separator: concatenation is path.join, without its cost per file.
+    const prefix = dirAbs.endsWith(path.sep) ? dirAbs : dirAbs + path.sep;
     for (const e of entries) {
       const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
-      const abs = path.join(dirAbs, e.name);
-      let st = lstatSync(abs);
+      const abs = prefix + e.name;
+      // A directory (not a symlink to one) needs no stat: its listing says what it is.
+      let st: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean; size: number; mtimeMs: number } = e.isDirectory() ? DIR : lstatSync(abs);
       if (st.isSymbolicLink()) {
         let real: string;
         try {
