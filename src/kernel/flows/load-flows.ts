@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 // Contracts by file, not the barrel: the kernel entry loads only the models it uses.
 import { FlowValidationError, type ValidationIssue } from '../../contracts/errors.js';
 import type { Flow, FlowInput } from '../../contracts/flow.js';
@@ -10,6 +10,12 @@ import { compileValidator } from '../../contracts/validate.js';
 import { checkFlowGraphs } from './check-graph.js';
 import { makeFlowSet } from './compile-flow.js';
 import type { FlowSet, SkippedFlowFile } from './compiled-flow.js';
+
+// yaml (about 2.5 MB resident) loads with the first YAML flow file, not with the kernel: a runner that passes its
+// flows to defineFlows() never needs it. On Node, yaml's `import` and `require` entries are the same CommonJS file,
+// so this is the instance the rest of navkernel imports.
+let yaml: typeof import('yaml') | undefined;
+const loadYaml = (): typeof import('yaml') => (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 const FLOW_FILE = /\.(ya?ml|json)$/i;
 
@@ -110,7 +116,7 @@ export function parseFlowText(text: string, file: string): { value: unknown } | 
       return { issue: { path: '$', code: 'syntax', message: `invalid JSON: ${(e as Error).message}` } };
     }
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const doc = loadYaml().parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) return { issue: { path: '$', code: 'syntax', message: `invalid YAML at line ${err.linePos?.[0]?.line ?? '?'}: ${err.message.split('\n')[0]}` } };
   return { value: doc.toJS() };
