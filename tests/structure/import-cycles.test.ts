@@ -36,6 +36,19 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** Every module `entry` loads at run time (type-only imports left out), itself included. */
+function runtimeClosure(entry: string): Set<string> {
+  const graph = importGraph(true);
+  const seen = new Set<string>();
+  const walk = (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    for (const d of graph.get(f) ?? []) walk(d);
+  };
+  walk(entry);
+  return seen;
+}
+
 /** The part a module belongs to: its folder under src/ (`machines` for machines/), or its file name at src/'s top. */
 function part(file: string): string {
   const rel = path.relative(ROOT, file).split(path.sep);
@@ -86,14 +99,7 @@ describe('module structure', () => {
   });
 
   it('the kernel entry (navkernel/kernel) loads no barrel, ledger, LLM, repo map, navigator, explorer or service module', () => {
-    const graph = importGraph(true);
-    const seen = new Set<string>();
-    const walk = (f: string) => {
-      if (seen.has(f)) return;
-      seen.add(f);
-      for (const d of graph.get(f) ?? []) walk(d);
-    };
-    walk(path.join(ROOT, 'src', 'kernel', 'index.ts'));
+    const seen = runtimeClosure(path.join(ROOT, 'src', 'kernel', 'index.ts'));
     const heavy = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f === 'src/contracts/index.ts' || /^src\/(ledger|llm|repomap|navigator|explorer|service|cli)\//.test(f))
       // The request guard redacts secrets before anything is stored: that small module is the one exception.
       .filter((f) => f !== 'src/llm/redact.ts');
@@ -105,14 +111,7 @@ describe('module structure', () => {
   });
 
   it('`navkernel route` without --llm loads no LLM module (its import is deferred until a flag needs it)', () => {
-    const graph = importGraph(true);
-    const seen = new Set<string>();
-    const walk = (f: string) => {
-      if (seen.has(f)) return;
-      seen.add(f);
-      for (const d of graph.get(f) ?? []) walk(d);
-    };
-    walk(path.join(ROOT, 'src', 'cli', 'commands', 'route.ts'));
+    const seen = runtimeClosure(path.join(ROOT, 'src', 'cli', 'commands', 'route.ts'));
     const llm = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/llm/') && f !== 'src/llm/redact.ts');
     expect(llm).toEqual([]);
   });
