@@ -88,6 +88,26 @@ describe('navigate --check is true (issue 22 item 2)', () => {
   });
 });
 
+describe('honest accounting of files read but left out (issue 22 item 8)', () => {
+  it('a file read and then dropped for the token budget is listed with its lines read, and --check re-reads it too', () => {
+    const repo = shop();
+    const out = dir('nk-out-');
+    expect(runCli(['navigate', '--repo', repo, '--task', TASK, '--out', out, '--cache-dir', cache, '-q', '--budget-tokens', '300']).code).toBe(0);
+    const receipt = json(path.join(out, 'context_load_receipt.json'));
+    expect(receipt.files_read_not_loaded?.length).toBeGreaterThan(0);
+    for (const f of receipt.files_read_not_loaded as { path: string; lines_read: number }[]) {
+      expect(receipt.files_loaded.map((x: { path: string }) => x.path)).not.toContain(f.path);
+      expect(f.lines_read).toBe(readFileSync(path.join(repo, f.path), 'utf8').replace(/\n$/, '').split('\n').length);
+    }
+    expect(runCli(['navigate', '--check', '--out', out, '--repo', repo]).code).toBe(0);
+    const dropped = receipt.files_read_not_loaded[0].path as string;
+    unlinkSync(path.join(repo, dropped));
+    const bad = runCli(['navigate', '--check', '--out', out, '--repo', repo]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`${dropped}: named in the receipt but missing from the repository`);
+  });
+});
+
 describe('rung_target is the rung asked for (issue 22 item 7)', () => {
   it('641 by default, 274177 with --rung 274177 or --verify-stable, 65537 with --rung 65537; --check reads a failed rung-65537 check', () => {
     const repo = shop();
