@@ -70,6 +70,8 @@ describe('the capsule as seed 002 writes it (issue 22 item 6)', () => {
     const limits = intakeCapsule(parseCapsuleText(`TASK: x\nREPO_ROOT: ${SHOP}\nCONSTRAINTS: scope: src/**, max_files: 2\nBUDGET: max_files: 5, max_lines: 100\n`));
     expect(limits.capsule.constraints.scope).toEqual(['src/**']);
     expect(limits.capsule.budget).toMatchObject({ max_files: 2, max_lines: 100 });
+    // The template pasted with the seed's ``` fence around it.
+    expect(parseCapsuleText(`\`\`\`\n${SEED_TEMPLATE}\`\`\`\n`)).toEqual(parseCapsuleText(SEED_TEMPLATE));
     // An empty MAGIC_WORDS_HINT is no hint; "[]" is an empty one (seed 002 NULL_ZERO_CONFUSION).
     expect(intakeCapsule('TASK: x\nREPO_ROOT: .\nMAGIC_WORDS_HINT:\n').capsule.magic_words_hint).toBeUndefined();
     expect(intakeCapsule('TASK: x\nREPO_ROOT: .\nMAGIC_WORDS_HINT: []\n').capsule.magic_words_hint).toEqual([]);
