@@ -123,18 +123,18 @@ describe('escalation to a stronger model (seed 002 "escalate to sonnet"; issue 2
     expect(r.state.decision_log.every((e) => e.model === 'scripted:haiku-like')).toBe(true);
   });
 
-  it('through the real Anthropic SDK: haiku repeats itself, the session moves to sonnet on the same API, and each call is priced at its model', async () => {
+  it('through the real Anthropic SDK: haiku repeats itself, the session moves to sonnet (an unpriced id, priced by the override) on the same API, and each call is priced at its model', async () => {
     const KEY = 'fake-key-ESCALATION-0123456789';
     const same = { kind: 'tool_calls' as const, calls: [{ name: 'update_flight_plan', input: { config_diff: { budget: 3000 }, reasoning: 'shrink' } }], usage: { input_tokens: 1000, output_tokens: 50 } };
     server.enqueue(same, same, same, { kind: 'tool_calls', calls: [{ name: 'finalize_context', input: { reasoning: 'enough' } }], usage: { input_tokens: 2000, output_tokens: 40 } });
     const haiku = createAnthropicModel({ apiKey: KEY, baseURL: server.url, model: 'claude-haiku-4-5' });
-    const sonnet = createAnthropicModel({ apiKey: KEY, baseURL: server.url, model: 'claude-sonnet-4-5' });
-    const r = await runExplorer({ ...base, repo, task: TASK, model: haiku, escalation: { model: sonnet, pricing: { model_name: 'claude-sonnet-4-5', input_per_million: 3, output_per_million: 15 } } });
-    expect(server.requests.map((q) => q.body.model)).toEqual(['claude-haiku-4-5', 'claude-haiku-4-5', 'claude-haiku-4-5', 'claude-sonnet-4-5']);
+    const sonnet = createAnthropicModel({ apiKey: KEY, baseURL: server.url, model: 'claude-sonnet-4-6' });
+    const r = await runExplorer({ ...base, repo, task: TASK, model: haiku, escalation: { model: sonnet, pricing: { model_name: 'claude-sonnet-4-6', input_per_million: 3, output_per_million: 15 } } });
+    expect(server.requests.map((q) => q.body.model)).toEqual(['claude-haiku-4-5', 'claude-haiku-4-5', 'claude-haiku-4-5', 'claude-sonnet-4-6']);
     expect(r.state.completion_reason).toBe('agent_done');
-    expect(r.state.decision_log[3]).toMatchObject({ model: 'anthropic:claude-sonnet-4-5', escalated: { from: 'anthropic:claude-haiku-4-5', to: 'anthropic:claude-sonnet-4-5' } });
+    expect(r.state.decision_log[3]).toMatchObject({ model: 'anthropic:claude-sonnet-4-6', escalated: { from: 'anthropic:claude-haiku-4-5', to: 'anthropic:claude-sonnet-4-6' } });
     expect(r.output.total_cost).toBeCloseTo((3 * (1000 * 1 + 50 * 5) + (2000 * 3 + 40 * 15)) / 1e6, 12);
-    expect(r.state.budget_config.model_pricing_rates).toMatchObject({ model_name: 'claude-sonnet-4-5' });
+    expect(r.state.budget_config.model_pricing_rates).toMatchObject({ model_name: 'claude-sonnet-4-6' });
   });
 
   it('the CLI: --escalate-to claude-sonnet-4-5 (priced by its preset) after --repeat-limit 2 identical haiku calls; the ledger shows both models', async () => {
