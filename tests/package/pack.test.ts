@@ -121,7 +121,7 @@ describe('the published package', () => {
   it('engines tells the truth: on the oldest release of every Node line it allows, every locked package accepts it', () => {
     const semver = createRequire(import.meta.url)('semver') as { satisfies(v: string, r: string): boolean };
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in README "Developing".
+    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in docs/development.md.
     const DEV_NODE = '^20.19.0 || ^22.13.0 || >=24';
     /** The oldest x.y.0 of each Node major 20-26 that `range` allows. */
     const oldestPerLine = (range: string) =>
