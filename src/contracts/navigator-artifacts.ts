@@ -73,10 +73,10 @@ export const ContextLoadReceipt = z
     schema_version: z.literal('1.0.0'),
     agent_type: z.literal('navigator'),
     files_loaded: z.array(LoadedFileReceipt),
-    total_lines_loaded: z.int().min(0).describe('Sum of files_loaded[].lines_read: the lines read (seed 002: the actual budget cost)'),
-    total_lines_shown: z.int().min(0).describe('Sum of files_loaded[].lines_shown: the lines in the context'),
+    total_lines_loaded: z.int().min(0).describe('Sum of files_loaded[].lines_shown: the lines loaded into the context, what BUDGET.max_lines bounds'),
+    total_lines_read: z.int().min(0).describe('Sum of files_loaded[].lines_read: the lines read to choose them (seed 002 "Silent Context Spill": reported, never hidden)'),
     budget_limit_lines: z.int().positive().describe('BUDGET.max_lines: bounds the lines shown'),
-    budget_used_fraction: z.number().min(0).describe('total_lines_shown / budget_limit_lines, rounded to 4 decimals'),
+    budget_used_fraction: z.number().min(0).describe('total_lines_loaded / budget_limit_lines, rounded to 4 decimals'),
     null_checks_performed: z.boolean(),
     files_read_not_loaded: z
       .array(z.object({ path: z.string().min(1), lines_read: z.int().min(0) }).strict())

@@ -66,7 +66,7 @@ export function buildArtifacts(input: ArtifactInput): Artifacts {
     agent_type: 'navigator',
     files_loaded: [],
     total_lines_loaded: 0,
-    total_lines_shown: 0,
+    total_lines_read: 0,
     budget_limit_lines: input.max_lines,
     budget_used_fraction: 0,
     null_checks_performed: true,

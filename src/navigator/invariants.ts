@@ -8,16 +8,16 @@ import type { BranchResult, CompressionResult, IntakeResult, LoadResult, MagicWo
 /**
  * The receipt's own arithmetic: totals are the sums of the files' counts, each file's lines_shown is the
  * length of its ranges (ascending, inside the lines read), one hash per range, and the used fraction is
- * total_lines_shown / budget_limit_lines. Each problem as a sentence (empty when it adds up).
+ * total_lines_loaded / budget_limit_lines. Each problem as a sentence (empty when it adds up).
  */
 export function receiptTotals(r: ContextLoadReceipt): string[] {
   const out: string[] = [];
   const read = r.files_loaded.reduce((s, f) => s + f.lines_read, 0);
   const shown = r.files_loaded.reduce((s, f) => s + f.lines_shown, 0);
-  if (read !== r.total_lines_loaded) out.push(`total_lines_loaded ${r.total_lines_loaded} is not the sum of files_loaded[].lines_read (${read})`);
-  if (shown !== r.total_lines_shown) out.push(`total_lines_shown ${r.total_lines_shown} is not the sum of files_loaded[].lines_shown (${shown})`);
-  const fraction = Math.round((r.total_lines_shown / r.budget_limit_lines) * 10000) / 10000;
-  if (Math.abs(fraction - r.budget_used_fraction) > 1e-9) out.push(`budget_used_fraction ${r.budget_used_fraction} is not total_lines_shown / budget_limit_lines (${fraction})`);
+  if (shown !== r.total_lines_loaded) out.push(`total_lines_loaded ${r.total_lines_loaded} is not the sum of files_loaded[].lines_shown (${shown})`);
+  if (read !== r.total_lines_read) out.push(`total_lines_read ${r.total_lines_read} is not the sum of files_loaded[].lines_read (${read})`);
+  const fraction = Math.round((r.total_lines_loaded / r.budget_limit_lines) * 10000) / 10000;
+  if (Math.abs(fraction - r.budget_used_fraction) > 1e-9) out.push(`budget_used_fraction ${r.budget_used_fraction} is not total_lines_loaded / budget_limit_lines (${fraction})`);
   for (const f of r.files_loaded) {
     const inRanges = f.ranges.reduce((s, [a, b]) => s + (b - a + 1), 0);
     if (inRanges !== f.lines_shown) out.push(`${f.path}: lines_shown ${f.lines_shown} is not the length of its ranges (${inRanges})`);

@@ -50,7 +50,7 @@ describe('navigate --check is true (issue 22 item 2)', () => {
     const bad = runCli(['navigate', '--check', '--out', out, '--repo', repo]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(new RegExp(`^rung 641 fails for ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\n`));
-    expect(bad.stdout).toContain(`context_load_receipt.json: total_lines_loaded ${receipt.total_lines_loaded} is not the sum of files_loaded[].lines_read (${receipt.total_lines_loaded + 5})`);
+    expect(bad.stdout).toContain(`context_load_receipt.json: total_lines_read ${receipt.total_lines_read} is not the sum of files_loaded[].lines_read (${receipt.total_lines_read + 5})`);
     expect(bad.stdout).toContain(`${first!.path}: named in the receipt but missing from the repository`);
     expect(bad.stdout).toMatch(new RegExp(`${second!.path.replace(/\./g, '\\.')}: lines ${second!.ranges[0]![0]}-${second!.ranges[0]![1]} no longer read the same \\(sha256 [0-9a-f]{12}, the receipt says [0-9a-f]{12}\\)`));
     // --json gives the same reasons as data.
