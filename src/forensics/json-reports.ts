@@ -10,7 +10,9 @@ export function parseJsonReport(file: string, text: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     const m = (e as Error).message.replace(/, ".*" is not valid JSON$/s, '');
-    if (/Unexpected end of JSON input|Unterminated string/.test(m) || text.trim() === '') throw new ReportError(file, 'truncated', `the JSON ends early (${m})`);
+    const at = /at position (\d+)/.exec(m);
+    const atEnd = at !== null && Number(at[1]) >= text.trimEnd().length;
+    if (atEnd || /Unexpected end of JSON input|Unterminated string/.test(m) || text.trim() === '') throw new ReportError(file, 'truncated', `the JSON ends early (${m})`);
     throw new ReportError(file, 'malformed', `not valid JSON: ${m}`);
   }
 }

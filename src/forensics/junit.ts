@@ -6,6 +6,7 @@ import type { ForensicsCollector, TestFailure } from './summary.js';
 export const MAX_TESTCASE_CHARS = 8 * 1024 * 1024;
 
 let parser: XMLParser | undefined;
+let validateXml: ((xml: string) => true | { err: { msg: string; line: number } }) | undefined;
 
 /**
  * fast-xml-parser for one `<testcase>` fragment: attributes kept, the five predefined entities and character
@@ -14,7 +15,8 @@ let parser: XMLParser | undefined;
  */
 async function testcaseParser(): Promise<XMLParser> {
   if (parser) return parser;
-  const { XMLParser } = await import('fast-xml-parser');
+  const { XMLParser, XMLValidator } = await import('fast-xml-parser');
+  validateXml = (xml) => XMLValidator.validate(xml) as true | { err: { msg: string; line: number } };
   return (parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '',
@@ -141,6 +143,9 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
   };
   const testcase = (fragment: string, at: number) => {
     let tc: Record<string, unknown>;
+    // The parser forgives unclosed tags; the validator does not (self-closing test cases need no check).
+    const valid = fragment.endsWith('/>') ? true : validateXml!(fragment);
+    if (valid !== true) return fail('malformed', at, `a <testcase> that is not well-formed XML: ${valid.err.msg}`);
     try {
       tc = (xml.parse(fragment) as { testcase?: unknown }).testcase as Record<string, unknown>;
     } catch (e) {

@@ -18,7 +18,7 @@ interface Assert {
  */
 export async function readTap(file: string, chunks: AsyncIterable<string>, sink: ForensicsCollector): Promise<void> {
   const { Parser } = await import('tap-parser');
-  let complete: { plan?: { start?: number; end?: number; skipAll?: boolean }; count?: number; bailout?: unknown } | undefined;
+  let complete: { plan?: { start?: number | null; end?: number | null; skipAll?: boolean }; count?: number; bailout?: unknown } | undefined;
   const parser: TapParser = new Parser({ passes: false } as never, (r) => void (complete = r as never));
   const attach = (p: TapParser) => {
     let afterChild = false;
@@ -61,7 +61,7 @@ export async function readTap(file: string, chunks: AsyncIterable<string>, sink:
     sink.testFailed({ kind: 'error', name: 'Bail out!', message: `Bail out! ${String(complete.bailout)}` });
     return;
   }
-  if (!plan || plan.end === undefined || plan.end < 0) throw new ReportError(file, 'truncated', 'no TAP plan (`1..N`): the report was cut off or is not TAP');
+  if (!plan || typeof plan.end !== 'number' || plan.end < 0) throw new ReportError(file, 'truncated', 'no TAP plan (`1..N`): the report was cut off or is not TAP');
   if (!plan.skipAll && (complete?.count ?? 0) < plan.end - (plan.start ?? 1) + 1) throw new ReportError(file, 'truncated', `the plan says ${plan.end} tests, the report has ${complete?.count ?? 0}`);
   sink.tests.seen = true;
 }
