@@ -73,7 +73,7 @@ async function readReport(file: string, as: ReportFormat | undefined, sink: Fore
       await readJunit(file, reportChunks(file), sink);
       break;
     case 'tap':
-      await readTap(file, reportChunks(file), sink);
+      await readTap(file, linesOf(reportChunks(file)), sink);
       break;
     case 'tsc':
       await readTsc(linesOf(reportChunks(file)), sink);

@@ -8,14 +8,14 @@ import { CAPS, type ForensicsCollector } from './summary.js';
  * `git status --porcelain=v2 --branch`: branch, upstream, ahead/behind (`# branch.ab +A -B`) and unmerged paths
  * (`u XY …`), conflicted paths capped (the total still counted).
  */
-export async function readGitStatus(lines: AsyncIterable<string>, sink: ForensicsCollector): Promise<void> {
+export async function readGitStatus(lines: AsyncIterable<string[]>, sink: ForensicsCollector): Promise<void> {
   let branch: string | undefined;
   let upstream: string | undefined;
   let ahead: number | undefined;
   let behind: number | undefined;
   const conflicts: string[] = [];
   let conflictsTotal = 0;
-  for await (const line of lines) {
+  for await (const batch of lines) for (const line of batch) {
     if (line.startsWith('# branch.head ')) branch = line.slice(14);
     else if (line.startsWith('# branch.upstream ')) upstream = line.slice(18);
     else if (line.startsWith('# branch.ab ')) {

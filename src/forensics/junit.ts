@@ -96,7 +96,12 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
         const startEnd = tagEnd(buf, lt + 9);
         if (startEnd < 0) return final ? fail('truncated', lt, 'the document ends inside a <testcase> tag') : lt;
         let end: number;
-        if (buf[startEnd - 1] === '/') end = startEnd + 1;
+        if (buf[startEnd - 1] === '/') {
+          // `<testcase …/>`: a test that passed, nothing to parse (most of a large report).
+          sink.testPassed();
+          pos = startEnd + 1;
+          continue;
+        }
         else {
           end = -1;
           let i = startEnd + 1;
@@ -142,9 +147,21 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
     }
   };
   const testcase = (fragment: string, at: number) => {
+    // What the test case holds, told without parsing (CDATA and comments set aside: only they may hold a raw `<`).
+    const bare = fragment.includes('<![CDATA[') || fragment.includes('<!--') ? fragment.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, '') : fragment;
+    const kind = /<error[\s/>]/.test(bare) ? 'error' : /<failure[\s/>]/.test(bare) ? 'failure' : undefined;
+    if (!kind) return /<skipped[\s/>]/.test(bare) ? sink.testSkipped() : sink.testPassed();
+    if (!sink.wantsFailureDetail()) {
+      // Past the cap a failure is only counted and looked at for its signature: its message and `E` lines suffice.
+      const m = MESSAGE_ATTR[kind].exec(bare);
+      const message = decodeXml(m?.[1] ?? m?.[2] ?? '');
+      const eLines = [...decodeXml(bare.slice(0, 16_384)).matchAll(/^E\s+(.+)$/gm)].slice(0, 4).map((x) => x[1]!.trim());
+      const type = EXCEPTION.exec(message)?.[1] ?? eLines.map((e) => EXCEPTION.exec(e)?.[1]).find(Boolean);
+      return sink.testFailed({ kind, message, ...(type ? { type } : {}), detail: eLines.join('\n') });
+    }
     let tc: Record<string, unknown>;
-    // The parser forgives unclosed tags; the validator does not (self-closing test cases need no check).
-    const valid = fragment.endsWith('/>') ? true : validateXml!(fragment);
+    // The parser forgives unclosed tags; the validator does not.
+    const valid = validateXml!(fragment);
     if (valid !== true) return fail('malformed', at, `a <testcase> that is not well-formed XML: ${valid.err.msg}`);
     try {
       tc = (xml.parse(fragment) as { testcase?: unknown }).testcase as Record<string, unknown>;
@@ -156,11 +173,8 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
     const classname = str(tc.classname);
     const fullName = classname && name ? `${classname}.${name}` : (name ?? classname);
     const problems = [...list(tc.error).map((e) => ['error', e] as const), ...list(tc.failure).map((e) => ['failure', e] as const)];
-    if (problems.length) {
-      const [kind, p] = problems[0]!;
-      sink.testFailed(failureOf(kind, p, fullName, str(tc.file), num(tc.line)));
-    } else if (list(tc.skipped).length) sink.testSkipped();
-    else sink.testPassed();
+    const [k, p] = problems[0] ?? [kind, {}];
+    sink.testFailed(failureOf(k, p, fullName, str(tc.file), num(tc.line)));
   };
   for await (const chunk of chunks) {
     buf += chunk;
@@ -172,6 +186,19 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
   if (!root) throw new ReportError(file, buf.trim() || line > 1 ? 'malformed' : 'empty', 'no <testsuites> or <testsuite> element');
   if (!rootClosed) throw new ReportError(file, 'truncated', `the document ends before </${root}> (a truncated report?)`);
   sink.tests.seen = true;
+}
+
+const MESSAGE_ATTR = { error: /<error\b[^>]*?\bmessage=(?:"([^"]*)"|'([^']*)')/, failure: /<failure\b[^>]*?\bmessage=(?:"([^"]*)"|'([^']*)')/ };
+
+const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** The five predefined entities and character references decoded (what fast-xml-parser does with `htmlEntities: {}`). */
+function decodeXml(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(/&(lt|gt|amp|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g, (_, e: string) => {
+    if (e[0] !== '#') return XML_ENTITIES[e]!;
+    const cp = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return cp <= 0x10ffff ? String.fromCodePoint(cp) : _;
+  });
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);

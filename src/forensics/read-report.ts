@@ -54,11 +54,16 @@ export async function* reportChunks(file: string): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
-/** Lines of text chunks (LF or CRLF), each cut to {@link MAX_LINE_CHARS}: memory stays bounded by the longest kept line. */
-export async function* linesOf(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+/**
+ * Lines of text chunks (LF or CRLF), in batches (one per chunk: an await per line would cost more than the
+ * reading), each line cut to {@link MAX_LINE_CHARS}: memory stays bounded by a chunk and the longest kept line.
+ */
+export async function* linesOf(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
   let pending = '';
   let skipping = false;
+  const end = (l: string) => (l.endsWith('\r') ? l.slice(0, -1) : l);
   for await (const chunk of chunks) {
+    const batch: string[] = [];
     let at = 0;
     for (;;) {
       const nl = chunk.indexOf('\n', at);
@@ -69,14 +74,17 @@ export async function* linesOf(chunks: AsyncIterable<string>): AsyncGenerator<st
         }
         break;
       }
-      if (!skipping) pending += chunk.slice(at, nl);
-      yield pending.endsWith('\r') ? pending.slice(0, -1) : pending.slice(0, MAX_LINE_CHARS);
-      pending = '';
-      skipping = false;
+      if (pending || skipping) {
+        if (!skipping) pending += chunk.slice(at, nl);
+        batch.push(end(pending.slice(0, MAX_LINE_CHARS)));
+        pending = '';
+        skipping = false;
+      } else batch.push(end(nl - at > MAX_LINE_CHARS ? chunk.slice(at, at + MAX_LINE_CHARS) : chunk.slice(at, nl)));
       at = nl + 1;
     }
+    if (batch.length) yield batch;
   }
-  if (pending) yield pending.endsWith('\r') ? pending.slice(0, -1) : pending;
+  if (pending) yield [end(pending)];
 }
 
 /** A whole (JSON) report as text: only for formats that cannot be streamed, and within their own smaller limit. */

@@ -164,6 +164,11 @@ export class ForensicsCollector {
     }
   }
 
+  /** Whether another failure would still be kept in full (below the cap): past it, details need not be read. */
+  wantsFailureDetail(): boolean {
+    return this.failures.length < CAPS.failures;
+  }
+
   lintFinding(f: Finding): void {
     this.lintSeen = true;
     this.lint.add({ ...f, ...(f.file !== undefined ? { file: this.path(f.file) } : {}) } as Finding);

@@ -3,8 +3,8 @@ import type { ForensicsCollector } from './summary.js';
 // Line-oriented reports: each line is read once and dropped (memory bounded by the longest line kept).
 
 /** `tsc --pretty false` (`file(l,c): error TS2322: …`) or `--pretty` (`file:l:c - error TS2322: …`). */
-export async function readTsc(lines: AsyncIterable<string>, sink: ForensicsCollector): Promise<void> {
-  for await (const raw of lines) {
+export async function readTsc(lines: AsyncIterable<string[]>, sink: ForensicsCollector): Promise<void> {
+  for await (const batch of lines) for (const raw of batch) {
     const line = raw.replace(/\x1b\[[0-9;]*m/g, '');
     const m = /^(.*?)\((\d+),\d+\): (error|warning) (TS\d+): (.*)$/.exec(line) ?? /^(.*?):(\d+):\d+ - (error|warning) (TS\d+): (.*)$/.exec(line);
     if (m) {
@@ -18,8 +18,8 @@ export async function readTsc(lines: AsyncIterable<string>, sink: ForensicsColle
 }
 
 /** mypy's default output: `file:line[:col]: error: message  [code]` (notes skipped). */
-export async function readMypy(lines: AsyncIterable<string>, sink: ForensicsCollector): Promise<void> {
-  for await (const line of lines) {
+export async function readMypy(lines: AsyncIterable<string[]>, sink: ForensicsCollector): Promise<void> {
+  for await (const batch of lines) for (const line of batch) {
     const m = /^([^\s:][^:]*):(\d+)(?::\d+)?: (error|warning): (.*?)(?:\s+\[([A-Za-z0-9_-]+)\])?$/.exec(line);
     if (m) sink.typeDiagnostic({ file: m[1]!, line: Number(m[2]), severity: m[3] as 'error' | 'warning', rule: m[5] ?? 'misc', message: m[4]! });
   }
@@ -39,14 +39,14 @@ interface PytestBlock {
  * short test summary (`FAILED a.py::t - msg`, `ERROR b.py`), each matched with its traceback block for the
  * exception line (`E   ModuleNotFoundError: …`) and the file and line.
  */
-export async function readPytest(lines: AsyncIterable<string>, sink: ForensicsCollector): Promise<void> {
+export async function readPytest(lines: AsyncIterable<string[]>, sink: ForensicsCollector): Promise<void> {
   const blocks = new Map<string, PytestBlock>();
   let block: PytestBlock | undefined;
   let inSummary = false;
   let totals: Record<string, number> | undefined;
   const listed: { kind: 'failure' | 'error'; id: string; message?: string }[] = [];
   let failedSeen = 0;
-  for await (const line of lines) {
+  for await (const batch of lines) for (const line of batch) {
     // `-q` prints the final line bare: `1 failed, 1 passed, 2 errors in 0.99s`.
     const section = /^={3,} (.+?) ={3,}$/.exec(line) ?? /^((?:\d+ [a-z]+(?:, )?)+ in [\d.]+s\b.*)$/.exec(line);
     if (section) {
