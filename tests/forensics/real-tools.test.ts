@@ -1,12 +1,13 @@
 // Reports written by the real tools (see real-tools.ts) read into forensics: counts, findings and signatures,
 // each result valid under schemas/route-request.schema.json; then routed twice at a build step.
 import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/contracts/validate.js';
 import { collectForensics } from '../../src/forensics/index.js';
 import { createKernel, loadFlows } from '../../src/kernel/index.js';
 import { runCli } from '../support/cli.js';
-import { CHARTERS } from '../support/kernel-fixtures.js';
+import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { makeToolReports, type ToolReports } from './real-tools.js';
 
 let r: ToolReports;
@@ -83,6 +84,17 @@ describe('forensics from real tools', () => {
     expect(validate(asRequest(f)).success).toBe(true);
     expect(f.types!.by_code).toMatchObject({ reportMissingImports: 1, reportArgumentType: 1 });
     expect(f.types!.errors).toBeGreaterThanOrEqual(2);
+    expect(f.signatures).toEqual(['missing_import', 'type_mismatch']);
+  });
+
+  it('mypy (Debian 1.0.1, the fixture written once by scripts/mypy-fixture.sh): codes and signatures', async () => {
+    const fixture = path.join(ROOT, 'tests', 'fixtures', 'forensics', 'mypy.txt');
+    expect(readFileSync(fixture, 'utf8')).toMatch(/^# written by scripts\/mypy-fixture\.sh with mypy \d+\.\d+/);
+    const f = await collectForensics({ files: [fixture] });
+    expect(validate(asRequest(f)).success).toBe(true);
+    expect(f.read_from![0]!.format).toBe('mypy');
+    expect(f.types).toMatchObject({ errors: 3, warnings: 0, by_code: { import: 1, 'arg-type': 1, assignment: 1 } });
+    expect(f.types!.diagnostics![1]).toMatchObject({ rule: 'arg-type', file: 'm.py', line: 8 });
     expect(f.signatures).toEqual(['missing_import', 'type_mismatch']);
   });
 
