@@ -32,7 +32,22 @@ export interface CollectOptions {
 export const DEFAULT_MAX_REPORT_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_JSON_REPORT_BYTES = 32 * 1024 * 1024;
 
-const JSON_FORMATS = new Set<ReportFormat>(['sarif', 'eslint-json', 'ruff-json', 'pyright-json']);
+type Lines = AsyncIterable<string[]>;
+/** Formats read line by line, streamed. */
+const LINE_READERS: Partial<Record<ReportFormat, (file: string, lines: Lines, sink: ForensicsCollector) => Promise<void>>> = {
+  tap: readTap,
+  tsc: (_, lines, sink) => readTsc(lines, sink),
+  mypy: (_, lines, sink) => readMypy(lines, sink),
+  pytest: (_, lines, sink) => readPytest(lines, sink),
+  'git-status': (_, lines, sink) => readGitStatus(lines, sink),
+};
+/** JSON formats, parsed whole within their own size limit. */
+const JSON_READERS: Partial<Record<ReportFormat, (file: string, doc: unknown, sink: ForensicsCollector) => void>> = {
+  sarif: readSarif,
+  'eslint-json': readEslintJson,
+  'ruff-json': readRuffJson,
+  'pyright-json': readPyrightJson,
+};
 
 /**
  * Reads test reports, linter and compiler output and git state into one `forensics` object (valid under
@@ -67,33 +82,11 @@ async function readReport(file: string, as: ReportFormat | undefined, sink: Fore
     if (!format) throw new ReportError(file, 'unknown_format', `not a format navkernel reads (${REPORT_FORMATS.join(', ')}); name it with --as if it is one of them`);
   }
   const maxJson = options.maxJsonReportBytes ?? DEFAULT_MAX_JSON_REPORT_BYTES;
-  if (JSON_FORMATS.has(format) && size > maxJson) throw new ReportError(file, 'too_large', `a ${format} report is parsed whole: ${size} bytes is over its limit of ${maxJson} bytes`);
-  switch (format) {
-    case 'junit':
-      await readJunit(file, reportChunks(file), sink);
-      break;
-    case 'tap':
-      await readTap(file, linesOf(reportChunks(file)), sink);
-      break;
-    case 'tsc':
-      await readTsc(linesOf(reportChunks(file)), sink);
-      break;
-    case 'mypy':
-      await readMypy(linesOf(reportChunks(file)), sink);
-      break;
-    case 'pytest':
-      await readPytest(linesOf(reportChunks(file)), sink);
-      break;
-    case 'git-status':
-      await readGitStatus(linesOf(reportChunks(file)), sink);
-      break;
-    default: {
-      const doc = parseJsonReport(file, await readWhole(file));
-      if (format === 'sarif') readSarif(file, doc, sink);
-      else if (format === 'eslint-json') readEslintJson(file, doc, sink);
-      else if (format === 'ruff-json') readRuffJson(file, doc, sink);
-      else readPyrightJson(file, doc, sink);
-    }
-  }
+  if (JSON_READERS[format] && size > maxJson) throw new ReportError(file, 'too_large', `a ${format} report is parsed whole: ${size} bytes is over its limit of ${maxJson} bytes`);
+  const lineReader = LINE_READERS[format];
+  const jsonReader = JSON_READERS[format];
+  if (format === 'junit') await readJunit(file, reportChunks(file), sink);
+  else if (lineReader) await lineReader(file, linesOf(reportChunks(file)), sink);
+  else if (jsonReader) jsonReader(file, parseJsonReport(file, await readWhole(file)), sink);
   sink.source(file, format);
 }

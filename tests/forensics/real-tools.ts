@@ -88,12 +88,17 @@ export function makeToolReports(): ToolReports {
 
   // git: a clone two commits behind its upstream, and a repository in the middle of a conflicted merge.
   versions.git = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-  const up = path.join(dir, 'upstream');
-  mkdirSync(up);
-  git(up, 'init', '-q');
-  write(path.join(up, 'f.txt'), 'one\n');
-  git(up, 'add', '.');
-  git(up, 'commit', '-q', '-m', 'one');
+  /** A new repository with one commit of one file. */
+  const repo = (name: string, file: string, text: string) => {
+    const at = path.join(dir, name);
+    mkdirSync(at);
+    git(at, 'init', '-q');
+    write(path.join(at, file), text);
+    git(at, 'add', '.');
+    git(at, 'commit', '-q', '-m', text.trim());
+    return at;
+  };
+  const up = repo('upstream', 'f.txt', 'one\n');
   const behind = path.join(dir, 'behind');
   git(dir, 'clone', '-q', up, behind);
   for (const n of ['two', 'three']) {
@@ -101,12 +106,7 @@ export function makeToolReports(): ToolReports {
     git(up, 'commit', '-q', '-am', n);
   }
   git(behind, 'fetch', '-q');
-  const conflict = path.join(dir, 'conflict');
-  mkdirSync(conflict);
-  git(conflict, 'init', '-q');
-  write(path.join(conflict, 'c.txt'), 'base\n');
-  git(conflict, 'add', '.');
-  git(conflict, 'commit', '-q', '-m', 'base');
+  const conflict = repo('conflict', 'c.txt', 'base\n');
   git(conflict, 'checkout', '-q', '-b', 'other');
   write(path.join(conflict, 'c.txt'), 'theirs\n');
   git(conflict, 'commit', '-q', '-am', 'theirs');
