@@ -4,6 +4,8 @@ import type { ForensicsCollector, TestFailure } from './summary.js';
 
 /** The largest single `<testcase>` held at once; the report as a whole is streamed. */
 export const MAX_TESTCASE_CHARS = 8 * 1024 * 1024;
+/** The largest single tag (its attributes): a tag is rescanned as text arrives, so it is held to less. */
+const MAX_TAG_CHARS = 1024 * 1024;
 
 let parser: XMLParser | undefined;
 let validateXml: ((xml: string) => true | { err: { msg: string; line: number } }) | undefined;
@@ -64,37 +66,56 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
   const fail = (problem: 'doctype' | 'malformed' | 'truncated', at: number, what: string): never => {
     throw new ReportError(file, problem, `line ${lineOf(buf, at, line)}: ${what}`);
   };
+  /** Outside test cases, the end of a comment / CDATA / processing instruction still to come: its text is dropped. */
+  let skipUntil: string | undefined;
   /** Consumes what it can of buf; returns the index up to which buf was consumed. */
   const scan = (final: boolean): number => {
     let pos = 0;
+    /** Not complete yet: a comment / CDATA / PI is skipped to its end; a tag waits for more text, up to MAX_TAG_CHARS. */
+    const wait = (lt: number, close: string | undefined, what: string): number => {
+      if (final) return fail('truncated', lt, `the document ends inside ${what}`);
+      if (close) {
+        // Nothing in it is needed: drop what came so far and look only for its end.
+        skipUntil = close;
+        return buf.length - (close.length - 1);
+      }
+      if (buf.length - lt <= MAX_TAG_CHARS) return lt;
+      return fail('malformed', lt, `${what} longer than ${MAX_TAG_CHARS} characters`);
+    };
     for (;;) {
+      if (skipUntil) {
+        const end = buf.indexOf(skipUntil, pos);
+        if (end < 0) return final ? fail('truncated', pos, 'the document ends inside a comment or CDATA section') : Math.max(pos, buf.length - (skipUntil.length - 1));
+        pos = end + skipUntil.length;
+        skipUntil = undefined;
+      }
       const lt = buf.indexOf('<', pos);
       if (lt < 0) return buf.length;
       if (buf.length - lt < 12 && !final) return lt;
       if (rootClosed && buf.slice(lt, lt + 4) !== '<!--' && !buf.startsWith('<?', lt)) fail('malformed', lt, `content after the root element </${root}>`);
       if (buf.startsWith('<?', lt)) {
         const end = buf.indexOf('?>', lt + 2);
-        if (end < 0) return final ? fail('truncated', lt, 'the document ends inside a processing instruction') : lt;
+        if (end < 0) return wait(lt, '?>', 'a processing instruction');
         pos = end + 2;
       } else if (buf.startsWith('<!--', lt)) {
         const end = buf.indexOf('-->', lt + 4);
-        if (end < 0) return final ? fail('truncated', lt, 'the document ends inside a comment') : lt;
+        if (end < 0) return wait(lt, '-->', 'a comment');
         pos = end + 3;
       } else if (buf.startsWith('<![CDATA[', lt)) {
         const end = buf.indexOf(']]>', lt + 9);
-        if (end < 0) return final ? fail('truncated', lt, 'the document ends inside a CDATA section') : lt;
+        if (end < 0) return wait(lt, ']]>', 'a CDATA section');
         pos = end + 3;
       } else if (buf.startsWith('<!', lt)) {
         fail('doctype', lt, 'a DOCTYPE or ENTITY declaration: refused (reports may not declare entities; nothing was expanded)');
       } else if (buf.startsWith('</', lt)) {
         const end = buf.indexOf('>', lt);
-        if (end < 0) return final ? fail('truncated', lt, 'the document ends inside a closing tag') : lt;
+        if (end < 0) return wait(lt, undefined, 'a closing tag');
         if (buf.slice(lt + 2, end).trim() === root) rootClosed = true;
         pos = end + 1;
       } else if (/^<testcase[\s/>]/.test(buf.slice(lt, lt + 10))) {
         if (!root) fail('malformed', lt, 'a <testcase> outside any <testsuite>');
         const startEnd = tagEnd(buf, lt + 9);
-        if (startEnd < 0) return final ? fail('truncated', lt, 'the document ends inside a <testcase> tag') : lt;
+        if (startEnd < 0) return wait(lt, undefined, 'a <testcase> tag');
         let end: number;
         if (buf[startEnd - 1] === '/') {
           // `<testcase …/>`: a test that passed, nothing to parse (most of a large report).
@@ -134,7 +155,7 @@ export async function readJunit(file: string, chunks: AsyncIterable<string>, sin
         pos = end;
       } else {
         const end = tagEnd(buf, lt + 1);
-        if (end < 0) return final ? fail('truncated', lt, 'the document ends inside a tag') : lt;
+        if (end < 0) return wait(lt, undefined, 'a tag');
         const name = /^<([A-Za-z_][\w.:-]*)/.exec(buf.slice(lt, Math.min(end, lt + 200)))?.[1];
         if (!name) fail('malformed', lt, 'not a tag');
         if (!root) {

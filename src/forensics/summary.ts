@@ -110,7 +110,14 @@ export class ForensicsCollector {
   /** A path as shown: relative to the base folder when it lies inside it, `file://` URIs read as paths. */
   path(p: string | undefined): string | undefined {
     if (!p) return undefined;
-    let out = p.startsWith('file://') ? decodeURIComponent(p.slice(7)) : p;
+    let out = p;
+    if (p.startsWith('file://')) {
+      try {
+        out = decodeURIComponent(p.slice(7));
+      } catch {
+        out = p.slice(7); // a malformed %-escape: shown as written
+      }
+    }
     if (this.baseDir && path.isAbsolute(out)) {
       const rel = path.relative(this.baseDir, out);
       if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) out = rel;

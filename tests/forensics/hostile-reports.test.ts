@@ -105,6 +105,18 @@ describe('hostile reports', () => {
     expect(JSON.stringify(f).length).toBeLessThan(10_000);
   });
 
+  it('a suite-level CDATA of 20 MB is skipped, not held; a 2 MB tag is refused', async () => {
+    const p = path.join(dir, 'cdata.xml');
+    const out = createWriteStream(p);
+    out.write('<testsuite><system-out><![CDATA[');
+    for (let i = 0; i < 20; i++) out.write('log line <not a tag> & more\n'.repeat(37_450));
+    out.write(']]></system-out><testcase name="after"/></testsuite>');
+    await new Promise((resolve) => out.end(resolve));
+    expect((await collectForensics({ files: [p] })).tests).toMatchObject({ passed: 1 });
+    const tag = await failure(collectForensics({ files: [file('tag.xml', `<testsuite><properties a="${'x'.repeat(2 * 1024 * 1024)}"/></testsuite>`)] }));
+    expect(tag.message).toMatch(/a tag longer than 1048576 characters/);
+  });
+
   it('secrets in a report are redacted from the forensics', async () => {
     const token = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
     const f = await collectForensics({ files: [file('secret.xml', `<testsuite><testcase name="t"><failure message="auth failed for ${token}"/></testcase></testsuite>`)] });
