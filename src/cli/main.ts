@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
+  forensics: async () => (await import('./commands/forensics.js')).registerForensicsCommand,
   completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);

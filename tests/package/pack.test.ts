@@ -116,6 +116,8 @@ describe('the published package', () => {
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
     const service = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/service'); console.log(typeof m.createService)"], consumer);
     expect(service.stdout.trim(), service.out).toBe('function');
+    const forensics = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/forensics'); console.log(typeof m.collectForensics, m.REPORT_FORMATS.length)"], consumer);
+    expect(forensics.stdout.trim(), forensics.out).toBe('function 10');
   });
 
   it('engines tells the truth: on the oldest release of every Node line it allows, every locked package accepts it', () => {
