@@ -142,9 +142,9 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
     expect(resources.map((r) => r.uri)).toEqual(['navkernel://flows/release', 'navkernel://runs/mcp-1/decisions', 'navkernel://runs/mcp-2/decisions']);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['navkernel://runs/{run_id}/decisions']);
-    const flow = JSON.parse((await client.readResource({ uri: 'navkernel://flows/release' })).contents[0] as { text: string }).text) as { flow: string };
+    const flow = JSON.parse(((await client.readResource({ uri: 'navkernel://flows/release' })).contents[0] as { text: string }).text) as { flow: string };
     expect(flow.flow).toBe('release');
-    const run = JSON.parse((await client.readResource({ uri: 'navkernel://runs/mcp-1/decisions' })).contents[0] as { text: string }).text) as { decisions: { step: string; decision: { decision: string } }[] };
+    const run = JSON.parse(((await client.readResource({ uri: 'navkernel://runs/mcp-1/decisions' })).contents[0] as { text: string }).text) as { decisions: { step: string; decision: { decision: string } }[] };
     expect(run.decisions.map((d) => `${d.step} ${d.decision.decision}`)).toEqual(['package CONTINUE', 'check LOOP']);
     await expect(client.readResource({ uri: 'navkernel://runs/nope/decisions' })).rejects.toMatchObject({ code: -32002 });
     // Still serving after a failed read.
