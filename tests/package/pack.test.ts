@@ -73,7 +73,7 @@ describe('the published package', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/src/kernel/index.js');
     expect(files).toContain('schemas/decision.schema.json');
-    for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client.py']) expect(files).toContain(ui);
+    for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client/__init__.py', 'clients/python/navkernel_client/py.typed', 'clients/python/pyproject.toml']) expect(files).toContain(ui);
     expect(files.filter((f) => /^dist\/(tests|bench|scripts)\//.test(f) || f.endsWith('.map'))).toEqual([]);
     // No compiled file points at a source map that is not shipped (bundlers warn about those).
     const dangling = files.filter((f) => f.endsWith('.js') && /\/\/# sourceMappingURL=/.test(readFileSync(path.join(ROOT, f), 'utf8')));
