@@ -51,7 +51,7 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
       if (!report) throw new Error(`${step} ran more often than scripted`);
       return { report, log: [`${step} ${report.status}`] };
     };
-    return kernelGraph<S>({ kernel, ledger, flow: 'release', state: State, nodes: Object.fromEntries(['package', 'check', 'review', 'fix-lint', 'publish'].map((s) => [s, node(s)])) }).compile({ checkpointer });
+    return kernelGraph({ kernel, ledger, flow: 'release', state: State, nodes: Object.fromEntries(['package', 'check', 'review', 'fix-lint', 'publish'].map((s) => [s, node(s)])) }).compile({ checkpointer });
   }
 
   it('runs a microloop, a detour and an escalation; the resumed graph goes where the person said; audit and replay agree', async () => {
@@ -111,10 +111,10 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
   });
 
   it('refuses a flow step without a node, and a node that reports nothing, with typed errors', async () => {
-    expect(() => kernelGraph<S>({ kernel, ledger, flow: 'release', state: State, nodes: { package: () => ({ report: { status: 'VERIFIED' } }) } })).toThrow(
+    expect(() => kernelGraph({ kernel, ledger, flow: 'release', state: State, nodes: { package: () => ({ report: { status: 'VERIFIED' } }) } })).toThrow(
       expect.objectContaining({ code: 'MISSING_NODE', message: expect.stringContaining('check, review, fix-lint, publish') }),
     );
-    const silent = kernelGraph<S>({
+    const silent = kernelGraph({
       kernel,
       ledger,
       flow: 'release',

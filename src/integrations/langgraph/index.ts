@@ -6,6 +6,7 @@ export {
   type KernelGraphOptions,
   type NavkernelChannel,
   type NavkernelState,
+  type NavkernelStateSpec,
   type StepNode,
   type StepReport,
   type EscalationAnswer,

@@ -6,7 +6,7 @@
 // flow generated from a graph would have to invent all of that; a graph generated from the flow has a node for
 // every step the kernel can name, so every decision lands on a node, and `audit`, `replay` and the web UI read the
 // same flow file the graph ran.
-import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import type { AnnotationRoot, LangGraphRunnableConfig, StateDefinition, StateGraph as StateGraphType } from '@langchain/langgraph';
 import type { Decision, Envelope, Forensics, LedgerReader, ProposedNode } from '../../contracts/index.js';
 import { NavkernelError } from '../../contracts/index.js';
 import type { Kernel } from '../../kernel/index.js';
@@ -66,24 +66,27 @@ export const NavkernelAnnotation = Annotation.Root({
   report: Annotation<StepReport | undefined>({ reducer: (_a, b) => b, default: () => undefined }),
 });
 
-/** The state of a graph built on NavkernelAnnotation (plus whatever the user's own channels hold). */
-export type NavkernelState = typeof NavkernelAnnotation.State & Record<string, unknown>;
+/** The navkernel part every graph state built for kernelGraph has. */
+export type NavkernelState = typeof NavkernelAnnotation.State;
 
-/** A node of a step: the user's work, returning its report (and any of its own channels). */
+/** A node of a step: the user's work, returning its report (and updates of the user's own channels). */
 export type StepNode<S extends NavkernelState = NavkernelState> = (state: S, config: LangGraphRunnableConfig) => Promise<Partial<S> & { report: StepReport }> | (Partial<S> & { report: StepReport });
 
-export interface KernelGraphOptions<S extends NavkernelState = NavkernelState> {
+/** The channels of a state that includes `NavkernelAnnotation.spec`. */
+export type NavkernelStateSpec = StateDefinition & typeof NavkernelAnnotation.spec;
+
+export interface KernelGraphOptions<SD extends NavkernelStateSpec = typeof NavkernelAnnotation.spec> {
   kernel: Kernel;
   /** The kernel's ledger (its read side): escalations are read from it and resolved in it. */
   ledger: LedgerReader;
   /** The flow the graph starts in (at its first step). */
   flow: string;
   /** One node per step id: every step the kernel may route to (the flow's, its utility steps', the injectable flows'). */
-  nodes: Record<string, StepNode<S>>;
+  nodes: Record<string, StepNode<AnnotationRoot<SD>['State']>>;
   /** INJECT_NODES: the node that runs an injected node of each agent (default: the node named after the agent). */
   agents?: Record<string, string>;
-  /** Your state (must include `NavkernelAnnotation.spec`); default NavkernelAnnotation. */
-  state?: { spec: Record<string, unknown> };
+  /** Your state (`Annotation.Root({ ...NavkernelAnnotation.spec, ...yours })`); default NavkernelAnnotation. */
+  state?: AnnotationRoot<SD>;
   /** Name of the node that asks a person on ESCALATE (default `navkernel_escalation`). */
   escalationNode?: string;
 }
@@ -118,7 +121,8 @@ const runIdOf = (nk: NavkernelChannel, config: LangGraphRunnableConfig): string 
  * `new Command({ resume: { decision, next?, by, reason } })`, records the answer as `navkernel resolve` does and goes
  * on where the person said. Add your own nodes or edges if you like, then `.compile({ checkpointer })`.
  */
-export function kernelGraph<S extends NavkernelState = NavkernelState>(options: KernelGraphOptions<S>) {
+export function kernelGraph<SD extends NavkernelStateSpec = typeof NavkernelAnnotation.spec>(options: KernelGraphOptions<SD>): StateGraphType<SD, AnnotationRoot<SD>['State'], AnnotationRoot<SD>['Update'], string> {
+  type S = AnnotationRoot<SD>['State'];
   const { kernel, ledger } = options;
   const escalationNode = options.escalationNode ?? 'navkernel_escalation';
   const start = kernel.flows.get(options.flow);
@@ -150,7 +154,7 @@ export function kernelGraph<S extends NavkernelState = NavkernelState>(options: 
   const handOver = (state: S, nk: NavkernelChannel, d: Decision, to: ReturnType<typeof destination>) =>
     new Send(to.node, { ...state, navkernel: { ...nk, decision: d, flow: to.flow, step: to.step, injected: to.injected } });
 
-  const graph = new StateGraph((options.state ?? NavkernelAnnotation) as typeof NavkernelAnnotation);
+  const graph = new StateGraph((options.state ?? NavkernelAnnotation) as AnnotationRoot<SD>);
   const g = graph as unknown as {
     addNode(name: string, fn: (s: S, c: LangGraphRunnableConfig) => unknown, opts?: { ends: string[] }): void;
     addEdge(a: string, b: string): void;
@@ -227,5 +231,5 @@ export function kernelGraph<S extends NavkernelState = NavkernelState>(options: 
     { ends: [...names, END] },
   );
   g.addEdge(START, start.firstStep);
-  return graph;
+  return graph as unknown as StateGraphType<SD, AnnotationRoot<SD>['State'], AnnotationRoot<SD>['Update'], string>;
 }
