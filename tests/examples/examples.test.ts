@@ -56,6 +56,38 @@ describe('examples', () => {
     }
   });
 
+  it('mcp: a script drives navkernel mcp over stdio with the MCP SDK client: navigate, route, a tool error, audit', () => {
+    const tsc = run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'examples/tsconfig.json']);
+    expect(tsc.out).toBe('');
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-ex-mcp-'));
+    try {
+      const r = run(process.execPath, ['dist-examples/mcp/ask-navkernel.js', path.join(dir, 'ledger.sqlite')]);
+      expect(r.code, r.out).toBe(0);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines[0]).toBe('tools: navigate, route, list_runs, audit, why, verify, replay');
+      expect(lines[1]).toBe('navigate: PASS');
+      expect(lines).toContainEqual(expect.stringMatching(/^ {2}replay-ci\/replay-ci\.sh lines \d+/));
+      expect(lines.slice(-4)).toEqual([
+        'route package VERIFIED: CONTINUE check (tier 1 success)',
+        'route check FAILED: LOOP check (tier 2 microloop)',
+        'a bad request is a tool error: INVALID_FORENSICS',
+        'audit: 2 routes, 1 off-road, active',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('langgraph-python.py compiles, and says what it needs where LangGraph for Python is not installed (PyPI is unreachable here)', () => {
+    // compile() without writing a __pycache__ into examples/ (which the package ships).
+    expect(run('python3', ['-c', 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")', 'examples/langgraph-python.py']).code).toBe(0);
+    const has = run('python3', ['-c', 'import langgraph']);
+    if (has.code === 0) return; // installed: nothing to say about its absence
+    const r = run('python3', ['examples/langgraph-python.py']);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('needs the langgraph package for Python: pip install langgraph');
+  });
+
   it('custom-flow: a microloop, a detour and a branch routed from a shell', () => {
     const r = run('bash', ['examples/custom-flow/route.sh']);
     expect(r.code, r.out).toBe(0);
