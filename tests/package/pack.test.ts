@@ -114,6 +114,11 @@ describe('the published package', () => {
     expect(schema.stdout.trim(), schema.out).toBe('decision');
     const sdk = run(process.execPath, ['--input-type=module', '-e', "const { createLanguageModel } = await import('navkernel/llm'); try { createLanguageModel('anthropic'); } catch (e) { console.log(e.code, e.message); }"], consumer);
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
+    const langgraph = run(process.execPath, ['--input-type=module', '-e', "try { await import('navkernel/langgraph'); } catch (e) { console.log(e.code, e.message); }"], consumer);
+    expect(langgraph.stdout, langgraph.out).toMatch(/^MISSING_PACKAGE .*npm install @langchain\/langgraph/);
+    const mcp = run(path.join(consumer, 'node_modules', '.bin', 'navkernel'), ['mcp', '--json'], consumer);
+    expect(mcp.code).toBe(2);
+    expect(JSON.parse(mcp.stdout)).toEqual({ error: { code: 'MISSING_PACKAGE', message: expect.stringContaining('npm install @modelcontextprotocol/sdk') } });
     const service = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/service'); console.log(typeof m.createService)"], consumer);
     expect(service.stdout.trim(), service.out).toBe('function');
   });

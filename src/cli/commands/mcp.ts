@@ -23,7 +23,9 @@ export function registerMcpCommand(program: Command): void {
     .option('--run-base <dir>', 'RUN_BASE: where the navigator cache lives (<run-base>/.cache)', 'runs')
     .addHelpText('after', '\nExample (Claude Code):\n  claude mcp add navkernel -- npx navkernel mcp --repo .\n\nNeeds the optional package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk).');
   addNavigatorOptions(addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: McpCliOptions) => {
-    const { serveMcpStdio } = await import('../../integrations/mcp/index.js');
+    const { requireMcpSdk, serveMcpStdio } = await import('../../integrations/mcp/index.js');
+    // Without the SDK, fail before opening (or creating) anything.
+    requireMcpSdk();
     const ledger = openCliLedger(opts, { create: true });
     let kernel: Awaited<ReturnType<typeof openRoutingKernel>>;
     try {

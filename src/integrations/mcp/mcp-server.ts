@@ -22,9 +22,14 @@ export function toolError(err: unknown): { isError: true; content: { type: 'text
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }
 
+/** Throws MISSING_PACKAGE (MissingPackageError) naming @modelcontextprotocol/sdk when it cannot be imported. */
+export function requireMcpSdk(): void {
+  requireOptionalPackage('@modelcontextprotocol/sdk', 'navkernel mcp', '@modelcontextprotocol/sdk/server/index.js');
+}
+
 /** Loads the MCP SDK (an optional peer dependency), or throws MISSING_PACKAGE naming it. */
 async function loadSdk() {
-  requireOptionalPackage('@modelcontextprotocol/sdk', 'navkernel mcp', '@modelcontextprotocol/sdk/server/index.js');
+  requireMcpSdk();
   const [server, types, stdio] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
