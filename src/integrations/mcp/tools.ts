@@ -108,19 +108,33 @@ async function navigateTool(a: z.infer<typeof NavigateArgs>, ctx: ToolContext): 
   };
 }
 
+/** A tool whose arguments are checked against a zod model (INVALID_REQUEST naming each bad one) before it runs. */
+function tool<A>(
+  name: string,
+  title: string,
+  description: string,
+  args: z.ZodType<A>,
+  output: Record<string, unknown>,
+  annotations: ToolAnnotations,
+  run: (a: A, ctx: ToolContext) => Promise<unknown>,
+): ToolDef {
+  return { name, title, description, inputSchema: jsonSchema(args), outputSchema: output, annotations, call: async (raw, ctx) => (await run(parse(args, raw, name), ctx)) as Record<string, unknown> };
+}
+
+const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
 /** Every tool the server offers (`resolve` only with allowResolve). */
 export function toolDefs(allowResolve: boolean): ToolDef[] {
   const tools: ToolDef[] = [
-    {
-      name: 'navigate',
-      title: 'Load the least context a task needs',
-      description:
-        "Runs navkernel's context navigator (a deterministic state machine, no LLM) on a repository for a task and returns the context: each chosen file's lines, numbered, the line ranges, and why it stopped. The repository must be inside one of the server's --repo roots.",
-      inputSchema: jsonSchema(NavigateArgs),
-      outputSchema: jsonSchema(NavigateResult),
-      annotations: READ,
-      call: async (args, ctx) => navigateTool(parse(NavigateArgs, args, 'navigate'), ctx),
-    },
+    tool(
+      'navigate',
+      'Load the least context a task needs',
+      "Runs navkernel's context navigator (a deterministic state machine, no LLM) on a repository for a task and returns the context: each chosen file's lines, numbered, the line ranges, and why it stopped. The repository must be inside one of the server's --repo roots.",
+      NavigateArgs,
+      jsonSchema(NavigateResult),
+      READ,
+      navigateTool,
+    ),
     {
       name: 'route',
       title: 'Route a finished step',
@@ -128,19 +142,18 @@ export function toolDefs(allowResolve: boolean): ToolDef[] {
         'Routes the step a flow runner just finished (a route request: run_id, flow, step_completed, status, forensics, …) through the 5-tier kernel and records the decision in the ledger. Returns the decision: CONTINUE, LOOP, DETOUR, INJECT_FLOW, INJECT_NODES, ESCALATE or TERMINATE, with the next step, tier, rule and reason. The same request_id twice returns the recorded decision.',
       inputSchema: published('route-request'),
       outputSchema: published('decision'),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: WRITE,
       // The kernel checks the request against the same schema, and names the bad field (INVALID_FORENSICS).
       call: async (args, ctx) => (await ctx.kernel.route(args ?? {})) as unknown as Record<string, unknown>,
     },
-    {
-      name: 'list_runs',
-      title: 'List the runs in the ledger',
-      description: 'Lists the runs in the ledger, oldest first, with flow, routes, off-road decisions, LLM calls, cost, open escalations and status. Pass next_cursor as cursor for the next page.',
-      inputSchema: jsonSchema(ListRunsArgs),
-      outputSchema: published('runs-page'),
-      annotations: READ,
-      call: async (args, ctx) => {
-        const a = parse(ListRunsArgs, args, 'list_runs');
+    tool(
+      'list_runs',
+      'List the runs in the ledger',
+      'Lists the runs in the ledger, oldest first, with flow, routes, off-road decisions, LLM calls, cost, open escalations and status. Pass next_cursor as cursor for the next page.',
+      ListRunsArgs,
+      published('runs-page'),
+      READ,
+      async (a, ctx) => {
         const page = await runsPage(ctx.ledger, {
           limit: a.limit ?? 100,
           ...(a.status ? { status: a.status } : {}),
@@ -150,68 +163,60 @@ export function toolDefs(allowResolve: boolean): ToolDef[] {
         });
         return { runs: page.runs, total: page.total, next_cursor: page.next ? encodeCursor(page.next) : null };
       },
-    },
-    {
-      name: 'audit',
-      title: 'Explain how a run was routed',
-      description: 'How a run was routed: decisions by tier and rule, every off-road decision with its reason, loops per step, failure signatures, LLM cost, escalations and how they were resolved.',
-      inputSchema: jsonSchema(AuditArgs),
-      outputSchema: published('audit-report'),
-      annotations: READ,
-      call: async (args, ctx) => (await auditRun(ctx.ledger, parse(AuditArgs, args, 'audit').run_id)) as unknown as Record<string, unknown>,
-    },
-    {
-      name: 'why',
-      title: 'Why a step was reached',
-      description: 'The decisions of a run that touched one step (routed from it, to it, looped or detoured there), each with its tier, rule and reason, and the escalations at that step.',
-      inputSchema: jsonSchema(WhyArgs),
-      outputSchema: published('why-report'),
-      annotations: READ,
-      call: async (args, ctx) => {
-        const a = parse(WhyArgs, args, 'why');
+    ),
+    tool(
+      'audit',
+      'Explain how a run was routed',
+      'How a run was routed: decisions by tier and rule, every off-road decision with its reason, loops per step, failure signatures, LLM cost, escalations and how they were resolved.',
+      AuditArgs,
+      published('audit-report'),
+      READ,
+      (a, ctx) => auditRun(ctx.ledger, a.run_id),
+    ),
+    tool(
+      'why',
+      'Why a step was reached',
+      'The decisions of a run that touched one step (routed from it, to it, looped or detoured there), each with its tier, rule and reason, and the escalations at that step.',
+      WhyArgs,
+      published('why-report'),
+      READ,
+      async (a, ctx) => {
         const r = await whyStep(ctx.ledger, a.run_id, a.step);
         if (r.entries.length === 0 && r.escalations.length === 0) throw new NavkernelError('UNKNOWN_STEP', `no decision of run ${a.run_id} touched step ${JSON.stringify(a.step)}`);
-        return r as unknown as Record<string, unknown>;
+        return r;
       },
-    },
-    {
-      name: 'verify',
-      title: "Check the ledger's hash chains",
-      description: "Re-computes each run's hash chain (or one run's) and compares decisions.jsonl with the database. Read-only: reports problems, repairs nothing (navkernel verify does).",
-      inputSchema: jsonSchema(VerifyArgs),
-      outputSchema: published('verify-report'),
-      annotations: READ,
-      call: async (args, ctx) => {
-        const a = parse(VerifyArgs, args, 'verify');
-        return (await verifyLedger(ctx.ledger, { repair: false, ...(a.run_id !== undefined ? { run: a.run_id } : {}) })) as unknown as Record<string, unknown>;
-      },
-    },
-    {
-      name: 'replay',
-      title: "Replay a run with today's flows",
-      description: "Re-routes a recorded run through a fresh in-memory kernel with the server's flows, using the recorded LLM answers (no model is called, nothing is written), and reports every decision that would now differ.",
-      inputSchema: jsonSchema(ReplayArgs),
-      outputSchema: published('replay-report'),
-      annotations: READ,
-      call: async (args, ctx) => {
-        const a = parse(ReplayArgs, args, 'replay');
-        return (await replayRun(ctx.ledger, a.run_id, ctx.kernel.flows, a.max_divergences ? { maxDivergences: a.max_divergences } : {})) as unknown as Record<string, unknown>;
-      },
-    },
+    ),
+    tool(
+      'verify',
+      "Check the ledger's hash chains",
+      "Re-computes each run's hash chain (or one run's) and compares decisions.jsonl with the database. Read-only: reports problems, repairs nothing (navkernel verify does).",
+      VerifyArgs,
+      published('verify-report'),
+      READ,
+      (a, ctx) => verifyLedger(ctx.ledger, { repair: false, ...(a.run_id !== undefined ? { run: a.run_id } : {}) }),
+    ),
+    tool(
+      'replay',
+      "Replay a run with today's flows",
+      "Re-routes a recorded run through a fresh in-memory kernel with the server's flows, using the recorded LLM answers (no model is called, nothing is written), and reports every decision that would now differ.",
+      ReplayArgs,
+      published('replay-report'),
+      READ,
+      (a, ctx) => replayRun(ctx.ledger, a.run_id, ctx.kernel.flows, a.max_divergences ? { maxDivergences: a.max_divergences } : {}),
+    ),
   ];
   if (allowResolve) {
-    tools.push({
-      name: 'resolve',
-      title: 'Resolve an open escalation',
-      description: "Records a person's decision on an open escalation (from audit), checked against the flow graph, as `navkernel resolve` does. Offered only because the server was started with --allow-resolve.",
-      inputSchema: jsonSchema(ResolveArgs),
-      outputSchema: published('escalation'),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      call: async (args, ctx) => {
-        const a = parse(ResolveArgs, args, 'resolve');
-        return (await resolveEscalation(ctx.ledger, ctx.kernel.flows, { escalation_id: a.escalation_id, decision: a.decision, by: a.by, reason: a.reason, ...(a.next ? { next: a.next } : {}) })) as unknown as Record<string, unknown>;
-      },
-    });
+    tools.push(
+      tool(
+        'resolve',
+        'Resolve an open escalation',
+        "Records a person's decision on an open escalation (from audit), checked against the flow graph, as `navkernel resolve` does. Offered only because the server was started with --allow-resolve.",
+        ResolveArgs,
+        published('escalation'),
+        WRITE,
+        (a, ctx) => resolveEscalation(ctx.ledger, ctx.kernel.flows, { escalation_id: a.escalation_id, decision: a.decision, by: a.by, reason: a.reason, ...(a.next ? { next: a.next } : {}) }),
+      ),
+    );
   }
   return tools;
 }
