@@ -1,6 +1,7 @@
 // `navkernel mcp` driven by the MCP SDK's real Client over a real stdio child process (node bin/navkernel.js mcp),
 // with a real SQLite ledger file: every tool, bad arguments (a tool error with the stable code, and the server keeps
 // answering), navigate on a fixture repository, route twice on one run, resources.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../src/ledger/index.js';
 import { BIN, runCli } from '../support/cli.js';
+import { onLines } from '../support/lines.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 
 const FLOWS = path.join(ROOT, 'examples', 'custom-flow');
@@ -149,6 +151,36 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
     await expect(client.readResource({ uri: 'navkernel://runs/nope/decisions' })).rejects.toMatchObject({ code: -32002 });
     // Still serving after a failed read.
     expect((await client.listResources()).resources.length).toBe(3);
+  });
+
+  it('survives what is not a message: a line that is not JSON, and one larger than the SDK's own 10 MiB buffer (answered, dropped)', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--flows', FLOWS, '--ledger', path.join(dir, 'raw.sqlite'), '--repo', SHOP, '--no-cache'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+    const answers: { id: number | null; result?: { tools?: unknown[] }; error?: { code: number; data?: { code: string } } }[] = [];
+    const waiters: (() => void)[] = [];
+    onLines(child.stdout, (line) => {
+      answers.push(JSON.parse(line));
+      waiters.shift()?.();
+    });
+    const next = () => new Promise<void>((resolve) => waiters.push(resolve));
+    try {
+      child.stdin.write('this is not json\n');
+      let got = next();
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'route', arguments: { pad: 'x'.repeat(11 * 1024 * 1024) } } })}\n`);
+      await got;
+      expect(answers[0]).toMatchObject({ id: null, error: { code: -32600, data: { code: 'INPUT_TOO_LARGE' } } });
+      got = next();
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+      await got;
+      got = next();
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+      await got;
+      expect(answers.map((a) => a.id)).toEqual([null, 1, 2]);
+      expect(answers[2]!.result!.tools!.length).toBe(7);
+    } finally {
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      child.stdin.end();
+      expect(await exited).toBe(0);
+    }
   });
 
   it('without --allow-resolve offers no resolve tool; after the client closes the ledger verifies', async () => {

@@ -3,10 +3,14 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { NavkernelError, ValidationError } from '../../contracts/index.js';
 import { requireOptionalPackage } from '../../optional-package.js';
 import { VERSION } from '../../version.js';
+import { guardLines } from './line-guard.js';
 import { listResources, readResource, RUN_DECISIONS_TEMPLATE } from './resources.js';
 import { toolDefs, type ToolContext } from './tools.js';
 
 export type McpServerOptions = ToolContext;
+
+/** The largest MCP message read from stdin (the SDK's own stdio buffer holds 10 MiB). */
+export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 /** The JSON-RPC error MCP uses for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
@@ -105,10 +109,17 @@ export async function createMcpServer(options: McpServerOptions): Promise<Server
 export async function serveMcpStdio(options: McpServerOptions, io: { stdin?: Readable; stdout?: Writable; signal?: AbortSignal } = {}): Promise<void> {
   const sdk = await loadSdk();
   const server = await createMcpServer(options);
-  const transport = new sdk.StdioServerTransport(io.stdin ?? process.stdin, io.stdout ?? process.stdout);
+  const stdin = io.stdin ?? process.stdin;
+  const stdout = io.stdout ?? process.stdout;
+  // A message larger than the limit is answered with a JSON-RPC error (it has no readable id) and dropped, instead
+  // of reaching the SDK's transport, which would close on it.
+  const input = guardLines(stdin, MAX_MESSAGE_BYTES, (bytes) => {
+    stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `message of ${bytes} bytes is larger than the limit of ${MAX_MESSAGE_BYTES} bytes: dropped`, data: { code: 'INPUT_TOO_LARGE' } } })}\n`);
+  });
+  const transport = new sdk.StdioServerTransport(input, stdout);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
-    (io.stdin ?? process.stdin).once('end', () => resolve());
+    stdin.once('end', () => resolve());
     io.signal?.addEventListener('abort', () => resolve(), { once: true });
   });
   await server.connect(transport);
