@@ -153,7 +153,7 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
     expect((await client.listResources()).resources.length).toBe(3);
   });
 
-  it('survives what is not a message: a line that is not JSON, and one larger than the SDK's own 10 MiB buffer (answered, dropped)', async () => {
+  it('survives what is not a message: a line that is not JSON, and one larger than the 10 MiB buffer of the SDK transport (answered, dropped)', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp', '--flows', FLOWS, '--ledger', path.join(dir, 'raw.sqlite'), '--repo', SHOP, '--no-cache'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
     const answers: { id: number | null; result?: { tools?: unknown[] }; error?: { code: number; data?: { code: string } } }[] = [];
     const waiters: (() => void)[] = [];
