@@ -5,11 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Annotation, Command } from '@langchain/langgraph';
+import { Annotation, Command, MemorySaver } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kernelGraph, NavkernelAnnotation, type StepReport } from '../../src/integrations/langgraph/index.js';
-import { createKernel, loadFlows, type Kernel } from '../../src/kernel/index.js';
+import { createKernel, defineFlows, loadFlows, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, type SqliteLedger } from '../../src/ledger/index.js';
 import { runCli } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
@@ -108,6 +108,35 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({ run_id: 'lg-run-1', routes: 9, identical: true, divergences: [] });
     const runs = runCli(['runs', '--json', '--ledger', ledgerFile]);
     expect(runs.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { run_id: string }).run_id)).toContain('lg-run-1');
+  });
+
+  it('INJECT_FLOW runs the injected flow\'s steps as nodes and comes back to the step that asked (MemorySaver)', async () => {
+    const flows = defineFlows([
+      { flow: 'ship', charter: { goal: 'ship the change', key_question: 'is it shipped?' }, inject_flows: ['fixup'], steps: [{ id: 'build', agent: 'builder', next: 'deploy' }, { id: 'deploy', agent: 'deployer', terminal: true }] },
+      { flow: 'fixup', charter: { goal: 'fix the build so the change can ship', key_question: 'does the build pass?' }, steps: [{ id: 'diagnose', agent: 'doctor', next: 'patch' }, { id: 'patch', agent: 'patcher', terminal: true }] },
+    ]);
+    const shipLedger = openLedger(path.join(dir, 'ship.sqlite'), { runBase: path.join(dir, 'ship-runs') });
+    const shipKernel = createKernel({ flows, store: shipLedger });
+    try {
+      const builds: StepReport[] = [{ status: 'FAILED', envelope: { recommendation: 'INJECT_FLOW', purpose: 'fix the build so the change can ship' } }, { status: 'VERIFIED' }];
+      const node = (step: string, report: () => StepReport) => async () => ({ report: report(), log: [step] });
+      const nodes = { build: node('build', () => builds.shift()!), deploy: node('deploy', () => ({ status: 'DONE' })), diagnose: node('diagnose', () => ({ status: 'VERIFIED' })), patch: node('patch', () => ({ status: 'VERIFIED' })) };
+      // The injected flow's steps are part of the graph: leaving one out is refused.
+      expect(() => kernelGraph({ kernel: shipKernel, ledger: shipLedger, flow: 'ship', state: State, nodes: { build: nodes.build, deploy: nodes.deploy } })).toThrow(expect.objectContaining({ code: 'MISSING_NODE' }));
+      const app = kernelGraph({ kernel: shipKernel, ledger: shipLedger, flow: 'ship', state: State, nodes }).compile({ checkpointer: new MemorySaver() });
+      const out = await app.invoke({}, { configurable: { thread_id: 'ship-1' } });
+      expect(out.log).toEqual(['build', 'diagnose', 'patch', 'build', 'deploy']);
+      const rows = await shipLedger.routes('ship-1', 0, 10);
+      expect(rows.map((r) => `${r.flow}/${r.step} ${r.decision} ${r.next_step ?? '-'}`)).toEqual([
+        'ship/build INJECT_FLOW diagnose',
+        'fixup/diagnose CONTINUE patch',
+        'fixup/patch CONTINUE build',
+        'ship/build CONTINUE deploy',
+        'ship/deploy TERMINATE -',
+      ]);
+    } finally {
+      await shipKernel.close();
+    }
   });
 
   it('refuses a flow step without a node, and a node that reports nothing, with typed errors', async () => {
