@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kernelGraph, NavkernelAnnotation, type StepReport } from '../../src/integrations/langgraph/index.js';
 import { createKernel, defineFlows, loadFlows, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, type SqliteLedger } from '../../src/ledger/index.js';
+import type { ArbiterPort } from '../../src/contracts/index.js';
 import { runCli } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 
@@ -136,6 +137,35 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
       ]);
     } finally {
       await shipKernel.close();
+    }
+  });
+
+  it('INJECT_NODES runs each injected node with the node of its agent, reporting it under its own id', async () => {
+    const flows = defineFlows([
+      { flow: 'code', charter: { goal: 'make the tests pass', key_question: 'do the tests pass?' }, inject_nodes: { allowed: true, max_nodes: 2 }, steps: [{ id: 'impl', agent: 'coder', next: 'verify' }, { id: 'verify', agent: 'tester', terminal: true }] },
+    ]);
+    // Tier 3, as a port: proposes two ad-hoc nodes when it may (a model would answer the same through createLlmArbiter).
+    const arbiter: ArbiterPort = async (input) =>
+      input.candidates.some((c) => c.id === 'inject_nodes')
+        ? { proposal: { candidate_id: 'inject_nodes', reason: 'a failing test first, then the fix, to make the tests pass', inject_nodes: [{ id: 'write-test', agent: 'tester', purpose: 'make the tests pass' }, { id: 'fix', agent: 'coder', purpose: 'make the tests pass' }] }, rejected: [], calls: [], cost_usd: 0 }
+        : { rejected: [], calls: [], cost_usd: 0 };
+    const codeLedger = openLedger(path.join(dir, 'code.sqlite'), { runBase: path.join(dir, 'code-runs') });
+    const codeKernel = createKernel({ flows, store: codeLedger, arbiter });
+    try {
+      const impl = [{ status: 'FAILED' }, { status: 'VERIFIED' }, { status: 'VERIFIED' }];
+      const node = (name: string, reports: StepReport[]) => async (state: S) => ({ report: reports.shift()!, log: [`${name} as ${state.navkernel.step ?? name}`] });
+      const app = kernelGraph({ kernel: codeKernel, ledger: codeLedger, flow: 'code', state: State, agents: { tester: 'verify', coder: 'impl' }, nodes: { impl: node('impl', impl), verify: node('verify', [{ status: 'VERIFIED' }, { status: 'DONE' }]) } }).compile({ checkpointer: new MemorySaver() });
+      const out = await app.invoke({}, { configurable: { thread_id: 'code-1' } });
+      expect(out.log).toEqual(['impl as impl', 'verify as write-test', 'impl as fix', 'impl as impl', 'verify as verify']);
+      expect((await codeLedger.routes('code-1', 0, 10)).map((r) => `${r.step} ${r.decision} ${r.next_step ?? '-'}`)).toEqual([
+        'impl INJECT_NODES write-test',
+        'write-test CONTINUE fix',
+        'fix CONTINUE impl',
+        'impl CONTINUE verify',
+        'verify TERMINATE -',
+      ]);
+    } finally {
+      await codeKernel.close();
     }
   });
 
