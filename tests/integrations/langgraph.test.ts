@@ -24,6 +24,9 @@ const State = Annotation.Root({
 });
 type S = typeof State.State;
 
+/** A run's routes as the ledger holds them: `[flow/]step DECISION next`. */
+const moves = async (l: SqliteLedger, run: string, { flow = false } = {}) => (await l.routes(run, 0, 100)).map((r) => `${flow ? `${r.flow}/` : ''}${r.step} ${r.decision} ${r.next_step ?? '-'}`);
+
 describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
   let dir: string;
   let ledgerFile: string;
@@ -84,7 +87,7 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
 
     // The ledger holds the graph's routing: one route per node run, in order.
     const rows = await ledger.routes('lg-run-1', 0, 100);
-    expect(rows.map((r) => `${r.step} ${r.decision} ${r.next_step ?? '-'}`)).toEqual([
+    expect(await moves(ledger, 'lg-run-1')).toEqual([
       'package CONTINUE check',
       'check LOOP check',
       'check DETOUR fix-lint',
@@ -127,8 +130,7 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
       const app = kernelGraph({ kernel: shipKernel, ledger: shipLedger, flow: 'ship', state: State, nodes }).compile({ checkpointer: new MemorySaver() });
       const out = await app.invoke({}, { configurable: { thread_id: 'ship-1' } });
       expect(out.log).toEqual(['build', 'diagnose', 'patch', 'build', 'deploy']);
-      const rows = await shipLedger.routes('ship-1', 0, 10);
-      expect(rows.map((r) => `${r.flow}/${r.step} ${r.decision} ${r.next_step ?? '-'}`)).toEqual([
+      expect(await moves(shipLedger, 'ship-1', { flow: true })).toEqual([
         'ship/build INJECT_FLOW diagnose',
         'fixup/diagnose CONTINUE patch',
         'fixup/patch CONTINUE build',
@@ -157,7 +159,7 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
       const app = kernelGraph({ kernel: codeKernel, ledger: codeLedger, flow: 'code', state: State, agents: { tester: 'verify', coder: 'impl' }, nodes: { impl: node('impl', impl), verify: node('verify', [{ status: 'VERIFIED' }, { status: 'DONE' }]) } }).compile({ checkpointer: new MemorySaver() });
       const out = await app.invoke({}, { configurable: { thread_id: 'code-1' } });
       expect(out.log).toEqual(['impl as impl', 'verify as write-test', 'impl as fix', 'impl as impl', 'verify as verify']);
-      expect((await codeLedger.routes('code-1', 0, 10)).map((r) => `${r.step} ${r.decision} ${r.next_step ?? '-'}`)).toEqual([
+      expect(await moves(codeLedger, 'code-1')).toEqual([
         'impl INJECT_NODES write-test',
         'write-test CONTINUE fix',
         'fix CONTINUE impl',
