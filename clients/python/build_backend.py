@@ -1,8 +1,8 @@
 """A PEP 517 / PEP 660 build backend for navkernel-client that needs nothing but the standard library.
 
 pip builds in an isolated environment and would download setuptools for it; this backend has no requirements, so
-``pip install ./clients/python`` works with no network. It packs ``navkernel_client/`` (with ``py.typed``) into a
-wheel whose metadata comes from the ``[project]`` table of ``pyproject.toml`` (name, version, description,
+``pip install ./clients/python`` works with no network. It packs ``navkernel_client.py`` (with ``py.typed``) into a
+wheel as the package ``navkernel_client``, whose metadata comes from the ``[project]`` table of ``pyproject.toml`` (name, version, description,
 requires-python, license: plain ``key = "value"`` lines, read without a TOML library so Python 3.9 can build it).
 """
 from __future__ import annotations
@@ -50,12 +50,15 @@ def _metadata(p: Dict[str, str]) -> str:
 
 
 def _package_files() -> List[Tuple[str, bytes]]:
+    """The wheel's package: the client module as ``navkernel_client/__init__.py``, with the ``py.typed`` marker.
+
+    In the source tree the client stays one file (``navkernel_client.py``, importable with this folder on
+    ``PYTHONPATH``); PEP 561 lets only packages declare their types, so the wheel makes it one.
+    """
     out = []
-    root = os.path.join(HERE, PACKAGE)
-    for name in sorted(os.listdir(root)):
-        if name.endswith(".py") or name == "py.typed":
-            with open(os.path.join(root, name), "rb") as f:
-                out.append((f"{PACKAGE}/{name}", f.read()))
+    for source, target in (("navkernel_client.py", "__init__.py"), ("py.typed", "py.typed")):
+        with open(os.path.join(HERE, source), "rb") as f:
+            out.append((f"{PACKAGE}/{target}", f.read()))
     return out
 
 
@@ -98,7 +101,7 @@ def build_sdist(sdist_directory: str, config_settings: Optional[dict] = None) ->
     p = _project()
     dist = _dist_name(p)
     filename = f"{dist}.tar.gz"
-    members = [("pyproject.toml", None), ("build_backend.py", None)] + [(n, d) for n, d in _package_files()]
+    members = [(name, None) for name in ("pyproject.toml", "build_backend.py", "navkernel_client.py", "py.typed")]
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as tar:
         for name, data in members + [("PKG-INFO", _metadata(p).encode())]:
             if data is None:
@@ -111,7 +114,8 @@ def build_sdist(sdist_directory: str, config_settings: Optional[dict] = None) ->
     return filename
 
 
-# -- PEP 660 (pip install -e): a wheel holding one .pth file that puts this folder on sys.path.
+# -- PEP 660 (pip install -e): a wheel holding one .pth file that puts this folder on sys.path (the module itself,
+# so an editable install is not marked typed).
 
 def get_requires_for_build_editable(config_settings: Optional[dict] = None) -> List[str]:
     return []

@@ -22,7 +22,7 @@ const positiveInt = (v: string): number => {
 export function addNavigatorOptions(cmd: Command): Command {
   return cmd
     .option('--max-files <n>', 'BUDGET.max_files (default 8)', positiveInt)
-    .option('--max-lines <n>', 'BUDGET.max_lines, lines read (default 400)', positiveInt)
+    .option('--max-lines <n>', 'BUDGET.max_lines, lines shown in the context (default 400)', positiveInt)
     .option('--max-tool-calls <n>', 'BUDGET.max_tool_calls (default 30)', positiveInt)
     .option('--budget-tokens <n>', 'token budget of the loaded context (default 8000)', positiveInt)
     .option('--registry <file>', "a magic-words.jsonl tier registry (default: the repo's own, or one built from the repo)")

@@ -73,7 +73,7 @@ describe('the published package', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/src/kernel/index.js');
     expect(files).toContain('schemas/decision.schema.json');
-    for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client/__init__.py', 'clients/python/navkernel_client/py.typed', 'clients/python/pyproject.toml']) expect(files).toContain(ui);
+    for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client.py', 'clients/python/py.typed', 'clients/python/pyproject.toml', 'clients/python/build_backend.py']) expect(files).toContain(ui);
     expect(files.filter((f) => /^dist\/(tests|bench|scripts)\//.test(f) || f.endsWith('.map'))).toEqual([]);
     // No compiled file points at a source map that is not shipped (bundlers warn about those).
     const dangling = files.filter((f) => f.endsWith('.js') && /\/\/# sourceMappingURL=/.test(readFileSync(path.join(ROOT, f), 'utf8')));
@@ -126,7 +126,7 @@ describe('the published package', () => {
   it('engines tells the truth: on the oldest release of every Node line it allows, every locked package accepts it', () => {
     const semver = createRequire(import.meta.url)('semver') as { satisfies(v: string, r: string): boolean };
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in README "Developing".
+    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in docs/development.md.
     const DEV_NODE = '^20.19.0 || ^22.13.0 || >=24';
     /** The oldest x.y.0 of each Node major 20-26 that `range` allows. */
     const oldestPerLine = (range: string) =>

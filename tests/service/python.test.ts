@@ -41,7 +41,7 @@ describe('Python client (stdlib only) and example runner', () => {
   });
 
   it('the client compiles and has no dependency outside the standard library', () => {
-    const r = python(['-c', 'import ast,sys; t=ast.parse(open(sys.argv[1]).read()); print(sorted({a.name.split(".")[0] for n in ast.walk(t) if isinstance(n,(ast.Import,ast.ImportFrom)) for a in (n.names if isinstance(n,ast.Import) else [type("x",(),{"name":n.module or ""})])}))', path.join(CLIENT_DIR, 'navkernel_client', '__init__.py')]);
+    const r = python(['-c', 'import ast,sys; t=ast.parse(open(sys.argv[1]).read()); print(sorted({a.name.split(".")[0] for n in ast.walk(t) if isinstance(n,(ast.Import,ast.ImportFrom)) for a in (n.names if isinstance(n,ast.Import) else [type("x",(),{"name":n.module or ""})])}))', path.join(CLIENT_DIR, 'navkernel_client.py')]);
     expect(r.code, r.stderr).toBe(0);
     const mods = JSON.parse(r.stdout.replace(/'/g, '"')) as string[];
     for (const m of mods) expect(['__future__', 'http', 'json', 'subprocess', 'threading', 'urllib', 'typing']).toContain(m);

@@ -2,6 +2,5 @@
 // optional peer dependency @modelcontextprotocol/sdk, loaded only when a server is created.
 export { createMcpServer, serveMcpStdio, requireMcpSdk, toolError, type McpServerOptions } from './mcp-server.js';
 export { toolDefs, type ToolContext, type ToolDef } from './tools.js';
-export { contextRanges, type ContextFileRanges } from './context-ranges.js';
 export { repoInsideRoots } from './repo-roots.js';
 export { RUN_DECISIONS_TEMPLATE } from './resources.js';

@@ -6,7 +6,6 @@ import type { Kernel } from '../../kernel/index.js';
 import { verifyLedger } from '../../ledger/index.js';
 import type { NavigationOutcome } from '../../navigator/index.js';
 import { auditRun, replayRun, resolveEscalation, runsPage, whyStep } from '../../runs/index.js';
-import { contextRanges } from './context-ranges.js';
 import { repoInsideRoots } from './repo-roots.js';
 import { AuditArgs, ListRunsArgs, NavigateArgs, NavigateResult, ReplayArgs, ResolveArgs, VerifyArgs, WhyArgs } from './tool-inputs.js';
 
@@ -95,7 +94,8 @@ async function navigateTool(a: z.infer<typeof NavigateArgs>, ctx: ToolContext): 
   put('max_tokens', a.budget_tokens ?? d.max_tokens);
   const capsule = { task: a.task, repo_root: repo, budget, ...(a.hint ? { magic_words_hint: a.hint } : {}), ...(a.scope ? { constraints: { scope: a.scope } } : {}) } as CnfCapsuleInput;
   const o = await ctx.navigate(capsule);
-  const ranges = new Map(contextRanges(o.artifacts.context_md).map((r) => [r.path, r.ranges]));
+  // The receipt names each file's lines shown, as ranges.
+  const ranges = new Map(o.artifacts.context_load_receipt.files_loaded.map((f) => [f.path, f.ranges.map(([a, b]) => [a, b] as [number, number])]));
   return {
     exit: o.exit,
     stop_reason: o.stop_reason,
