@@ -57,7 +57,7 @@ function part(file: string): string {
 }
 
 // ARCHITECTURE.md's arrows: what each part may import (besides itself and the leaf helpers package-root, version and
-// optional-package). Data flows one way: cli and service on top, runs above kernel and ledger, contracts at the bottom.
+// optional-package). Data flows one way: cli, service and integrations on top, runs above kernel and ledger, contracts at the bottom.
 const LEAVES = ['package-root', 'version', 'optional-package'];
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contracts: [],
@@ -75,6 +75,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'schema-registry': ['contracts', 'llm'],
   'machine-diagram': ['machines'],
   service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram', 'forensics'],
+  // The MCP server and the LangGraph edge: thin adapters over the public API below them.
+  integrations: ['contracts', 'kernel', 'ledger', 'runs', 'navigator', 'repomap'],
 };
 
 describe('module structure', () => {

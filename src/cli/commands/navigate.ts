@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/errors.js';
 import { readInputFile } from '../conventions.js';
+import { addNavigatorOptions } from '../navigator-options.js';
 import type { CnfCapsuleInput } from '../../contracts/index.js';
 import { checkRung641, checkRung65537, compareRuns, createNavigator, normalizeCapsule, RUNG_65537, writeArtifacts, type NavigationOutcome, type NavigatorOptions, type Rung65537Result } from '../../navigator/index.js';
 
@@ -108,24 +109,19 @@ function summary(o: NavigationOutcome, dir: string): string {
  * navigation_map.json, context_load_receipt.json, compression_report.json and context.md.
  */
 export function registerNavigateCommand(program: Command): void {
-  program
-    .command('navigate')
-    .description('Load the least context a task needs from a repository and write its artifacts (the context navigator: a deterministic state machine, no LLM)')
-    .option('--repo <dir>', 'REPO_ROOT: the repository')
-    .option('--task <text>', 'TASK: the query, verbatim')
-    .option('--hint <words>', 'MAGIC_WORDS_HINT, comma-separated')
-    .option('--capsule <file>', 'a CNF capsule: .json, .yaml/.yml (lower-case keys or the seed\'s TASK:, REPO_ROOT:, …), or any other file as seed 002\'s plain-text template; flags override its fields')
-    .option('--max-files <n>', 'BUDGET.max_files (default 8)', positiveInt)
-    .option('--max-lines <n>', 'BUDGET.max_lines, lines shown in the context (default 400)', positiveInt)
-    .option('--max-tool-calls <n>', 'BUDGET.max_tool_calls (default 30)', positiveInt)
-    .option('--budget-tokens <n>', 'token budget of the loaded context (default 8000)', positiveInt)
+  addNavigatorOptions(
+    program
+      .command('navigate')
+      .description('Load the least context a task needs from a repository and write its artifacts (the context navigator: a deterministic state machine, no LLM)')
+      .option('--repo <dir>', 'REPO_ROOT: the repository')
+      .option('--task <text>', 'TASK: the query, verbatim')
+      .option('--hint <words>', 'MAGIC_WORDS_HINT, comma-separated')
+      .option('--capsule <file>', 'a CNF capsule: .json, .yaml/.yml (lower-case keys or the seed\'s TASK:, REPO_ROOT:, …), or any other file as seed 002\'s plain-text template; flags override its fields'),
+  )
     .option('--scope <glob...>', 'CONSTRAINTS.scope: only these files may be loaded')
-    .option('--registry <file>', 'a magic-words.jsonl tier registry (default: the repo\'s own, or one built from the repo)')
     .option('--out <dir>', 'artifact folder (default <run-base>/<run>/navigator)')
     .option('--run <id>', 'run id for the default artifact folder (default derived from task and repo)')
     .option('--run-base <dir>', 'RUN_BASE', 'runs')
-    .option('--cache-dir <dir>', 'index/registry cache (default <run-base>/.cache)')
-    .option('--no-cache', 'do not read or write the cache')
     .option('--verify-stable', 'run twice and compare the artifacts\' sha256 (the determinism check the design calls rung 274177)')
     .option('--rung <n>', 'run a stability check (a "rung") after navigating: 274177 (= --verify-stable) or 65537 (274177 plus the same files for a paraphrased task and a shuffled file order, and every loaded line still in the repository; results in the receipt\'s rung_checks)', positiveInt)
     .option('--paraphrase <text...>', 'paraphrases of the task for --rung 65537 (default: a built-in one)')
