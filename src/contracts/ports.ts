@@ -84,6 +84,7 @@ export interface RouteRecord {
   request_hash: string;
   request: RouteRequest;
   decision: Decision;
+  /** The kernel's time for this route, in whole microseconds. */
   latency_us: number;
   cost_usd: number;
   kernel_version: string;
@@ -145,7 +146,13 @@ export interface StoredRoute {
   request: string;
   decision_json: string;
   state: string;
+  /** The route's kernel time as stored, in the unit `latency_unit` names (read it with `routeLatencyUs`). */
   latency_us: number;
+  /**
+   * The unit `latency_us` was written in: 'us' (microseconds, schema version 5 on), or 'ms' for routes written before
+   * (navkernel 0.1.0 stored milliseconds in this column; the hash chain covers the stored number, so they stay as written).
+   */
+  latency_unit: 'us' | 'ms';
   cost_usd: number;
   llm_calls: number;
   kernel_version: string;

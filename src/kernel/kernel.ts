@@ -171,7 +171,8 @@ export function createKernel(options: KernelOptions): Kernel {
       request_hash: requestHash,
       request: req,
       decision: outcome.decision,
-      latency_us: Math.round((performance.now() - t0) * 1000) / 1000,
+      // performance.now() is in ms: the ledger keeps whole µs (see docs/decisions.md, latency unit).
+      latency_us: Math.round((performance.now() - t0) * 1000),
       cost_usd: outcome.cost_usd,
       kernel_version: VERSION,
       flows_hash: flows.hash,

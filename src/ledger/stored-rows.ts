@@ -1,5 +1,5 @@
 import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
-import type { LedgerReader, StoredEscalation, StoredRun } from '../contracts/ports.js';
+import type { LedgerReader, StoredEscalation, StoredRoute, StoredRun } from '../contracts/ports.js';
 import { UnknownRunError } from './errors.js';
 
 /** A stored escalation row as the API shows it (the resolution parsed). */
@@ -22,4 +22,12 @@ export async function requireRun(ledger: LedgerReader, run_id: string): Promise<
   const run = await ledger.run(run_id);
   if (!run) throw new UnknownRunError(run_id, ledger.location);
   return run;
+}
+
+/**
+ * A stored route's kernel time in microseconds, whatever unit it was stored in: routes written before schema
+ * version 5 hold milliseconds (`latency_unit` 'ms'; kept as written because the hash chain covers them).
+ */
+export function routeLatencyUs(row: Pick<StoredRoute, 'latency_us' | 'latency_unit'>): number {
+  return row.latency_unit === 'ms' ? Math.round(row.latency_us * 1000) : row.latency_us;
 }

@@ -62,6 +62,7 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
   const byEscalationId = new Map(escalations.map((e) => [e.escalation_id, e]));
   const matchedEscalations = new Set<string>();
   const hashes = new Map<number, string>();
+  let sawMicros = false;
   // What the run's summary row must say, recomputed from its routes.
   const sum = { flow: '', created_ts: '', updated_ts: '', offroad: 0, llm_calls: 0, cost_usd: 0, last_decision: '', last_step: '' };
   const issue = (seq: number | null, kind: VerifyIssue['kind'], message: string, extra: IssueExtra = {}) => {
@@ -134,6 +135,9 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
           for (const [field, stored, want] of copies) {
             if (stored !== want) bad('field_mismatch', `routes.${field} is ${JSON.stringify(stored)} but the hashed decision says ${JSON.stringify(want)}`, { table: 'routes', field });
           }
+          // The latency unit (not hashed) only ever changed once, from 'ms' to 'us' (schema version 5): a run's 'ms' rows come first.
+          if (row.latency_unit === 'us') sawMicros = true;
+          else if (sawMicros) bad('field_mismatch', "routes.latency_unit is 'ms' after a route recorded in 'us': only routes written before schema version 5 hold ms", { table: 'routes', field: 'latency_unit' });
           if (decision.decision === 'ESCALATE') {
             hashes.set(row.seq, hash);
             const id = decision.escalation_id ?? `${run_id}:${row.seq}`;

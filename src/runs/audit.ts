@@ -2,7 +2,7 @@ import { decisionTargets } from '../contracts/decision-targets.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
 import type { LedgerReader, RunPageKey, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
-import { requireRun, toEscalation } from '../ledger/index.js';
+import { requireRun, routeLatencyUs, toEscalation } from '../ledger/index.js';
 
 const PAGE = 2000;
 const LIST_PAGE = 1000;
@@ -132,7 +132,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
       nav.consulted++;
       if (decision.tier === 3) nav.decided++;
     }
-    latencies.push(row.latency_us);
+    latencies.push(routeLatencyUs(row));
     if (flowsHashes[flowsHashes.length - 1] !== row.flows_hash && !flowsHashes.includes(row.flows_hash)) flowsHashes.push(row.flows_hash);
     if (row.seq === run.last_seq) lastState = JSON.parse(row.state) as RunState;
     if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);

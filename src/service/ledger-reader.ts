@@ -16,7 +16,7 @@ import type {
 } from '../contracts/index.js';
 import type { KernelStore, Ledger, RunPageKey, RunPageQuery, RunState } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
-import { toEscalation } from '../ledger/index.js';
+import { routeLatencyUs, toEscalation } from '../ledger/index.js';
 import { verifyLedger } from '../ledger/index.js';
 import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, runsPage, whyStep, type ResolveInput } from '../runs/index.js';
 
@@ -77,7 +77,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
         step: row.step,
         status: (JSON.parse(row.request) as RouteRequest).status,
         ts: row.ts,
-        latency_us: row.latency_us,
+        latency_us: routeLatencyUs(row),
         cost_usd: row.cost_usd,
         decision: JSON.parse(row.decision_json) as Decision,
         llm_calls: calls.get(row.seq) ?? [],
