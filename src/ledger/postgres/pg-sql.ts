@@ -22,7 +22,7 @@ import { REGISTER_LOCK_SQL, insertRegisterEntries, registerHead } from './schema
 const ROUTE_COLUMNS =
   'run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
   'kernel_version, flows_hash, ts, prev_hash, hash, latency_unit';
-// Read back as the SQLite ledger gives them (LedgerReader): hashes as lowercase hex, request_hash as it does.
+// Read back as the SQLite ledger gives them (RunReader): hashes as lowercase hex, request_hash as it does.
 const ROUTE_SELECT =
   "run_id, seq, flow, step, request_id, '' AS request_hash, field_sums, decision, next_step, tier, rule, request, decision_json, state, latency_us, latency_unit, cost_usd, " +
   "llm_calls, kernel_version, flows_hash, ts, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash";
