@@ -39,7 +39,11 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
-  completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
+  // The script must know every command: it gets the full program from here (completion.ts never imports this module).
+  completion: async () => {
+    const { registerCompletionCommand } = await import('./commands/completion.js');
+    return (program) => registerCompletionCommand(program, () => buildProgram());
+  },
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
 
