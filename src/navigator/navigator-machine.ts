@@ -2,7 +2,7 @@
 // (each guard reads a step's result, each action keeps it in the context). The actors are provided per navigator
 // (createNavigator), with its steps.
 import { assign } from 'xstate';
-import { navigatorMachine } from '../../machines/navigator.machine.js';
+import { navigatorMachine, type NavigatorMachineContext, type NavigatorMachineEvent } from '../../machines/navigator.machine.js';
 import type { TierPathEntry } from '../contracts/index.js';
 import type {
   Artifacts,
@@ -44,6 +44,12 @@ const ctx = (context: unknown) => context as NavigatorContext;
 /** The done event's step output. */
 const out = <T>(event: unknown) => (event as { output: StepOutput<T> }).output;
 const allViolations = (context: unknown, o: StepOutput<unknown>) => [...ctx(context).violations, ...o.violations];
+/** The action that keeps a step's result under `field` and adds the forbidden states it detected. */
+const keep = (field: 'magic' | 'tiers' | 'load' | 'compression' | 'artifacts' | 'review') =>
+  assign<NavigatorMachineContext, NavigatorMachineEvent, unknown, NavigatorMachineEvent, never>(({ context, event }) => {
+    const o = out<unknown>(event);
+    return { [field]: o.result, violations: allViolations(context, o) };
+  });
 const gateBlocks = (c: CompressionResult) => c.ratio < c.gate && c.demand_over_budget;
 
 /** The seed-002 machine with its guards and actions provided (its actors are provided by createNavigator). */
@@ -70,14 +76,8 @@ export const navigatorFsm = navigatorMachine.provide({
   actions: {
     storeCapsule: assign({ capsule: ({ event }) => (event as { capsule: unknown }).capsule }),
     storeIntake: assign(({ event }) => ({ intake: out<IntakeResult>(event).result })),
-    storeMagicWords: assign(({ context, event }) => {
-      const o = out<MagicWordsResult>(event);
-      return { magic: o.result, violations: allViolations(context, o) };
-    }),
-    storeTiers: assign(({ context, event }) => {
-      const o = out<TierMap>(event);
-      return { tiers: o.result, violations: allViolations(context, o) };
-    }),
+    storeMagicWords: keep('magic'),
+    storeTiers: keep('tiers'),
     storeTrunk: assign(({ context, event }) => {
       const o = out<TrunkResult>(event);
       return { trunk: o.result, branch: undefined, tier_path: [...context.tier_path, ...o.result.entries], violations: allViolations(context, o) };
@@ -86,22 +86,10 @@ export const navigatorFsm = navigatorMachine.provide({
       const o = out<BranchResult>(event);
       return { branch: o.result, tier_path: [...context.tier_path, ...o.result.entries], violations: allViolations(context, o) };
     }),
-    storeLoad: assign(({ context, event }) => {
-      const o = out<LoadResult>(event);
-      return { load: o.result, violations: allViolations(context, o) };
-    }),
-    storeCompression: assign(({ context, event }) => {
-      const o = out<CompressionResult>(event);
-      return { compression: o.result, violations: allViolations(context, o) };
-    }),
-    storeArtifacts: assign(({ context, event }) => {
-      const o = out<Artifacts>(event);
-      return { artifacts: o.result, violations: allViolations(context, o) };
-    }),
-    storeReview: assign(({ context, event }) => {
-      const o = out<ReviewResult>(event);
-      return { review: o.result, violations: allViolations(context, o) };
-    }),
+    storeLoad: keep('load'),
+    storeCompression: keep('compression'),
+    storeArtifacts: keep('artifacts'),
+    storeReview: keep('review'),
     startNextPass: assign({ pass: ({ context }) => context.pass + 1 }),
   },
 });
