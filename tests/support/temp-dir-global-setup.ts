@@ -7,12 +7,15 @@
 // outside the files' directories. A per-run directory, not a before/after listing of the OS temp directory: other
 // processes (another checkout's test run, a build) write there at the same time, and a listing cannot tell their
 // folders from ours.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export default function setup(): () => void {
   const runDir = mkdtempSync(path.join(tmpdir(), 'navkernel-test-run-'));
+  // Traversable by other users (not listable): scripts/with-postgres.sh runs the server as another user, with its
+  // socket in a folder it makes under TMPDIR.
+  chmodSync(runDir, 0o711);
   const saved = { TMPDIR: process.env.TMPDIR, TMP: process.env.TMP, TEMP: process.env.TEMP };
   process.env.TMPDIR = process.env.TMP = process.env.TEMP = runDir;
   process.env.NAVKERNEL_TEST_RUN_DIR = runDir;

@@ -2,13 +2,14 @@
 // run's (tests/support/temp-dir-global-setup.ts) and, after the file's own afterAll hooks, removes what the file left
 // there and fails the file, naming it. Set at import time, before the test file is imported, so its top-level
 // tmpdir() calls see it too.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll } from 'vitest';
 
 const runDir = process.env.NAVKERNEL_TEST_RUN_DIR;
 if (runDir) {
   const own = mkdtempSync(path.join(runDir, 'file-'));
+  chmodSync(own, 0o711); // traversable by the PostgreSQL server's user (see temp-dir-global-setup.ts)
   process.env.TMPDIR = process.env.TMP = process.env.TEMP = own;
   // Registered before the test file's hooks, so it runs after them (vitest runs after-hooks in stack order).
   afterAll(() => {
