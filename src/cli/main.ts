@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
+  forensics: async () => (await import('./commands/forensics.js')).registerForensicsCommand,
   // The script must know every command: it gets the full program from here (completion.ts never imports this module).
   completion: async () => {
     const { registerCompletionCommand } = await import('./commands/completion.js');

@@ -116,12 +116,14 @@ describe('the published package', () => {
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
     const service = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/service'); console.log(typeof m.createService)"], consumer);
     expect(service.stdout.trim(), service.out).toBe('function');
+    const forensics = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/forensics'); console.log(typeof m.collectForensics, m.REPORT_FORMATS.length)"], consumer);
+    expect(forensics.stdout.trim(), forensics.out).toBe('function 10');
   });
 
   it('engines tells the truth: on the oldest release of every Node line it allows, every locked package accepts it', () => {
     const semver = createRequire(import.meta.url)('semver') as { satisfies(v: string, r: string): boolean };
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in README "Developing".
+    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in docs/development.md.
     const DEV_NODE = '^20.19.0 || ^22.13.0 || >=24';
     /** The oldest x.y.0 of each Node major 20-26 that `range` allows. */
     const oldestPerLine = (range: string) =>

@@ -69,6 +69,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   llm: ['contracts'],
   ledger: ['contracts'],
   repomap: ['contracts'],
+  // Only llm/redact.ts of llm (checked below): the same secret redaction as every other input.
+  forensics: ['contracts', 'llm'],
   kernel: ['contracts', 'llm', 'machines'],
   // Topology and names only: src/ provides the implementations with .provide(), so nothing in machines/ imports src/.
   machines: [],
@@ -78,7 +80,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   demo: ['contracts', 'kernel'],
   'schema-registry': ['contracts', 'llm'],
   'machine-diagram': ['machines'],
-  service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram'],
+  service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram', 'forensics'],
 };
 
 describe('module structure', () => {
@@ -129,6 +131,19 @@ describe('module structure', () => {
     // with the first YAML flow file).
     const heavyPackages = [...seen].filter((f) => /(?:^|\n)\s*import\s(?!type\s)[^;]*?from\s+'(?:zod|yaml)'/.test(readFileSync(f, 'utf8'))).map((f) => path.relative(ROOT, f));
     expect(heavyPackages).toEqual([]);
+  });
+
+  it('navkernel/forensics uses only contracts and the redaction module; the route transports load it only with a request that names reports', () => {
+    const seen = [...runtimeClosure(path.join(ROOT, 'src', 'forensics', 'index.ts'))].map((f) => path.relative(ROOT, f));
+    expect(seen.filter((f) => !/^src\/(contracts|forensics)\//.test(f) && f !== 'src/llm/redact.ts')).toEqual([]);
+    expect(seen).not.toContain('src/contracts/index.ts');
+    // Its parsers (fast-xml-parser, tap-parser) load with the first report of their format.
+    const eager = seen.filter((f) => /(?:^|\n)\s*import\s(?!type\s)[^;]*?from\s+'(?:fast-xml-parser|tap-parser)'/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(eager).toEqual([]);
+    for (const entry of [path.join(ROOT, 'src', 'cli', 'commands', 'route.ts'), path.join(ROOT, 'src', 'service', 'server.ts')]) {
+      const loaded = [...runtimeClosure(entry)].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/forensics/'));
+      expect(loaded).toEqual(['src/forensics/with-reports.ts']);
+    }
   });
 
   it('`navkernel route` without --llm loads no LLM module (its import is deferred until a flag needs it)', () => {

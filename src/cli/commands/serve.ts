@@ -11,6 +11,7 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   token?: string;
   maxBodyBytes: string;
   requestTimeoutMs: string;
+  reportsRoot?: string;
 }
 
 function whole(flag: string, v: string, min: number, max: number): number {
@@ -29,6 +30,7 @@ export function registerServeCommand(program: Command): void {
     .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
     .option('--max-body-bytes <n>', 'largest request body', String(1024 * 1024))
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
+    .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(opts);
@@ -42,6 +44,7 @@ export function registerServeCommand(program: Command): void {
       ...(opts.token ? { token: opts.token } : {}),
       bodyLimit: whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30),
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
+      ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
     });
     let address: string;
     try {
