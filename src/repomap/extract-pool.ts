@@ -14,8 +14,9 @@ export interface Extracted {
 export interface ExtractAllOptions {
   extras?: FileExtrasSpec;
   /**
-   * Threads in all, this one included (default: the machine's available parallelism, at most 4). 1 = this
-   * thread only. Below `MIN_PARALLEL_BYTES` of input everything runs on this thread (a worker's start costs more).
+   * Threads in all, this one included; 1 = this thread only. Default: NAVKERNEL_INDEX_THREADS, else the
+   * machine's available parallelism (at most 4), but one thread below `MIN_PARALLEL_BYTES` of input (a
+   * worker's start costs more than it saves there).
    */
   threads?: number;
   /** Called with the number of items done so far, as chunks finish. */
@@ -29,11 +30,12 @@ const CHUNK_CHARS = 256 * 1024;
 /** Chunks a worker holds at once (one running, one waiting), so it never idles while this thread is busy. */
 const IN_FLIGHT = 2;
 
-/** The threads an extraction of `chars` characters uses. */
+/** The threads an extraction of `chars` characters uses: as requested, else (env NAVKERNEL_INDEX_THREADS, else the machine's parallelism up to 4) when the input is large enough. */
 export function extractThreads(chars: number, requested?: number): number {
+  if (requested !== undefined && requested >= 1) return Math.floor(requested);
   const env = Number(process.env.NAVKERNEL_INDEX_THREADS);
-  const cap = requested !== undefined && requested >= 1 ? Math.floor(requested) : Number.isInteger(env) && env >= 1 ? env : Math.min(4, os.availableParallelism());
-  return chars < MIN_PARALLEL_BYTES ? 1 : Math.max(1, cap);
+  if (Number.isInteger(env) && env >= 1) return env;
+  return chars < MIN_PARALLEL_BYTES ? 1 : Math.min(4, os.availableParallelism());
 }
 
 function chunksOf(items: FileRecordInput[]): number[][] {
