@@ -25,8 +25,9 @@ export interface ExtractAllOptions {
 
 /** Input below which no worker is started (starting one and loading its grammars costs ~100–200 ms). */
 export const MIN_PARALLEL_BYTES = 2 * 1024 * 1024;
-/** Files are handed out in chunks of about this many characters (small enough to balance, large enough to amortise a message). */
+/** Files are handed out in chunks of at most this many characters, and of about an eighth of a thread's share (to balance). */
 const CHUNK_CHARS = 256 * 1024;
+const MIN_CHUNK_CHARS = 8 * 1024;
 /** Chunks a worker holds at once (one running, one waiting), so it never idles while this thread is busy. */
 const IN_FLIGHT = 2;
 
@@ -38,17 +39,17 @@ export function extractThreads(chars: number, requested?: number): number {
   return chars < MIN_PARALLEL_BYTES ? 1 : Math.min(4, os.availableParallelism());
 }
 
-function chunksOf(items: FileRecordInput[]): number[][] {
+function chunksOf(items: FileRecordInput[], size: number): number[][] {
   const chunks: number[][] = [];
   let cur: number[] = [];
-  let size = 0;
+  let held = 0;
   items.forEach((it, i) => {
     cur.push(i);
-    size += it.text.length;
-    if (size >= CHUNK_CHARS) {
+    held += it.text.length;
+    if (held >= size) {
       chunks.push(cur);
       cur = [];
-      size = 0;
+      held = 0;
     }
   });
   if (cur.length) chunks.push(cur);
@@ -65,7 +66,7 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
  * no compiled worker file: everything runs on this thread then. A worker that fails is stopped and its
  * chunks are done here.
  */
-export async function extractAll(items: FileRecordInput[], options: ExtractAllOptions = {}): Promise<{ results: Extracted[]; threads: number }> {
+export async function extractAll(items: FileRecordInput[], options: ExtractAllOptions = {}): Promise<{ results: Extracted[]; threads: number; by_workers: number }> {
   const out: (Extracted | undefined)[] = new Array(items.length);
   const fn: FileExtrasFn | undefined = options.extras ? await loadExtras(options.extras) : undefined;
   let finished = 0;
@@ -81,12 +82,14 @@ export async function extractAll(items: FileRecordInput[], options: ExtractAllOp
     }
     progress(chunk.length);
   };
-  const chunks = chunksOf(items);
   const workerFile = new URL('./extract-worker.js', import.meta.url);
   const chars = items.reduce((s, it) => s + it.text.length, 0);
-  let threads = Math.min(extractThreads(chars, options.threads), chunks.length);
+  const wanted = extractThreads(chars, options.threads);
+  const chunks = chunksOf(items, Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.ceil(chars / (wanted * 8)))));
+  let threads = Math.min(wanted, chunks.length);
   if (threads > 1 && !existsSync(fileURLToPath(workerFile))) threads = 1;
   let next = 0;
+  let byWorkers = 0;
   const redo: number[] = [];
   const workers: Worker[] = [];
   const pending = new Set<Promise<void>>();
@@ -121,6 +124,7 @@ export async function extractAll(items: FileRecordInput[], options: ExtractAllOp
         chunks[m.chunk]!.forEach((i, k) => (out[i] = m.results[k]));
         held.delete(m.chunk);
         progress(chunks[m.chunk]!.length);
+        byWorkers += chunks[m.chunk]!.length;
         feed();
       });
       w.on('error', fail);
@@ -137,5 +141,5 @@ export async function extractAll(items: FileRecordInput[], options: ExtractAllOp
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return { results: out as Extracted[], threads };
+  return { results: out as Extracted[], threads, by_workers: byWorkers };
 }
