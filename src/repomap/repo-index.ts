@@ -48,8 +48,8 @@ export interface RepoIndex {
   /** sha256 over the sorted (path, content hash) pairs: the repository state the index describes. */
   state_hash: string;
   /**
-   * Texts this run had to read (new or changed files, compiled mirrors left out), by path: the next
-   * stage (the navigator's full-text index) reuses them instead of reading the files again. Empty warm.
+   * Texts of the files parsed this run (compiled mirrors left out) when no extras were asked for, by path:
+   * the next stage (the navigator's full-text index) reuses them instead of reading the files again.
    */
   texts?: Map<string, string>;
   /** The caller's extras (IndexOptions.extras) of the files read this run, by path. */
@@ -136,10 +136,41 @@ export function pruneCaches(dir: string, prefix: string, suffix: string, keep = 
   }
 }
 
+/**
+ * Cache files this process read or wrote, by path, with the identity of the file on disk (inode, size, mtime:
+ * every write is a rename, so a new inode). A long-lived process (the co-process, `serve`, the explorer)
+ * navigating the same repository again skips re-parsing the JSON. Never changed once stored.
+ */
+const memo = new Map<string, { id: string; cache: CacheFile }>();
+const MEMO_MAX = 4;
+
+function fileId(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function remember(file: string, cache: CacheFile, id = fileId(file)): void {
+  memo.delete(file);
+  if (id === undefined) return;
+  memo.set(file, { id, cache });
+  if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
+}
+
 function loadCache(file: string): CacheFile {
+  // The identity is taken before the read: a file replaced meanwhile is read again next time.
+  const id = fileId(file);
+  const known = memo.get(file);
+  if (known && id !== undefined && known.id === id) return known.cache;
   try {
     const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
-    if (c.v === CACHE_VERSION && c.stat && c.entries) return c;
+    if (c.v === CACHE_VERSION && c.stat && c.entries) {
+      remember(file, c, id);
+      return c;
+    }
   } catch {
     // missing or corrupt cache: start empty
   }
@@ -230,11 +261,12 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
       wanted.add(key);
       misses.push({ path: f.path, language, text, unparsed: skip });
+      // For the next stage (the full-text index), unless it gets the extras made from the text instead.
+      if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
       missAt.push(i);
       stats.parsed++;
       stats.bytes_parsed += f.size;
     }
-    if (text !== undefined && !mirrors.has(f.path)) texts.set(f.path, text);
     next.stat[f.path] = [f.size, f.mtimeMs, hash];
   });
   const extras = new Map<string, unknown>();
@@ -262,6 +294,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     const tmp = `${cfile}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(next));
     renameSync(tmp, cfile);
+    remember(cfile, next);
     pruneCaches(path.dirname(cfile), 'index-', '.json');
   }
   return { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts, extras };
