@@ -2,14 +2,10 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { extractFileRecord, type FileExtrasFn, type FileExtrasSpec, type FileRecord, type FileRecordInput, loadExtras } from './file-record.js';
-import type { ExtractJob, ExtractWorkerData, ExtractWorkerMessage } from './extract-worker.js';
+import { type Extracted, extractFileRecord, type FileExtrasFn, type FileExtrasSpec, type FileRecordInput, loadExtras } from './file-record.js';
 
-/** One file's extraction: its record and, when asked for, the caller's extras. */
-export interface Extracted {
-  record: FileRecord;
-  extras?: unknown;
-}
+export type { Extracted };
+import type { ExtractJob, ExtractWorkerData, ExtractWorkerMessage } from './extract-worker.js';
 
 export interface ExtractAllOptions {
   extras?: FileExtrasSpec;

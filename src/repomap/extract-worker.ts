@@ -1,8 +1,7 @@
 // A worker thread of `extractAll`: extracts the records (and extras) of the chunks of files it is handed,
 // answering each chunk with its results in the order given.
 import { parentPort, workerData } from 'node:worker_threads';
-import { extractFileRecord, type FileExtrasSpec, type FileRecordInput, loadExtras } from './file-record.js';
-import type { Extracted } from './extract-pool.js';
+import { type Extracted, extractFileRecord, type FileExtrasSpec, type FileRecordInput, loadExtras } from './file-record.js';
 
 export interface ExtractWorkerData {
   extras: FileExtrasSpec | undefined;

@@ -22,6 +22,12 @@ export interface FileRecord {
   outline: Outline;
 }
 
+/** One file's extraction: its record and, when asked for, the caller's extras. */
+export interface Extracted {
+  record: FileRecord;
+  extras?: unknown;
+}
+
 /**
  * A second per-file extraction a caller adds to the index run (the navigator's full-text fields): an ES
  * module by URL and the name of its export, `(path, language, text) => value` (structured-cloneable),
