@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { seededRandom as rng } from '../src/demo/prng.js';
 import { packageRoot } from '../src/package-root.js';
 import { table, type BenchSection } from './stats.js';
 
@@ -16,18 +17,6 @@ const WORDS = (
   'quantity unit dimension scale factor root degree term monomial coefficient element function operator ' +
   'simplify expand factor collect cancel apart together evaluate substitute differentiate integrate'
 ).split(' ');
-
-/** mulberry32: a seeded generator, so the tree is the same bytes on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
 

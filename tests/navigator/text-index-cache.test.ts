@@ -1,22 +1,15 @@
 // The persistent full-text index across commits: a repository seen before in another folder (the same project
 // at another commit) starts from a copy of its index and re-lexes only the files that differ, with the same
 // scores and the same navigation as a cold build.
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexRepo } from '../../src/repomap/index.js';
 import { compareRuns, navigate, openTextIndex, textIndexFile } from '../../src/navigator/index.js';
-import { SHOP, tmpDir } from '../repomap/fixture.js';
+import { scratch, SHOP } from '../repomap/fixture.js';
 
-const made: string[] = [];
-const tmp = (prefix: string) => {
-  const d = tmpDir(prefix);
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const { tmp, cleanup } = scratch();
+afterAll(cleanup);
 
 /** The shop fixture at `base/a`, and at `base/b` with one file changed (a new name in it). */
 function twoCommits(): { a: string; b: string } {

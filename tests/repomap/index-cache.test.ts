@@ -1,6 +1,6 @@
 // The repo index's cache by content and its parse workers: a tree seen at another commit re-parses only what
 // changed, and the records are the same bytes whatever the threads.
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,17 +8,10 @@ import { indexRepo, scanRepo } from '../../src/repomap/index.js';
 import { extractFileRecord, type FileRecordInput } from '../../src/repomap/file-record.js';
 import { CACHE_KEEP, pruneCaches } from '../../src/repomap/repo-index.js';
 import { languageOf } from '../../src/repomap/languages.js';
-import { SHOP, tmpDir } from './fixture.js';
+import { scratch, SHOP } from './fixture.js';
 
-const made: string[] = [];
-const tmp = (prefix: string) => {
-  const d = tmpDir(prefix);
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const { tmp, cleanup } = scratch();
+afterAll(cleanup);
 
 /** A copy of the shop fixture at `dir/name`. */
 function copy(dir: string, name: string): string {
