@@ -11,8 +11,11 @@ import { scanRepo, type ScanOptions, type SkippedFile } from './scan.js';
 
 export { NOT_PARSED, countLines };
 
-/** What the index knows of one file. */
-export interface IndexedFile {
+/**
+ * What the index knows of one file: where it is, its content hash and size, and its record (every field of
+ * FileRecord, so a field added to the record reaches here through the cache and the workers unchanged).
+ */
+export interface IndexedFile extends FileRecord {
   path: string;
   language: FileLanguage;
   /** sha256 of the content (hex). */
@@ -221,7 +224,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const borrow = (key: string): FileRecord | undefined => {
     if (!cfile) return undefined;
     borrowed ??= siblingCaches(path.dirname(cfile), 'index-', '.json', cfile)
-      .slice(0, 2)
+      .slice(0, 1)
       .map((f) => loadCache(f).entries);
     for (const e of borrowed) {
       const r = e[key];
@@ -286,7 +289,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const files: IndexedFile[] = scan.files.map((f, i) => {
     const entry = next.entries[keys[i]!]!;
     stateHash.update(`${f.path}\0${hashes[i]}\n`);
-    return { path: f.path, language: languageOf(f.path), hash: hashes[i]!, bytes: f.size, lines: entry.lines, tokens: estimateTokens(f.size), outline: entry.outline };
+    return { path: f.path, language: languageOf(f.path), hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
   });
   const sniffChanged = !cache.sniff || !sameVerdicts(cache.sniff, scan.verdicts);
   if (cfile && (sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {
