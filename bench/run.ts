@@ -13,6 +13,7 @@ import { benchLedger } from './ledger.js';
 import { benchPostgres } from './postgres.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
+import { benchNavigatorLarge } from './navigator-large.js';
 import { benchScaling } from './scaling.js';
 import { benchReplay } from './replay.js';
 import { benchServe } from './serve.js';
@@ -32,6 +33,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'scaling', run: benchScaling },
   { name: 'replay', run: benchReplay },
   { name: 'navigator', run: benchNavigator },
+  { name: 'navigator-large', run: benchNavigatorLarge },
   { name: 'memory', run: benchMemory },
   { name: 'startup', run: benchStartup },
   { name: 'coprocess', run: benchCoProcess },

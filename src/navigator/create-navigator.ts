@@ -10,6 +10,7 @@ import { measureCompression } from './compression.js';
 import { intakeCapsule } from './intake.js';
 import { chooseMetric, servedByTask, type NorthstarMetric } from './northstar.js';
 import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthstar, checkTrunk } from './invariants.js';
+import { LEX_FIELDS_EXTRAS } from './lex-fields.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
 import { loadRegistry, textIndexFile } from './registry.js';
@@ -115,6 +116,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
     intakeQuery: async (capsule) => intakeCapsule(capsule, options.cwd),
     extractMagicWords: async (intake) => {
       let index: RepoIndex = await indexRepo(intake.repo_root!, {
+        extras: LEX_FIELDS_EXTRAS,
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
@@ -365,7 +367,7 @@ export type NavigatorIndex = NonNullable<NavigationOutcome['index']>;
  * lookup, from the same persistent cache (for the explorer resuming a session).
  */
 export async function openNavigatorIndex(repoRoot: string, options: Pick<NavigatorOptions, 'cacheDir'> = {}): Promise<NavigatorIndex> {
-  const repo = await indexRepo(repoRoot, options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {});
+  const repo = await indexRepo(repoRoot, { extras: LEX_FIELDS_EXTRAS, ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) });
   const cacheDir = options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir;
   const text = openTextIndex(repo, cacheDir ? textIndexFile(cacheDir, repo.root) : false);
   return indexHandle(repo, text);

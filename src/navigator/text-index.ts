@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { classifyPath, compiledMirrors, type FileClass } from '../repomap/file-class.js';
-import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
+import { type IndexedFile, pruneCaches, type RepoIndex, siblingCaches } from '../repomap/repo-index.js';
 import type { TokenCountStore } from '../repomap/tokens.js';
-import { identifierTerms, lexText } from './terms.js';
+import { lexFields } from './lex-fields.js';
+import { identifierTerms } from './terms.js';
 
 /**
  * The navigator's full-text index: one SQLite FTS5 row per file with four fields — path (folder and
@@ -39,6 +40,8 @@ export interface TextIndexStats {
   lexed: number;
   removed: number;
   files: number;
+  /** The sibling index this one was copied from when it was new (see seedFrom). */
+  seeded_from?: string;
 }
 
 export interface TextIndex {
@@ -81,6 +84,8 @@ export function fileFields(index: RepoIndex, f: IndexedFile, mirrors: ReadonlySe
   // A compiled mirror of a source in the repository (`lib/x.js`, `lib/x.mjs` of `src/lib/x.ts`) carries no
   // words of its own: its source is indexed. Found by its path only, never read here.
   if (mirrors.has(f.path)) return [pathTerms(f.path).join(' '), '', '', ''];
+  const lexed = index.extras?.get(f.path);
+  if (isLexed(lexed)) return [pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed[0], lexed[1]];
   let text = index.texts?.get(f.path);
   if (text === undefined) {
     try {
@@ -89,9 +94,10 @@ export function fileFields(index: RepoIndex, f: IndexedFile, mirrors: ReadonlySe
       text = '';
     }
   }
-  const lexed = lexText(f.language, f.path, text);
-  return [pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed.idents.join(' '), lexed.text.join(' ')];
+  return [pathTerms(f.path).join(' '), nameTerms(f).join(' '), ...lexFields(f.path, f.language, text)];
 }
+
+const isLexed = (x: unknown): x is [string, string] => Array.isArray(x) && x.length === 2 && typeof x[0] === 'string' && typeof x[1] === 'string';
 
 /** Token counts kept at most (a few dozen are added per navigation). */
 const TOKEN_STORE_MAX = 100_000;
@@ -104,6 +110,7 @@ const open = new Map<string, TextIndex>();
  */
 export function openTextIndex(index: RepoIndex, dbFile: string | false): TextIndex {
   const origin = dbFile || ':memory:';
+  let seeded: string | undefined;
   if (dbFile) {
     const prev = open.get(dbFile);
     if (prev) {
@@ -111,6 +118,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
       open.delete(dbFile);
     }
     mkdirSync(path.dirname(dbFile), { recursive: true });
+    if (!existsSync(dbFile)) seeded = seedFrom(index, dbFile);
   }
   const db = new Database(origin);
   db.pragma('journal_mode = WAL');
@@ -127,7 +135,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
   }
   db.exec('CREATE TABLE IF NOT EXISTS tokens(key TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID');
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)');
-  const stats: TextIndexStats = { lexed: 0, removed: 0, files: index.files.length };
+  const stats: TextIndexStats = { lexed: 0, removed: 0, files: index.files.length, ...(seeded ? { seeded_from: seeded } : {}) };
   const rows = new Map<string, { hash: string; id: number }>();
   for (const r of db.prepare('SELECT path, hash, id FROM files').all() as { path: string; hash: string; id: number }[]) rows.set(r.path, r);
   const current = new Map(index.files.map((f) => [f.path, f]));
@@ -202,6 +210,55 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
       if (dbFile && open.get(dbFile) === ti) open.delete(dbFile);
     },
   };
-  if (dbFile) open.set(dbFile, ti);
+  if (dbFile) {
+    open.set(dbFile, ti);
+    if (stats.lexed || stats.removed) pruneCaches(path.dirname(dbFile), 'text-', '.sqlite');
+  }
   return ti;
+}
+
+/** A sibling index is copied when at least this share of the repository's files (path and content) is in it. */
+const SEED_MIN_SHARE = 0.5;
+
+/**
+ * Seeds a new repository's index with a copy of the sibling index (same cache folder: the same project
+ * extracted at another commit or path) that already holds most of its files, so the sync re-lexes only what
+ * differs. The newest three siblings are considered; the copy is SQLite's `VACUUM INTO` (a consistent
+ * snapshot even while another process writes the sibling). Returns the sibling's file name, or undefined.
+ */
+function seedFrom(index: RepoIndex, dbFile: string): string | undefined {
+  const want = new Map(index.files.map((f) => [f.path, f.hash]));
+  let best: { file: string; share: number } | undefined;
+  for (const file of siblingCaches(path.dirname(dbFile), 'text-', '.sqlite', dbFile).slice(0, 3)) {
+    try {
+      const db = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        const v = db.prepare("SELECT value FROM meta WHERE key='version'").pluck().get();
+        if (v !== TEXT_INDEX_VERSION) continue;
+        let same = 0;
+        for (const r of db.prepare('SELECT path, hash FROM files').iterate() as Iterable<{ path: string; hash: string }>) if (want.get(r.path) === r.hash) same++;
+        const share = same / Math.max(1, want.size);
+        if (share >= SEED_MIN_SHARE && (!best || share > best.share)) best = { file, share };
+      } finally {
+        db.close();
+      }
+    } catch {
+      // unreadable or being replaced: not a seed
+    }
+  }
+  if (!best) return undefined;
+  const tmp = `${dbFile}.${process.pid}.seed`;
+  try {
+    const db = new Database(best.file, { readonly: true, fileMustExist: true });
+    try {
+      db.prepare('VACUUM INTO ?').run(tmp);
+    } finally {
+      db.close();
+    }
+    renameSync(tmp, dbFile);
+    return path.basename(best.file);
+  } catch {
+    rmSync(tmp, { force: true });
+    return undefined;
+  }
 }

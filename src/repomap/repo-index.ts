@@ -1,18 +1,21 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { extractAll } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
+import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput, NOT_PARSED } from './file-record.js';
 import { type FileLanguage, isCodeLanguage, languageOf } from './languages.js';
-import { extractOutline, type Outline } from './outline.js';
+import type { Outline } from './outline.js';
 import { OUTLINE_VERSION } from './queries.js';
 import { scanRepo, type ScanOptions, type SkippedFile } from './scan.js';
 
+export { NOT_PARSED, countLines };
 
-/** The parse note of a generated or vendored file (indexed as text, shown as plain text). */
-export const NOT_PARSED = 'not parsed: generated or vendored file';
-
-/** What the index knows of one file. */
-export interface IndexedFile {
+/**
+ * What the index knows of one file: where it is, its content hash and size, and its record (every field of
+ * FileRecord, so a field added to the record reaches here through the cache and the workers unchanged).
+ */
+export interface IndexedFile extends FileRecord {
   path: string;
   language: FileLanguage;
   /** sha256 of the content (hex). */
@@ -32,6 +35,10 @@ export interface IndexStats {
   /** Files parsed (outline extracted and tokens counted): cache misses. */
   parsed: number;
   cache_hits: number;
+  /** Of the cache hits, records found in another repository's cache (the same content seen at another commit or path). */
+  borrowed: number;
+  /** Threads the parsing ran on (1 when nothing or little was parsed). */
+  threads: number;
   bytes_parsed: number;
 }
 
@@ -44,10 +51,12 @@ export interface RepoIndex {
   /** sha256 over the sorted (path, content hash) pairs: the repository state the index describes. */
   state_hash: string;
   /**
-   * Texts this run had to read (new or changed files, compiled mirrors left out), by path: the next
-   * stage (the navigator's full-text index) reuses them instead of reading the files again. Empty warm.
+   * Texts of the files parsed this run (compiled mirrors left out) when no extras were asked for, by path:
+   * the next stage (the navigator's full-text index) reuses them instead of reading the files again.
    */
   texts?: Map<string, string>;
+  /** The caller's extras (IndexOptions.extras) of the files read this run, by path. */
+  extras?: Map<string, unknown>;
 }
 
 export interface IndexOptions extends ScanOptions {
@@ -58,22 +67,24 @@ export interface IndexOptions extends ScanOptions {
   cacheDir?: string | false;
   /** Called as files are processed (for progress bars). */
   onProgress?: (done: number, total: number) => void;
+  /** A second extraction run beside the outline on every file read this run (see FileExtrasSpec). */
+  extras?: FileExtrasSpec;
+  /** Threads for parsing, this one included (default: the available parallelism, at most 4; see extractThreads). */
+  threads?: number;
 }
 
-interface CacheEntry {
-  lines: number;
-  tokens: number;
-  outline: Outline;
-}
 interface CacheFile {
   v: string;
   stat: Record<string, [number, number, string]>;
-  entries: Record<string, CacheEntry>;
+  /** File records by content key (`hash:language[:unparsed]`). */
+  entries: Record<string, FileRecord>;
   /** The scan's binary-sniff verdicts (see ScanOptions.verdicts). */
   sniff?: Record<string, [number, number, 0 | 1]>;
 }
 
-const CACHE_VERSION = `outline${OUTLINE_VERSION}-est4`;
+const CACHE_VERSION = `outline${OUTLINE_VERSION}-rec1`;
+/** Per-repository cache files kept in a cache folder: older ones (by last use) are deleted. */
+export const CACHE_KEEP = 16;
 
 /** Tokens estimated from a size: about 4 bytes a token for code and English (o200k_base averages 3.5–4.5). */
 export function estimateTokens(bytes: number): number {
@@ -90,10 +101,79 @@ function cachePath(cacheDir: string, root: string): string {
   return path.join(cacheDir, 'repomap', `index-${id}.json`);
 }
 
+/**
+ * The cache files of `dir` named `prefix…suffix` other than `own`, newest (last written) first. A new
+ * repository (a tree extracted at another commit) borrows from them what did not change.
+ */
+export function siblingCaches(dir: string, prefix: string, suffix: string, own: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: { file: string; mtime: number }[] = [];
+  for (const n of names) {
+    if (!n.startsWith(prefix) || !n.endsWith(suffix)) continue;
+    const file = path.join(dir, n);
+    if (file === own) continue;
+    try {
+      found.push({ file, mtime: statSync(file).mtimeMs });
+    } catch {
+      // deleted meanwhile
+    }
+  }
+  return found.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1)).map((f) => f.file);
+}
+
+/** Deletes the cache files of `dir` past the newest `keep` (with their SQLite side files). */
+export function pruneCaches(dir: string, prefix: string, suffix: string, keep = CACHE_KEEP): void {
+  for (const file of siblingCaches(dir, prefix, suffix, '').slice(keep)) {
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        unlinkSync(f);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/**
+ * Cache files this process read or wrote, by path, with the identity of the file on disk (inode, size, mtime:
+ * every write is a rename, so a new inode). A long-lived process (the co-process, `serve`, the explorer)
+ * navigating the same repository again skips re-parsing the JSON. Never changed once stored.
+ */
+const memo = new Map<string, { id: string; cache: CacheFile }>();
+const MEMO_MAX = 4;
+
+function fileId(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function remember(file: string, cache: CacheFile, id = fileId(file)): void {
+  memo.delete(file);
+  if (id === undefined) return;
+  memo.set(file, { id, cache });
+  if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
+}
+
 function loadCache(file: string): CacheFile {
+  // The identity is taken before the read: a file replaced meanwhile is read again next time.
+  const id = fileId(file);
+  const known = memo.get(file);
+  if (known && id !== undefined && known.id === id) return known.cache;
   try {
     const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
-    if (c.v === CACHE_VERSION && c.stat && c.entries) return c;
+    if (c.v === CACHE_VERSION && c.stat && c.entries) {
+      remember(file, c, id);
+      return c;
+    }
   } catch {
     // missing or corrupt cache: start empty
   }
@@ -119,17 +199,12 @@ function sameVerdicts(a: Record<string, [number, number, 0 | 1]>, b: Record<stri
   return true;
 }
 
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return text.endsWith('\n') ? n - 1 : n;
-}
-
 /**
- * Indexes a repository: scans it, then for each file reuses the cached outline and token count of
- * its content hash, or parses it with tree-sitter. A file that fails to parse gets an outline with
- * `parse_error` (rendered as plain text). Deterministic: files sorted by path.
+ * Indexes a repository: scans it, then for each file reuses the cached record (outline and line count) of
+ * its content hash — from this repository's cache, else from the newest other repository's cache in the same
+ * folder (the same project at another commit) — or parses it with tree-sitter. Files to parse are spread over
+ * worker threads (extractAll). A file that fails to parse gets an outline with `parse_error` (rendered as
+ * plain text). Deterministic: files sorted by path, the same records whatever the threads or the cache.
  */
 export async function indexRepo(rootDir: string, options: IndexOptions = {}): Promise<RepoIndex> {
   const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
@@ -138,15 +213,32 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const cache: CacheFile = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
   const scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}) });
   const next: CacheFile = { v: CACHE_VERSION, stat: {}, entries: {}, sniff: scan.verdicts };
-  const stats: IndexStats = { files: scan.files.length, hashed: 0, parsed: 0, cache_hits: 0, bytes_parsed: 0 };
-  const files: IndexedFile[] = [];
+  const stats: IndexStats = { files: scan.files.length, hashed: 0, parsed: 0, cache_hits: 0, borrowed: 0, bytes_parsed: 0, threads: 1 };
   const stateHash = createHash('sha256');
   const texts = new Map<string, string>();
   // Generated and vendored files (declarations, compiled mirrors of sources, bundles) are indexed as text, not parsed.
   const mirrors = compiledMirrors(scan.files.map((f) => f.path));
   const unparsed = (p: string) => mirrors.has(p) || ['generated', 'vendored'].includes(classifyPath(p));
+  // Another repository's records, read only when this one's cache misses (a new tree of a project seen before).
+  let borrowed: Record<string, FileRecord>[] | undefined;
+  const borrow = (key: string): FileRecord | undefined => {
+    if (!cfile) return undefined;
+    borrowed ??= siblingCaches(path.dirname(cfile), 'index-', '.json', cfile)
+      .slice(0, 1)
+      .map((f) => loadCache(f).entries);
+    for (const e of borrowed) {
+      const r = e[key];
+      if (r) return r;
+    }
+    return undefined;
+  };
+  const keys: string[] = [];
+  const hashes: string[] = [];
+  const misses: FileRecordInput[] = [];
+  const missAt: number[] = [];
+  const wanted = new Set<string>();
   let done = 0;
-  for (const f of scan.files) {
+  scan.files.forEach((f, i) => {
     const language = languageOf(f.path);
     const known = cache.stat[f.path];
     let hash: string;
@@ -159,34 +251,54 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     }
     const skip = isCodeLanguage(language) && unparsed(f.path);
     const key = `${hash}:${language}${skip ? ':unparsed' : ''}`;
+    keys.push(key);
+    hashes.push(hash);
     let entry = cache.entries[key] ?? next.entries[key];
-    if (entry) stats.cache_hits++;
-    else {
+    if (!entry && !wanted.has(key) && (entry = borrow(key))) stats.borrowed++;
+    if (entry || wanted.has(key)) {
+      stats.cache_hits++;
+      if (entry) next.entries[key] = entry;
+      done++;
+      options.onProgress?.(done, scan.files.length);
+    } else {
       text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
-      let outline: Outline;
-      try {
-        outline = skip ? { defs: [], refs: [], parse_error: NOT_PARSED } : await extractOutline(language, text);
-      } catch (err) {
-        outline = { defs: [], refs: [], parse_error: `parse failed: ${(err as Error).message}` };
-      }
-      entry = { lines: countLines(text), tokens: estimateTokens(f.size), outline };
+      wanted.add(key);
+      misses.push({ path: f.path, language, text, unparsed: skip });
+      // For the next stage (the full-text index), unless it gets the extras made from the text instead.
+      if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
+      missAt.push(i);
       stats.parsed++;
       stats.bytes_parsed += f.size;
     }
-    if (text !== undefined && !mirrors.has(f.path)) texts.set(f.path, text);
     next.stat[f.path] = [f.size, f.mtimeMs, hash];
-    next.entries[key] = entry;
-    files.push({ path: f.path, language, hash, bytes: f.size, lines: entry.lines, tokens: entry.tokens, outline: entry.outline });
-    stateHash.update(`${f.path}\0${hash}\n`);
-    done++;
-    options.onProgress?.(done, scan.files.length);
+  });
+  const extras = new Map<string, unknown>();
+  if (misses.length) {
+    const before = done;
+    const { results, threads } = await extractAll(misses, {
+      ...(options.extras ? { extras: options.extras } : {}),
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      onProgress: (n) => options.onProgress?.(before + n, scan.files.length),
+    });
+    stats.threads = threads;
+    results.forEach((r, k) => {
+      next.entries[keys[missAt[k]!]!] = r.record;
+      if (r.extras !== undefined) extras.set(misses[k]!.path, r.extras);
+    });
   }
+  const files: IndexedFile[] = scan.files.map((f, i) => {
+    const entry = next.entries[keys[i]!]!;
+    stateHash.update(`${f.path}\0${hashes[i]}\n`);
+    return { path: f.path, language: languageOf(f.path), hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
+  });
   const sniffChanged = !cache.sniff || !sameVerdicts(cache.sniff, scan.verdicts);
   if (cfile && (sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {
     mkdirSync(path.dirname(cfile), { recursive: true });
     const tmp = `${cfile}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(next));
     renameSync(tmp, cfile);
+    remember(cfile, next);
+    pruneCaches(path.dirname(cfile), 'index-', '.json');
   }
-  return { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts };
+  return { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts, extras };
 }

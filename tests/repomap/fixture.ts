@@ -1,4 +1,4 @@
-import { cpSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/temp.js';
@@ -16,4 +16,19 @@ export function copyShop(): string {
   const dir = path.join(tmpDir('nk-shop-'), 'shop');
   cpSync(SHOP, dir, { recursive: true });
   return dir;
+}
+
+/** Temporary directories made through `tmp`, all removed by `cleanup` (call it from afterAll). */
+export function scratch(): { tmp(prefix: string): string; cleanup(): void } {
+  const made: string[] = [];
+  return {
+    tmp(prefix) {
+      const d = tmpDir(prefix);
+      made.push(d);
+      return d;
+    },
+    cleanup() {
+      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,0 +1,131 @@
+// Bench section: `navkernel navigate` on a large generated Python tree (the size of sympy: 1,500 files, ~400k
+// lines; `--quick`: 120 files), cold, warm and at "another commit" (a copy of the tree in another folder
+// with 1% of its files changed, the same cache), each a fresh CLI process; cold once more on one thread.
+// The tree is generated from a seed (no network): packages of modules with classes, methods, calls across
+// modules, docstrings and comments, and a tests/ folder per package.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { seededRandom as rng } from '../src/demo/prng.js';
+import { packageRoot } from '../src/package-root.js';
+import { table, type BenchSection } from './stats.js';
+
+const WORDS = (
+  'matrix vector poly ring field domain series limit integral solver printer parser lexer token symbol expr ' +
+  'number rational real complex order basis group ideal module tensor graph node edge path cache store index ' +
+  'quantity unit dimension scale factor root degree term monomial coefficient element function operator ' +
+  'simplify expand factor collect cancel apart together evaluate substitute differentiate integrate'
+).split(' ');
+
+const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
+
+/** One module: `defs` classes of a few methods each, calling names defined in other modules. */
+function moduleText(r: () => number, name: string, names: string[], defs: number, edit = 0): string {
+  const pick = () => WORDS[Math.floor(r() * WORDS.length)]!;
+  const other = () => names[Math.floor(r() * names.length)]!;
+  const out: string[] = [`"""The ${name} module: ${pick()} and ${pick()} of ${pick()} ${pick()}s."""`, '', `from .base import ${other()}, ${other()}`, ''];
+  for (let c = 0; c < defs; c++) {
+    const cls = `${cap(pick())}${cap(pick())}${c}`;
+    out.push(`class ${cls}:`, `    """A ${pick()} over a ${pick()} ${pick()} (${name}, revision ${edit})."""`, '');
+    for (let m = 0; m < 4; m++) {
+      const meth = `${pick()}_${pick()}`;
+      out.push(`    def ${meth}(self, ${pick()}, ${pick()}=None):`, `        # ${pick()} the ${pick()} before the ${pick()}`);
+      for (let k = 0; k < 4; k++) out.push(`        ${pick()} = ${other()}(${pick()}, self.${pick()}_${pick()}(${Math.floor(r() * 100)}))`);
+      out.push(`        if ${pick()} is None:`, `            raise ValueError("${pick()} ${pick()} expected, got %s" % ${pick()})`, `        return ${pick()}`, '');
+    }
+  }
+  out.push(`def ${names[Math.floor(r() * names.length)]!}_${name}(*args):`, `    return ${other()}(*args)`, '');
+  return out.join('\n');
+}
+
+/** Writes the tree: `files` modules over packages of 20, a tests module for every fourth. Returns the paths, sorted. */
+export function generateTree(dir: string, files: number, seed: number): string[] {
+  const names = Array.from({ length: 400 }, (_, i) => `${WORDS[i % WORDS.length]}_${WORDS[Math.floor(i / WORDS.length) % WORDS.length]}`);
+  const written: string[] = [];
+  for (let i = 0; i < files; i++) {
+    const pkg = `pkg/${WORDS[Math.floor(i / 20) % WORDS.length]}${Math.floor(i / 20)}`;
+    const test = i % 4 === 3;
+    const rel = `${pkg}/${test ? 'tests/test_' : ''}${WORDS[i % WORDS.length]}_${i}.py`;
+    mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), moduleText(rng(seed * 7919 + i), `${WORDS[i % WORDS.length]}_${i}`, names, 6));
+    written.push(rel);
+  }
+  writeFileSync(path.join(dir, 'README.md'), `# generated\n\nA tree of ${files} modules (seed ${seed}) for the navigator bench.\n`);
+  return written.sort();
+}
+
+/** "Another commit": rewrites `share` of the files (chosen by seed) with new content. */
+export function changeTree(dir: string, paths: string[], share: number, seed: number): number {
+  const r = rng(seed);
+  const names = ['changed_name', 'other_name'];
+  let n = 0;
+  for (const rel of paths) {
+    if (r() >= share) continue;
+    const abs = path.join(dir, rel);
+    writeFileSync(abs, readFileSync(abs, 'utf8') + '\n' + moduleText(rng(seed + n), `edit_${n}`, names, 1, n + 1));
+    n++;
+  }
+  return n;
+}
+
+interface Run {
+  wall_ms: number;
+  rss_mb: number | string;
+}
+
+/** One `navkernel navigate` CLI process: wall time (process start included) and peak RSS via /usr/bin/time. */
+function navigateCli(repo: string, task: string, extra: string[], env: NodeJS.ProcessEnv = process.env): Run {
+  const bin = path.join(packageRoot(), 'bin', 'navkernel.js');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'nk-bench-large-out-'));
+  try {
+    const args = ['navigate', '--repo', repo, '--task', task, '--out', out, '-q', '--json', ...extra];
+    const timed = existsSync('/usr/bin/time');
+    const t0 = performance.now();
+    const r = timed
+      ? spawnSync('/usr/bin/time', ['-f', 'NKTIME %M', process.execPath, bin, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 })
+      : spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 });
+    const wall_ms = performance.now() - t0;
+    if (r.status !== 0 && r.status !== 3) throw new Error(`navigate failed (${r.status}): ${r.stderr}`);
+    const m = /NKTIME (\d+)/.exec(r.stderr ?? '');
+    return { wall_ms, rss_mb: m ? Math.round(Number(m[1]) / 102.4) / 10 : 'n/a' };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+export async function benchNavigatorLarge(opts: { quick: boolean }): Promise<BenchSection> {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'nk-bench-large-'));
+  try {
+    const files = opts.quick ? 120 : 1500;
+    const a = path.join(base, 'commit-a');
+    const paths = generateTree(a, files, 2026);
+    const b = path.join(base, 'commit-b');
+    cpSync(a, b, { recursive: true });
+    const changed = changeTree(b, paths, 0.01, 7);
+    const lines = paths.reduce((s, p) => s + readFileSync(path.join(a, p), 'utf8').split('\n').length, 0);
+    const bytes = paths.reduce((s, p) => s + readFileSync(path.join(a, p), 'utf8').length, 0);
+    const task = 'simplify_expand raises ValueError "integral series expected" when the MatrixPoly ring is evaluated';
+    const cache = path.join(base, 'cache');
+    const one = { ...process.env, NAVKERNEL_INDEX_THREADS: '1' };
+    const rows: [string, Run][] = [
+      ['cold, `--no-cache`, one thread', navigateCli(a, task, ['--no-cache'], one)],
+      ['cold, `--no-cache`', navigateCli(a, task, ['--no-cache'])],
+      ['cold, empty cache', navigateCli(a, task, ['--cache-dir', cache])],
+      ['warm (same tree, same cache)', navigateCli(a, task, ['--cache-dir', cache])],
+      [`another commit (a copy in another folder, ${changed} files changed)`, navigateCli(b, task, ['--cache-dir', cache])],
+      ['another commit, warm', navigateCli(b, task, ['--cache-dir', cache])],
+    ];
+    const body = [
+      `A generated Python tree (seed 2026): ${files.toLocaleString('en-US')} files, ${lines.toLocaleString('en-US')} lines, ${(bytes / 2 ** 20).toFixed(1)} MiB; the task names a few of its words. Each row is one \`navkernel navigate\` process (start-up included); the machine has ${os.availableParallelism()} cores.`,
+      '',
+      table(['run', 'wall ms', 'peak RSS MB'], rows.map(([name, r]) => [name, r.wall_ms, r.rss_mb])),
+    ].join('\n');
+    const figures: Record<string, number> = { files, lines, changed };
+    const keys = ['cold_nocache_1thread_ms', 'cold_nocache_ms', 'cold_cache_ms', 'warm_ms', 'other_commit_ms', 'other_commit_warm_ms'];
+    rows.forEach(([, r], i) => (figures[keys[i]!] = r.wall_ms));
+    return { title: `Navigator on a large tree (${files.toLocaleString('en-US')} files): cold, warm, another commit`, body, figures };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}

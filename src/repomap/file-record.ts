@@ -1,0 +1,78 @@
+import type { FileLanguage } from './languages.js';
+import { extractOutline, type Outline } from './outline.js';
+
+/** The parse note of a generated or vendored file (indexed as text, shown as plain text). */
+export const NOT_PARSED = 'not parsed: generated or vendored file';
+
+/** What the extraction of one file needs: plain data, so it can be sent to a worker thread. */
+export interface FileRecordInput {
+  path: string;
+  language: FileLanguage;
+  text: string;
+  /** A generated or vendored file: indexed as text, never parsed. */
+  unparsed: boolean;
+}
+
+/**
+ * What the index keeps of one file's content: a plain serialisable record (it is cached by content hash
+ * and sent between threads whole, so a field added here flows through the cache and the workers unchanged).
+ */
+export interface FileRecord {
+  lines: number;
+  outline: Outline;
+}
+
+/** One file's extraction: its record and, when asked for, the caller's extras. */
+export interface Extracted {
+  record: FileRecord;
+  extras?: unknown;
+}
+
+/**
+ * A second per-file extraction a caller adds to the index run (the navigator's full-text fields): an ES
+ * module by URL and the name of its export, `(path, language, text) => value` (structured-cloneable),
+ * so worker threads can load it too. Run for the files read this run only; results are not cached.
+ */
+export interface FileExtrasSpec {
+  module: string;
+  export: string;
+}
+export type FileExtrasFn = (path: string, language: FileLanguage, text: string) => unknown;
+
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n - 1 : n;
+}
+
+/**
+ * The record of one file: its line count and outline (tree-sitter definitions and references). A file that
+ * fails to parse gets an outline with `parse_error` (rendered as plain text). A pure function of its input.
+ */
+export async function extractFileRecord(input: FileRecordInput): Promise<FileRecord> {
+  let outline: Outline;
+  try {
+    outline = input.unparsed ? { defs: [], refs: [], parse_error: NOT_PARSED } : await extractOutline(input.language, input.text);
+  } catch (err) {
+    outline = { defs: [], refs: [], parse_error: `parse failed: ${(err as Error).message}` };
+  }
+  return { lines: countLines(input.text), outline };
+}
+
+const extrasFns = new Map<string, Promise<FileExtrasFn>>();
+
+/** Loads (once per thread) the extras function a spec names. */
+export function loadExtras(spec: FileExtrasSpec): Promise<FileExtrasFn> {
+  const key = `${spec.module}#${spec.export}`;
+  let p = extrasFns.get(key);
+  if (!p) {
+    p = import(spec.module).then((m: Record<string, unknown>) => {
+      const fn = m[spec.export];
+      if (typeof fn !== 'function') throw new TypeError(`${spec.module} exports no function ${spec.export}`);
+      return fn as FileExtrasFn;
+    });
+    extrasFns.set(key, p);
+  }
+  return p;
+}

@@ -1,0 +1,82 @@
+// The repo index's cache by content and its parse workers: a tree seen at another commit re-parses only what
+// changed, and the records are the same bytes whatever the threads.
+import { cpSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { indexRepo, scanRepo } from '../../src/repomap/index.js';
+import { extractFileRecord, type FileRecordInput } from '../../src/repomap/file-record.js';
+import { CACHE_KEEP, pruneCaches } from '../../src/repomap/repo-index.js';
+import { languageOf } from '../../src/repomap/languages.js';
+import { scratch, SHOP } from './fixture.js';
+
+const { tmp, cleanup } = scratch();
+afterAll(cleanup);
+
+/** A copy of the shop fixture at `dir/name`. */
+function copy(dir: string, name: string): string {
+  const dest = path.join(dir, name);
+  cpSync(SHOP, dest, { recursive: true });
+  return dest;
+}
+
+describe('indexRepo at another commit', () => {
+  it('borrows the records of unchanged content from the sibling cache and parses only the changed file', async () => {
+    const base = tmp('nk-commits-');
+    const cacheDir = tmp('nk-cache-');
+    const a = copy(base, 'a');
+    const first = await indexRepo(a, { cacheDir });
+    expect(first.stats.parsed).toBe(first.files.length);
+    const b = copy(base, 'b');
+    writeFileSync(path.join(b, 'src', 'util', 'format.ts'), 'export function formatPounds(c: number): string {\n  return String(c);\n}\n');
+    const other = await indexRepo(b, { cacheDir });
+    expect(other.stats.parsed).toBe(1);
+    expect(other.stats.borrowed).toBe(other.files.length - 1);
+    // The same index as a cold run of the same tree without any cache.
+    const cold = await indexRepo(b, { cacheDir: false });
+    expect(other.files).toEqual(cold.files);
+    expect(other.state_hash).toBe(cold.state_hash);
+    // Its own cache now: a second run parses and borrows nothing.
+    const again = await indexRepo(b, { cacheDir });
+    expect([again.stats.parsed, again.stats.borrowed, again.stats.hashed]).toEqual([0, 0, 0]);
+  });
+
+  it('keeps the newest cache files of a folder and deletes the rest', () => {
+    const dir = tmp('nk-prune-');
+    const names = Array.from({ length: CACHE_KEEP + 3 }, (_, i) => `index-${String(i).padStart(2, '0')}.json`);
+    names.forEach((n, i) => {
+      writeFileSync(path.join(dir, n), '{}');
+      utimesSync(path.join(dir, n), 1_000 + i, 1_000 + i);
+    });
+    writeFileSync(path.join(dir, 'other.txt'), 'kept');
+    pruneCaches(dir, 'index-', '.json');
+    const left = readdirSync(dir).sort();
+    expect(left).toEqual([...names.slice(3), 'other.txt'].sort());
+  });
+});
+
+describe('parsing on worker threads', () => {
+  // Workers run the compiled worker file: this part reads the build (`npm test` builds first).
+  const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src');
+  const built = existsSync(path.join(dist, 'repomap', 'extract-worker.js'));
+
+  it.runIf(built)('gives the same records and extras, in the same order, on two threads as on one', async () => {
+    const { extractAll } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'lex-fields.js')).href)) as typeof import('../../src/navigator/lex-fields.js');
+    const scan = scanRepo(SHOP);
+    // Many small chunks' worth: the fixture repeated, so both threads get work.
+    const items: FileRecordInput[] = [];
+    for (let k = 0; k < 40; k++)
+      for (const f of scan.files)
+        items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`.repeat(k % 3), unparsed: false });
+    const one = await extractAll(items, { threads: 1, extras: LEX_FIELDS_EXTRAS });
+    const two = await extractAll(items, { threads: 2, extras: LEX_FIELDS_EXTRAS });
+    expect(one.threads).toBe(1);
+    expect(two.threads).toBe(2);
+    expect(two.by_workers).toBeGreaterThan(0);
+    expect(JSON.stringify(two.results)).toBe(JSON.stringify(one.results));
+    // And the same as the record function called directly.
+    expect(one.results[5]!.record).toEqual(await extractFileRecord(items[5]!));
+    expect(Array.isArray(one.results[5]!.extras)).toBe(true);
+  });
+});
