@@ -40,6 +40,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
   completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
+  token: async () => (await import('./commands/token.js')).registerTokenCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
 
