@@ -10,7 +10,7 @@ import type { RegisteredSchema } from './registered-schema.js';
  * The stable error codes of the HTTP API (`navkernel serve`), the same strings as the co-process error line
  * and the CLI's `--json` errors, plus the few that only HTTP has (unknown path, wrong media type, time limit).
  */
-export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT', 'FORBIDDEN']);
+export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT', 'FORBIDDEN', 'TOO_MANY_SUBSCRIBERS']);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 
 /** An RFC 9457 problem document (`application/problem+json`), with navkernel's stable `code`. */

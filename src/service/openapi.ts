@@ -145,6 +145,18 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/stats': {
         get: { operationId: 'ledgerStats', summary: 'Decisions by tier and rule over the whole ledger, and cost over time', responses: { '200': ok('LedgerStats', 'Ledger statistics'), ...problems() } },
       },
+      '/v1/events': {
+        get: {
+          operationId: 'events',
+          summary:
+            'Server-Sent Events: each decision, escalation and resolution as it is committed (event types decision, escalation, resolution; reset when Last-Event-ID cannot be resumed). Heartbeat comments every 15 s; a subscriber that falls 1 MiB behind is dropped and may resume',
+          parameters: [
+            query('run', 'Only this run', { type: 'string' }),
+            { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received: resume after it', schema: { type: 'string' } },
+          ],
+          responses: { '200': { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...problems('INVALID_REQUEST', 'TOO_MANY_SUBSCRIBERS') },
+        },
+      },
       '/v1/whoami': {
         get: { operationId: 'whoami', summary: 'Who the presented bearer token belongs to and its scopes (never refused; for the web UI)', security: [{}, { bearer: [] }], responses: { '200': ok('WhoAmI', 'The caller') } },
       },

@@ -6,6 +6,7 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   INVALID_REQUEST: 400,
   NOT_FOUND: 404,
   FORBIDDEN: 403,
+  TOO_MANY_SUBSCRIBERS: 503,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TIMEOUT: 503,
 };
@@ -16,6 +17,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   UNAUTHORIZED: 'Missing or wrong bearer token',
   NOT_FOUND: 'No such endpoint',
   FORBIDDEN: 'The principal lacks the scope this endpoint needs',
+  TOO_MANY_SUBSCRIBERS: 'The event stream has as many subscribers as it allows',
   UNKNOWN_RUN: 'Unknown run',
   UNKNOWN_ESCALATION: 'Unknown escalation',
   IDEMPOTENCY_CONFLICT: 'The request_id was used with a different request',

@@ -21,6 +21,7 @@ import { packageRoot } from '../package-root.js';
 import { VERSION } from '../version.js';
 import type { ServiceLedger } from './ledger-reader.js';
 import { scopeOf } from './endpoint-scopes.js';
+import { EventHub, type EventHubOptions } from './events.js';
 import { buildOpenApi } from './openapi.js';
 import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirectory } from './principals.js';
 import { ApiError, problem, problemFor } from './problem.js';
@@ -47,6 +48,8 @@ export interface ServiceOptions {
   validateResponses?: boolean;
   /** Folder of the built web UI (default `dist/ui` of the package). */
   uiDir?: string;
+  /** Limits of the live event stream (`GET /v1/events`). */
+  events?: EventHubOptions;
   /** Time source for recorded timestamps (tests). */
   clock?: () => number | Date;
 }
@@ -89,7 +92,11 @@ export function createService(options: ServiceOptions): Service {
   const queue = new RunQueue();
   const routeSpans = new Map<string, Span>();
   const lastRecord = new Map<string, RouteRecord>();
-  const store = observedStore(ledger.store, (record) => lastRecord.set(record.run_id, record));
+  const events = new EventHub(options.events);
+  const store = observedStore(ledger.store, (record) => {
+    lastRecord.set(record.run_id, record);
+    publishRoute(events, record);
+  });
   const untraced = options.arbiter ?? options.navigator;
   const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
   const kernel = createKernel({ flows, store, ...(arbiter ? { arbiter } : {}), ...(options.clock ? { clock: options.clock } : {}) });
@@ -296,12 +303,27 @@ export function createService(options: ServiceOptions): Service {
       ...(body.next !== undefined ? { next: body.next } : {}),
     };
     const resolve = () => ledger.resolve(flows, input);
-    return json(reply, 'escalation', await deadline(run !== undefined ? queue.run(run, resolve) : resolve()));
+    const resolved = await deadline(run !== undefined ? queue.run(run, resolve) : resolve());
+    events.publish('resolution', resolved.run_id, resolved);
+    return json(reply, 'escalation', resolved);
   });
 
   app.get('/v1/verify', async (_req, reply) => json(reply, 'verify-report', await deadline(ledger.verify())));
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
   app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
+  app.get('/v1/events', async (req, reply) => {
+    const run = (req.query as { run?: unknown }).run;
+    if (run !== undefined && (typeof run !== 'string' || run === '')) throw new ApiError('INVALID_REQUEST', 'run must name one run');
+    const last = req.headers['last-event-id'];
+    const raw = reply.raw;
+    // Subscribing writes at once, so the headers go first; a refusal is still an ordinary problem document.
+    if (events.size >= (options.events?.maxSubscribers ?? 256)) throw new ApiError('TOO_MANY_SUBSCRIBERS', `the event stream already has ${events.size} subscribers; retry later`);
+    reply.hijack();
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const sub = events.subscribe(raw, { ...(typeof run === 'string' ? { run } : {}), ...(typeof last === 'string' ? { lastEventId: last } : {}) });
+    if (!sub.ok) return raw.end();
+    req.raw.once('close', sub.unsubscribe);
+  });
   app.get('/v1/whoami', async (req, reply) => {
     const who = authRequired ? caller(req.headers.authorization) : ANONYMOUS;
     return json(reply, 'whoami', {
@@ -342,10 +364,41 @@ export function createService(options: ServiceOptions): Service {
     async close() {
       if (closed) return;
       closed = true;
+      events.close();
       await app.close();
       await kernel.close();
     },
   };
+}
+
+/** A committed route as the event stream tells it: the run page's timeline entry, and the escalation it opened. */
+function publishRoute(events: EventHub, record: RouteRecord): void {
+  const { decision } = record;
+  events.publish('decision', record.run_id, {
+    run_id: record.run_id,
+    seq: record.seq,
+    flow: record.flow,
+    step: record.step,
+    status: record.request.status,
+    ts: record.ts,
+    latency_us: record.latency_us,
+    cost_usd: record.cost_usd,
+    decision,
+    llm_calls: record.llm_calls,
+  });
+  if (decision.decision === 'ESCALATE' && decision.escalation_id) {
+    events.publish('escalation', record.run_id, {
+      escalation_id: decision.escalation_id,
+      run_id: record.run_id,
+      seq: record.seq,
+      flow: record.flow,
+      step: record.step,
+      reason: decision.reason,
+      opened_ts: record.ts,
+      status: 'open',
+      resolution: null,
+    });
+  }
 }
 
 /** JSON.parse for request bodies: INVALID_JSON naming the problem; `__proto__` / `constructor.prototype` refused. */

@@ -116,7 +116,7 @@ describe('the tokens file', () => {
 
   it('navkernel token new prints a fresh token once and an entry holding only its SHA-256', () => {
     const r = runCli(['token', 'new', 'ci-runner', '--scope', 'route', '--scope', 'read', '--json']);
-    expect(r.code, r.out).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const { token, entry } = JSON.parse(r.stdout) as { token: string; entry: { name: string; scopes: string[]; token_sha256: string } };
     expect(entry).toEqual({ name: 'ci-runner', scopes: ['route', 'read'], token_sha256: sha(token) });
     expect(newToken('x', ['read']).token).not.toBe(newToken('x', ['read']).token);
@@ -177,7 +177,7 @@ describe('the tokens file', () => {
       const inbox = (await (await fetch(`${s.base}/v1/escalations`)).json()) as { escalations: { escalation_id: string }[] };
       const id = inbox.escalations[0]!.escalation_id;
       const r = runCli(['resolve', id, '--decision', 'TERMINATE', '--reason', 'done', '--ledger', s.file, '--flows', CHARTERS, '--json']);
-      expect(r.code, r.out).toBe(0);
+      expect(r.code, r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as { resolution: unknown }).resolution).toMatchObject({ by: userInfo().username, authenticated: false, via: 'cli' });
     } finally {
       await s.close();
