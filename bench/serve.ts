@@ -1,6 +1,7 @@
 // `navkernel serve` under load (issue 15 item 8): autocannon drives POST /v1/route on 127.0.0.1 with keep-alive
 // against a serve process of its own (the compiled CLI) on a fresh SQLite ledger. Bounded in count and time.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,20 +72,56 @@ async function load(base: string, label: string, connections: number, amount: nu
   };
 }
 
+/**
+ * Opens `n` SSE subscribers on GET /v1/events (in this process; each only counts the bytes it receives, as a browser
+ * tab would read them); `close()` ends them and returns the event frames they received in all.
+ */
+async function subscribers(base: string, n: number): Promise<{ close: () => number }> {
+  const requests: http.ClientRequest[] = [];
+  let frames = 0;
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const req = http.get(`${base}/v1/events`, { agent: false }, (res) => {
+            if (res.statusCode !== 200) reject(new Error(`GET /v1/events: ${res.statusCode}`));
+            res.on('data', (chunk: Buffer) => {
+              for (let i = chunk.indexOf('id: '); i >= 0; i = chunk.indexOf('id: ', i + 4)) frames++;
+            });
+            resolve();
+          });
+          req.on('error', () => {});
+          requests.push(req);
+        }),
+    ),
+  );
+  return {
+    close: () => {
+      for (const r of requests) r.destroy();
+      return frames;
+    },
+  };
+}
+
 export async function benchServe({ quick }: { quick: boolean }): Promise<BenchSection> {
   const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-bench-serve-'));
   const server = await startServe(path.join(dir, 'ledger.sqlite'));
   const amount = quick ? 1_500 : 30_000;
   const rows: Load[] = [];
+  let sseFrames = 0;
   try {
     await load(server.base, 'warm', 8, quick ? 300 : 3_000, 64); // JIT and SQLite page cache
     rows.push(await load(server.base, 'c1', 1, Math.round(amount / 3), 64));
     rows.push(await load(server.base, 'c16', 16, amount, 256));
+    const subs = await subscribers(server.base, 100);
+    rows.push({ ...(await load(server.base, 'c16s', 16, amount, 256)), label: 'sse' });
+    sseFrames = subs.close();
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const [one, many] = rows as [Load, Load];
+  const [one, many, withSse] = rows as [Load, Load, Load];
   // The web UI's landing page and stats on a large ledger: the listing and the aggregates as the store computes them, against the former per-run code.
   const listing = await runsListingFigures(quick ? 2_000 : 20_000);
   const [firstPage, midPage, byStatus, byFlow, stats] = listing.rows as [ListingRow, ListingRow, ListingRow, ListingRow, ListingRow];
@@ -93,8 +130,18 @@ export async function benchServe({ quick }: { quick: boolean }): Promise<BenchSe
     '',
     table(
       ['load', 'routes/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'goal'],
-      rows.map((r) => [`${r.connections} connection${r.connections > 1 ? 's' : ''}`, r.routesPerSecond, r.p50, r.p99, r.errors, r.total, r === many ? '≥ 10,000/s, p99 ≤ 5 ms' : '—']),
+      rows.map((r) => [
+        `${r.connections} connection${r.connections > 1 ? 's' : ''}${r === withSse ? ', 100 SSE subscribers' : ''}`,
+        r.routesPerSecond,
+        r.p50,
+        r.p99,
+        r.errors,
+        r.total,
+        r === many ? '≥ 10,000/s, p99 ≤ 5 ms' : '—',
+      ]),
     ),
+    '',
+    `With 100 subscribers on \`GET /v1/events\` (plain HTTP clients in the bench process, each reading every frame), the same 16-connection load ran at ${(withSse.routesPerSecond / many.routesPerSecond).toFixed(2)}× the rate without them; the subscribers received ${sseFrames.toLocaleString('en-US')} event frames (${(sseFrames / 100).toLocaleString('en-US')} each; every committed route is one decision event).`,
     '',
     listingTable(listing),
   ].join('\n');
@@ -108,6 +155,9 @@ export async function benchServe({ quick }: { quick: boolean }): Promise<BenchSe
       serve_c16_routes_per_s: many.routesPerSecond,
       serve_c16_p50_ms: many.p50,
       serve_c16_p99_ms: many.p99,
+      serve_c16_sse100_routes_per_s: withSse.routesPerSecond,
+      serve_c16_sse100_p99_ms: withSse.p99,
+      serve_sse100_frames: sseFrames,
       serve_errors: one.errors + many.errors,
       runs_listing_runs: listing.runs,
       runs_first_page_before_ms: firstPage.oldMs,

@@ -46,6 +46,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     const { registerCompletionCommand } = await import('./commands/completion.js');
     return (program) => registerCompletionCommand(program, () => buildProgram());
   },
+  token: async () => (await import('./commands/token.js')).registerTokenCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
 

@@ -31,9 +31,14 @@ export const EscalationResolution = z.object({
   decision: DecisionKind.exclude(['ESCALATE', 'INJECT_NODES']),
   next_step_id: z.string().nullable().describe('Step the run goes on with; null for TERMINATE and INJECT_FLOW'),
   inject_flow: z.string().optional(),
-  by: z.string().min(1),
+  by: z.string().min(1).describe('Who resolved it: the authenticated principal, or the name the resolver gave'),
   reason: z.string().min(1),
   ts: z.string(),
+  authenticated: z
+    .boolean()
+    .optional()
+    .describe('True when `by` is a principal proven by its token (serve --tokens); false when the name is self-declared (navkernel resolve, the shared --token). Absent in resolutions recorded before navkernel 0.2, which are unauthenticated'),
+  via: z.enum(['http', 'cli', 'library', 'mcp', 'langgraph']).optional().describe('Where the resolution came from'),
 });
 export type EscalationResolution = z.infer<typeof EscalationResolution>;
 

@@ -10,7 +10,7 @@ import type { RegisteredSchema } from './registered-schema.js';
  * The stable error codes of the HTTP API (`navkernel serve`), the same strings as the co-process error line
  * and the CLI's `--json` errors, plus the few that only HTTP has (unknown path, wrong media type, time limit).
  */
-export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT']);
+export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT', 'FORBIDDEN', 'TOO_MANY_SUBSCRIBERS']);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 
 /** An RFC 9457 problem document (`application/problem+json`), with navkernel's stable `code`. */
@@ -76,7 +76,11 @@ export const ResolveBody = z
   .object({
     decision: z.string().min(1).describe('CONTINUE, LOOP, DETOUR, INJECT_FLOW or TERMINATE'),
     next: z.string().optional().describe('Step to go on with (CONTINUE, DETOUR; LOOP checks it), or the flow to inject (INJECT_FLOW)'),
-    by: z.string().min(1),
+    by: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Who resolves: required when the server has no per-person tokens; with --tokens the authenticated principal is recorded, and a different name here is refused'),
     reason: z.string().min(1),
   })
   .strict();
@@ -117,6 +121,22 @@ export const Health = z.object({
 });
 export type Health = z.infer<typeof Health>;
 
+/** `GET /v1/escalations`: open escalations across runs, for the people who resolve them. */
+export const EscalationsInbox = z.object({
+  escalations: z.array(Escalation).describe('Open escalations, oldest first'),
+  runs_total: z.int().min(0).describe('Runs with an open escalation (the inbox shows those of the first `limit`)'),
+});
+export type EscalationsInbox = z.infer<typeof EscalationsInbox>;
+
+/** `GET /v1/whoami`: who the presented token belongs to, for the web UI's sign-in. */
+export const WhoAmI = z.object({
+  auth_required: z.boolean().describe('Whether /v1 needs a bearer token on this server'),
+  principal: z.string().nullable().describe('The principal the token belongs to; null without a (valid) token'),
+  authenticated: z.boolean().describe('True when the principal is a named person or runner (serve --tokens), false for the shared --token or no token'),
+  scopes: z.array(z.enum(['route', 'read', 'resolve', 'admin'])).describe('What the caller may do (every scope when the server needs no token)'),
+});
+export type WhoAmI = z.infer<typeof WhoAmI>;
+
 /** The service's own documents (registered in schema-registry.ts; the OpenAPI document refers to them). */
 export const SERVICE_SCHEMAS: RegisteredSchema[] = [
   { name: 'problem', schema: Problem, io: 'output' },
@@ -127,4 +147,6 @@ export const SERVICE_SCHEMAS: RegisteredSchema[] = [
   { name: 'flows-list', schema: FlowsList, io: 'output' },
   { name: 'ledger-stats', schema: LedgerStats, io: 'output' },
   { name: 'health', schema: Health, io: 'output' },
+  { name: 'whoami', schema: WhoAmI, io: 'output' },
+  { name: 'escalations-inbox', schema: EscalationsInbox, io: 'output' },
 ];

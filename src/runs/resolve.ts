@@ -11,6 +11,10 @@ export interface ResolveInput {
   next?: string;
   by: string;
   reason: string;
+  /** True only when `by` was proven (a principal's token); recorded in the hashed resolution. Default false. */
+  authenticated?: boolean;
+  /** Where the resolution came from, recorded with it. */
+  via?: EscalationResolution['via'];
 }
 
 const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'TERMINATE'];
@@ -34,7 +38,14 @@ export async function resolveEscalation(ledger: RunReader & EscalationStore, flo
   if (!flow) throw new InvalidResolutionError(`flow ${row.flow} of escalation ${row.escalation_id} is not among the loaded flows (--flows)`);
   const step = flow.steps.get(row.step);
   const steps = () => [...flow.steps.keys()].join(', ');
-  const resolution: Omit<EscalationResolution, 'ts'> & { ts?: string } = { decision: kind as EscalationResolution['decision'], next_step_id: null, by, reason };
+  const resolution: Omit<EscalationResolution, 'ts'> & { ts?: string } = {
+    decision: kind as EscalationResolution['decision'],
+    next_step_id: null,
+    by,
+    reason,
+    authenticated: input.authenticated ?? false,
+    ...(input.via ? { via: input.via } : {}),
+  };
   const next = input.next?.trim() || undefined;
   switch (kind) {
     case 'TERMINATE':

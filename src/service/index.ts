@@ -6,3 +6,15 @@ export { RunQueue } from './run-queue.js';
 export { createMetrics, observedStore, tracedArbiter, navkernelTracer, type ServiceMetrics } from './telemetry.js';
 export { renderRunReport, flowsList } from './report.js';
 export { flowDiagram, runOverlay, type DiagramOverlay, type FlowDiagram, type OverlayDecision } from './diagram.js';
+export {
+  SCOPES,
+  SHARED_TOKEN_PRINCIPAL,
+  TokensFileError,
+  createPrincipalDirectory,
+  newToken,
+  parseTokensFile,
+  type Principal,
+  type PrincipalDirectory,
+  type Scope,
+} from './principals.js';
+export { ENDPOINT_SCOPES, scopeOf } from './endpoint-scopes.js';

@@ -3,6 +3,7 @@ import type {
   Decision,
   DecisionKind,
   Escalation,
+  EscalationsInbox,
   LedgerStats,
   LlmCallRecord,
   RecordedDecision,
@@ -39,6 +40,8 @@ export interface ServiceLedger {
   /** The run an escalation belongs to (to serialise it with the run's routes), or undefined. */
   escalationRun(escalation_id: string): Promise<string | undefined>;
   resolve(flows: FlowSet, input: ResolveInput): Promise<Escalation>;
+  /** Open escalations across runs, oldest first, from at most `limit` runs that have one (the UI's inbox). */
+  openEscalations(limit: number): Promise<EscalationsInbox>;
   verify(): Promise<VerifyReport>;
   stats(): Promise<LedgerStats>;
   close(): Promise<void>;
@@ -119,6 +122,16 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
       return (await ledger.escalation(id))?.run_id;
     },
     resolve: (flows, input) => resolveEscalation(ledger, flows, input),
+    async openEscalations(limit) {
+      // The run listing already filters runs with an open escalation in SQL; their escalations are a few rows each.
+      const page = await ledger.runPage({ limit, has_open_escalation: true });
+      const escalations: Escalation[] = [];
+      for (const run of page.runs) {
+        for (const row of await ledger.runEscalations(run.run_id)) if (row.status === 'open') escalations.push(toEscalation(row));
+      }
+      escalations.sort((a, b) => a.opened_ts.localeCompare(b.opened_ts) || a.escalation_id.localeCompare(b.escalation_id));
+      return { escalations, runs_total: page.total };
+    },
     verify: () => verifyLedger(ledger, { repair: false }),
     stats: () => ledgerStats(ledger),
     close: () => ledger.close(),

@@ -1,5 +1,6 @@
 import { SCHEMA_REGISTRY } from '../schema-registry.js';
 import { toPublishedJsonSchema } from '../contracts/json-schema.js';
+import { ENDPOINT_SCOPES } from './endpoint-scopes.js';
 import { STATUS_OF } from './problem.js';
 import { VERSION } from '../version.js';
 
@@ -19,6 +20,8 @@ const COMPONENTS: Record<string, string> = {
   FlowsList: 'flows-list',
   LedgerStats: 'ledger-stats',
   Health: 'health',
+  WhoAmI: 'whoami',
+  EscalationsInbox: 'escalations-inbox',
   Problem: 'problem',
 };
 
@@ -49,13 +52,13 @@ export function buildOpenApi(): Record<string, unknown> {
     const { $id: _id, $schema: _schema, ...rest } = toPublishedJsonSchema(entry);
     schemas[component] = rest;
   }
-  return {
+  const doc = {
     openapi: '3.1.0',
     info: {
       title: 'navkernel',
       version: VERSION,
       description:
-        'The navkernel routing kernel and its ledger over HTTP. Errors are application/problem+json documents with a stable `code` (the same codes as the co-process error line). When the server was started with --token, every /v1 endpoint but /v1/healthz needs `Authorization: Bearer <token>`.',
+        'The navkernel routing kernel and its ledger over HTTP. Errors are application/problem+json documents with a stable `code` (the same codes as the co-process error line). When the server was started with --token or --tokens, every /v1 endpoint but /v1/healthz and /v1/whoami needs `Authorization: Bearer <token>` (401 without one); the principal the token belongs to needs the scope named by the `x-navkernel-scope` of each operation (route, read, resolve, admin; 403 FORBIDDEN without it).',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: 'http://127.0.0.1:8787' }],
@@ -115,6 +118,14 @@ export function buildOpenApi(): Record<string, unknown> {
           responses: { '200': ok('ReplayReport', 'The replay report (identical: true when every decision reproduced)'), ...problems('UNKNOWN_RUN', 'INVALID_REQUEST', 'INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'TIMEOUT') },
         },
       },
+      '/v1/escalations': {
+        get: {
+          operationId: 'openEscalations',
+          summary: 'Open escalations across runs, oldest first (the inbox of the people who resolve them)',
+          parameters: [query('limit', 'Runs with an open escalation to include (1–500, default 50)', { type: 'integer', minimum: 1, maximum: 500 })],
+          responses: { '200': ok('EscalationsInbox', 'Open escalations'), ...problems('INVALID_REQUEST') },
+        },
+      },
       '/v1/escalations/{id}/resolve': {
         post: {
           operationId: 'resolveEscalation',
@@ -134,6 +145,21 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/stats': {
         get: { operationId: 'ledgerStats', summary: 'Decisions by tier and rule over the whole ledger, and cost over time', responses: { '200': ok('LedgerStats', 'Ledger statistics'), ...problems() } },
       },
+      '/v1/events': {
+        get: {
+          operationId: 'events',
+          summary:
+            'Server-Sent Events: each decision, escalation and resolution as it is committed (event types decision, escalation, resolution; reset when Last-Event-ID cannot be resumed). Heartbeat comments every 15 s; a subscriber that falls 1 MiB behind is dropped and may resume',
+          parameters: [
+            query('run', 'Only this run', { type: 'string' }),
+            { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received: resume after it', schema: { type: 'string' } },
+          ],
+          responses: { '200': { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...problems('INVALID_REQUEST', 'TOO_MANY_SUBSCRIBERS') },
+        },
+      },
+      '/v1/whoami': {
+        get: { operationId: 'whoami', summary: 'Who the presented bearer token belongs to and its scopes (never refused; for the web UI)', security: [{}, { bearer: [] }], responses: { '200': ok('WhoAmI', 'The caller') } },
+      },
       '/v1/healthz': { get: { operationId: 'health', summary: 'Liveness (never needs the token)', security: [{}], responses: { '200': ok('Health', 'Serving') } } },
       '/v1/metrics': {
         get: {
@@ -144,10 +170,28 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The --token the server was started with' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of a principal in the --tokens file (scoped), or the single --token (every scope)' } },
       schemas,
     },
   };
+  withScopes(doc.paths as Record<string, Record<string, Record<string, unknown>>>);
+  return doc;
+}
+
+/** Marks each operation with the scope it needs (`x-navkernel-scope`) and, unless public, the 403 it can answer. */
+function withScopes(paths: Record<string, Record<string, Record<string, unknown>>>): void {
+  for (const [p, ops] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const scope = ENDPOINT_SCOPES[`${method.toUpperCase()} ${p}`];
+      if (!scope) throw new Error(`openapi: ${method.toUpperCase()} ${p} has no scope in src/service/endpoint-scopes.ts`);
+      op['x-navkernel-scope'] = scope;
+      if (scope !== 'public') {
+        const responses = op.responses as Record<string, unknown>;
+        responses['403'] = { description: 'FORBIDDEN: the principal lacks the scope', content: { 'application/problem+json': { schema: ref('Problem') } } };
+        op.responses = Object.fromEntries(Object.entries(responses).sort((a, b) => a[0].localeCompare(b[0])));
+      }
+    }
+  }
 }
 
 /** Serialised form written to `schemas/openapi.json`. */

@@ -5,6 +5,8 @@ export const STATUS_OF: Record<ApiErrorCode, number> = {
   ...(Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>),
   INVALID_REQUEST: 400,
   NOT_FOUND: 404,
+  FORBIDDEN: 403,
+  TOO_MANY_SUBSCRIBERS: 503,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TIMEOUT: 503,
 };
@@ -14,6 +16,8 @@ const TITLES: Record<ApiErrorCode, string> = {
   INVALID_REQUEST: 'The request is malformed',
   UNAUTHORIZED: 'Missing or wrong bearer token',
   NOT_FOUND: 'No such endpoint',
+  FORBIDDEN: 'The principal lacks the scope this endpoint needs',
+  TOO_MANY_SUBSCRIBERS: 'The event stream has as many subscribers as it allows',
   UNKNOWN_RUN: 'Unknown run',
   UNKNOWN_ESCALATION: 'Unknown escalation',
   IDEMPOTENCY_CONFLICT: 'The request_id was used with a different request',

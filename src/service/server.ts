@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -21,8 +20,11 @@ import { createKernel, type FlowSet, type Kernel } from '../kernel/index.js';
 import { packageRoot } from '../package-root.js';
 import { VERSION } from '../version.js';
 import type { ServiceLedger } from './ledger-reader.js';
+import { scopeOf } from './endpoint-scopes.js';
+import { EventHub, type EventHubOptions } from './events.js';
 import { buildOpenApi } from './openapi.js';
 import { withReports } from '../forensics/with-reports.js';
+import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirectory } from './principals.js';
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
 import { RunQueue } from './run-queue.js';
@@ -35,8 +37,10 @@ export interface ServiceOptions {
   arbiter?: ArbiterPort;
   /** @deprecated The former name of `arbiter`. */
   navigator?: ArbiterPort;
-  /** Bearer token every /v1 request except /v1/healthz must carry. Required to bind beyond loopback. */
+  /** A single bearer token with every scope (principal `shared-token`). Required, or `principals`, to bind beyond loopback. */
   token?: string;
+  /** Principals with scopes (`serve --tokens FILE`); combined with `token` when both are given. */
+  principals?: PrincipalDirectory;
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** Time limit for one request's handling in ms (default 30 s). */
@@ -45,6 +49,8 @@ export interface ServiceOptions {
   validateResponses?: boolean;
   /** Folder of the built web UI (default `dist/ui` of the package). */
   uiDir?: string;
+  /** Limits of the live event stream (`GET /v1/events`). */
+  events?: EventHubOptions;
   /** Time source for recorded timestamps (tests). */
   clock?: () => number | Date;
   /** Folder under which a route request's `reports` files are read into its forensics (default: none, refused). */
@@ -70,8 +76,14 @@ export function isLoopback(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::ffff:127.0.0.1';
 }
 
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest();
+/** The caller when the server needs no token (loopback only): every scope, nobody in particular. */
+const ANONYMOUS: Principal = { name: 'anonymous', scopes: new Set(SCOPES), identified: false };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who sent the request (set by the auth hook for every /v1 route). */
+    principal: Principal | null;
+  }
 }
 
 /** Builds the HTTP service (not yet listening). */
@@ -83,12 +95,24 @@ export function createService(options: ServiceOptions): Service {
   const queue = new RunQueue();
   const routeSpans = new Map<string, Span>();
   const lastRecord = new Map<string, RouteRecord>();
-  const store = observedStore(ledger.store, (record) => lastRecord.set(record.run_id, record));
+  const events = new EventHub(options.events);
+  const store = observedStore(ledger.store, (record) => {
+    lastRecord.set(record.run_id, record);
+    publishRoute(events, record);
+  });
   const untraced = options.arbiter ?? options.navigator;
   const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
   const kernel = createKernel({ flows, store, ...(arbiter ? { arbiter } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const openapi = buildOpenApi();
-  const tokenDigest = options.token !== undefined ? digest(options.token) : undefined;
+  const principals = options.principals ?? createPrincipalDirectory(options.token !== undefined ? { token: options.token } : {});
+  const sharedToken = options.principals && options.token !== undefined ? createPrincipalDirectory({ token: options.token }) : undefined;
+  /** The principal a request's bearer token belongs to (undefined: none or wrong). */
+  const caller = (authorization: string | undefined): Principal | undefined => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!m) return undefined;
+    return principals.authenticate(m[1]!) ?? sharedToken?.authenticate(m[1]!);
+  };
+  const authRequired = principals.required || sharedToken !== undefined;
 
   const app = Fastify({
     logger: false,
@@ -124,18 +148,33 @@ export function createService(options: ServiceOptions): Service {
   });
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem('NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0]}`, req.url)));
 
-  if (tokenDigest) {
-    app.addHook('onRequest', async (req, reply) => {
-      const url = req.url;
-      if (!url.startsWith('/v1/') || url === '/v1/healthz') return;
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      // Constant time: both sides are sha256 digests of the same length.
-      if (!m || !timingSafeEqual(digest(m[1]!), tokenDigest)) {
+  // Every /v1 route needs the scope src/service/endpoint-scopes.ts gives it; a route missing there is refused
+  // (fail closed), so a new endpoint cannot be served without deciding who may call it.
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (req, reply) => {
+    const url = req.url;
+    if (!url.startsWith('/v1/')) return;
+    const template = req.routeOptions.url;
+    // No such endpoint (the UI's static wildcard catches /v1/nothing): the not-found handler answers.
+    if (template === undefined || !template.startsWith('/v1/')) return;
+    const path = url.split('?')[0];
+    const scope = scopeOf(req.method, template);
+    if (scope === 'public') return;
+    let who: Principal | undefined = ANONYMOUS;
+    if (authRequired) {
+      who = caller(req.headers.authorization);
+      if (!who) {
         reply.header('www-authenticate', 'Bearer realm="navkernel"');
-        return sendProblem(reply, problem('UNAUTHORIZED', m ? 'the bearer token is wrong' : 'this server needs an Authorization: Bearer <token> header', url.split('?')[0]));
+        const given = /^Bearer\s+\S+/i.test(req.headers.authorization ?? '');
+        return sendProblem(reply, problem('UNAUTHORIZED', given ? 'the bearer token is wrong (not one this server knows)' : 'this server needs an Authorization: Bearer <token> header', path));
       }
-    });
-  }
+    }
+    if (scope === undefined) return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${template} has no scope configured, so nobody may call it`, path));
+    if (!who.scopes.has(scope)) {
+      return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${path} needs the ${scope} scope; principal ${who.name} has ${[...who.scopes].join(', ')}`, path));
+    }
+    req.principal = who;
+  });
 
   /** Runs a handler under the time limit. */
   const deadline = <T>(work: Promise<T>): Promise<T> =>
@@ -251,15 +290,58 @@ export function createService(options: ServiceOptions): Service {
   app.post('/v1/escalations/:id/resolve', async (req, reply) => {
     const { id } = req.params as { id: string };
     const body = validated<ResolveBody>('resolve-body', req.body, 'INVALID_RESOLUTION');
+    const who = req.principal ?? ANONYMOUS;
+    // A named principal is the author; a different name in the body is refused rather than recorded beside it.
+    if (who.identified && body.by !== undefined && body.by !== who.name) {
+      throw new ApiError('INVALID_RESOLUTION', `by says ${JSON.stringify(body.by)} but the request is authenticated as ${who.name}; leave by out`);
+    }
+    const by = who.identified ? who.name : body.by;
+    if (by === undefined) throw new ApiError('INVALID_RESOLUTION', '$.by: required: name who resolves the escalation (this server has no per-person tokens to tell)');
     const run = await ledger.escalationRun(id);
-    const input = { escalation_id: id, decision: body.decision, by: body.by, reason: body.reason, ...(body.next !== undefined ? { next: body.next } : {}) };
+    const input = {
+      escalation_id: id,
+      decision: body.decision,
+      by,
+      reason: body.reason,
+      authenticated: who.identified,
+      via: 'http' as const,
+      ...(body.next !== undefined ? { next: body.next } : {}),
+    };
     const resolve = () => ledger.resolve(flows, input);
-    return json(reply, 'escalation', await deadline(run !== undefined ? queue.run(run, resolve) : resolve()));
+    const resolved = await deadline(run !== undefined ? queue.run(run, resolve) : resolve());
+    events.publish('resolution', resolved.run_id, resolved);
+    return json(reply, 'escalation', resolved);
   });
 
   app.get('/v1/verify', async (_req, reply) => json(reply, 'verify-report', await deadline(ledger.verify())));
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
   app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
+  app.get('/v1/events', async (req, reply) => {
+    const run = (req.query as { run?: unknown }).run;
+    if (run !== undefined && (typeof run !== 'string' || run === '')) throw new ApiError('INVALID_REQUEST', 'run must name one run');
+    const last = req.headers['last-event-id'];
+    const raw = reply.raw;
+    // Subscribing writes at once, so the headers go first; a refusal is still an ordinary problem document.
+    if (events.size >= (options.events?.maxSubscribers ?? 256)) throw new ApiError('TOO_MANY_SUBSCRIBERS', `the event stream already has ${events.size} subscribers; retry later`);
+    reply.hijack();
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const sub = events.subscribe(raw, { ...(typeof run === 'string' ? { run } : {}), ...(typeof last === 'string' ? { lastEventId: last } : {}) });
+    if (!sub.ok) return raw.end();
+    req.raw.once('close', sub.unsubscribe);
+  });
+  app.get('/v1/whoami', async (req, reply) => {
+    const who = authRequired ? caller(req.headers.authorization) : ANONYMOUS;
+    return json(reply, 'whoami', {
+      auth_required: authRequired,
+      principal: who && authRequired ? who.name : null,
+      authenticated: who?.identified ?? false,
+      scopes: who ? SCOPES.filter((s) => who.scopes.has(s)) : [],
+    });
+  });
+  app.get('/v1/escalations', async (req, reply) => {
+    const limit = intParam((req.query as { limit?: string }).limit, 'limit', 50, 1, MAX_PAGE);
+    return json(reply, 'escalations-inbox', await deadline(ledger.openEscalations(limit)));
+  });
   app.get('/v1/healthz', async (_req, reply) => json(reply, 'health', { status: 'ok', version: VERSION, flows_hash: flows.hash, ledger: ledger.location }));
   app.get('/v1/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
   app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(openapi)));
@@ -279,18 +361,49 @@ export function createService(options: ServiceOptions): Service {
     kernel,
     metrics,
     async listen(host, port) {
-      if (!isLoopback(host) && options.token === undefined) {
-        throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token: only loopback addresses (127.0.0.1, ::1, localhost) may be served without a bearer token`);
+      if (!isLoopback(host) && !authRequired) {
+        throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token or --tokens: only loopback addresses (127.0.0.1, ::1, localhost) may be served without bearer tokens`);
       }
       return app.listen({ host, port });
     },
     async close() {
       if (closed) return;
       closed = true;
+      events.close();
       await app.close();
       await kernel.close();
     },
   };
+}
+
+/** A committed route as the event stream tells it: the run page's timeline entry, and the escalation it opened. */
+function publishRoute(events: EventHub, record: RouteRecord): void {
+  const { decision } = record;
+  events.publish('decision', record.run_id, {
+    run_id: record.run_id,
+    seq: record.seq,
+    flow: record.flow,
+    step: record.step,
+    status: record.request.status,
+    ts: record.ts,
+    latency_us: record.latency_us,
+    cost_usd: record.cost_usd,
+    decision,
+    llm_calls: record.llm_calls,
+  });
+  if (decision.decision === 'ESCALATE' && decision.escalation_id) {
+    events.publish('escalation', record.run_id, {
+      escalation_id: decision.escalation_id,
+      run_id: record.run_id,
+      seq: record.seq,
+      flow: record.flow,
+      step: record.step,
+      reason: decision.reason,
+      opened_ts: record.ts,
+      status: 'open',
+      resolution: null,
+    });
+  }
 }
 
 /** JSON.parse for request bodies: INVALID_JSON naming the problem; `__proto__` / `constructor.prototype` refused. */

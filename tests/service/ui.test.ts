@@ -2,13 +2,15 @@
 // missing), driven by playwright-core: runs list, a run with its highlighted path and timeline, resolving an
 // escalation through the form, the ledger page. Saves the README's screenshots under docs/.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/kernel-fixtures.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
+import { createPrincipalDirectory } from '../../src/service/index.js';
 import { GATE_RUN, routeAll, startServer, type TestServer } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -139,6 +141,67 @@ describe('the web UI in headless Chromium', () => {
       await tab.fill('form.token input[name="token"]', 'ui-token');
       await tab.click('form.token button');
       await tab.waitForSelector('table#runs tbody tr[data-run="gate-1"]');
+    } finally {
+      await tab.close();
+      await t.close();
+    }
+  });
+
+  it('moves with the run: a decision routed by another client appears on the open run page within a second, an escalation with its form', async () => {
+    const steps = GATE_RUN.map((r) => ({ ...r, run_id: 'live-1' }));
+    await routeAll(s.base, steps.slice(0, 1));
+    await page.goto(`${s.base}/#/runs/live-1`);
+    await page.waitForSelector('main[data-ready="run"]');
+    expect(await page.locator('#timeline > li').count()).toBe(1);
+    // Let the page's event stream connect before routing.
+    await page.waitForTimeout(300);
+    await routeAll(s.base, steps.slice(1, 2));
+    await page.waitForSelector('#timeline > li[data-seq="2"]', { timeout: 1_000 });
+    expect(await page.locator('#sum-steps').textContent()).toBe('2');
+    await routeAll(s.base, steps.slice(2));
+    await page.waitForSelector('#escalations .escalation form.resolve', { timeout: 2_000 });
+    expect(await page.locator('#run-status').textContent()).toBe('escalated');
+    await page.waitForFunction("document.querySelectorAll('.diagram[data-flow=\"gate\"] g.node.escalated').length === 1");
+  });
+
+  it('for a team: signs in with a token, shows the principal, hides what it may not do, and lists escalations to resolve', async () => {
+    const sha = (x: string) => createHash('sha256').update(x).digest('hex');
+    const tokens = path.join(s.dir, 'tokens.yaml');
+    writeFileSync(tokens, `principals:\n  - { name: audrey, scopes: [read], token_sha256: ${sha('audrey-token')} }\n  - { name: rosa, scopes: [read, resolve], token_sha256: ${sha('rosa-token')} }\n`);
+    const t = await startServer({ file: s.file, principals: createPrincipalDirectory({ tokensFile: tokens }) });
+    const tab = await browser.newPage();
+    try {
+      const signIn = async (token: string) => {
+        await tab.goto(`${t.base}/`);
+        await tab.waitForSelector('form.token input[name="token"]');
+        await tab.fill('form.token input[name="token"]', token);
+        await tab.click('form.token button');
+      };
+      await signIn('wrong');
+      await tab.waitForSelector('form.token [role="alert"]:has-text("not one the server knows")');
+      await signIn('audrey-token');
+      await tab.waitForSelector('table#runs tbody tr[data-run="gate-1"]');
+      expect(await tab.locator('#principal').textContent()).toBe('audrey');
+      expect(await tab.locator('header nav a[data-nav="escalations"]').isHidden()).toBe(true);
+      await tab.goto(`${t.base}/#/runs/live-1`);
+      await tab.waitForSelector('main[data-ready="run"]');
+      expect(await tab.locator('.escalation form.resolve').count()).toBe(0);
+      expect(await tab.locator('.escalation').first().textContent()).toMatch(/audrey may not resolve escalations/);
+      await tab.click('#sign-out');
+      await signIn('rosa-token');
+      await tab.waitForSelector('table#runs tbody tr');
+      expect(await tab.locator('header nav a[data-nav="escalations"]').isVisible()).toBe(true);
+      await tab.goto(`${t.base}/#/escalations`);
+      await tab.waitForSelector('main[data-ready="escalations"]');
+      const item = tab.locator('.inbox-item[data-run="live-1"]');
+      expect(await item.locator('input[name="by"]').count()).toBe(0);
+      expect(await item.locator('.resolving-as').textContent()).toBe('rosa (signed in)');
+      await item.locator('select[name="decision"]').selectOption('TERMINATE');
+      await item.locator('textarea[name="reason"]').fill('stopped from the inbox');
+      await item.locator('button[type="submit"]').click();
+      await tab.waitForFunction("!document.querySelector('.inbox-item[data-run=\"live-1\"]')");
+      const detail = (await (await fetch(`${t.base}/v1/runs/live-1`, { headers: { authorization: 'Bearer rosa-token' } })).json()) as { escalations: { resolution: unknown }[] };
+      expect(detail.escalations[0]!.resolution).toMatchObject({ by: 'rosa', authenticated: true });
     } finally {
       await tab.close();
       await t.close();

@@ -1,6 +1,7 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import type { Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
-import { createService, serviceLedger } from '../../service/index.js';
+import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
@@ -9,6 +10,7 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   host: string;
   port: string;
   token?: string;
+  tokens?: string;
   maxBodyBytes: string;
   requestTimeoutMs: string;
   reportsRoot?: string;
@@ -28,6 +30,7 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
     .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
+    .option('--tokens <file>', 'principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`')
     .option('--max-body-bytes <n>', 'largest request body', String(1024 * 1024))
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
@@ -36,12 +39,14 @@ export function registerServeCommand(program: Command): void {
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
+    const principals = opts.tokens !== undefined ? createPrincipalDirectory({ tokensFile: opts.tokens }) : undefined;
     const ledger = serviceLedger(openCliLedger(opts, { create: true }));
     const service = createService({
       flows,
       ledger,
       ...(arbiter ? { arbiter } : {}),
       ...(opts.token ? { token: opts.token } : {}),
+      ...(principals ? { principals } : {}),
       bodyLimit: whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30),
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
@@ -53,7 +58,9 @@ export function registerServeCommand(program: Command): void {
       await service.close();
       throw e;
     }
-    process.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${opts.token ? ', bearer token required' : ''})\n`);
+    const auth = principals ? `, ${principals.size} principal(s) from ${opts.tokens}` : opts.token ? ', bearer token required' : '';
+    process.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
+    const stopWatching = principals && opts.tokens ? watchTokens(principals, opts.tokens) : () => {};
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         process.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
@@ -66,6 +73,33 @@ export function registerServeCommand(program: Command): void {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    stopWatching();
     process.stderr.write('navkernel serve: stopped\n');
   });
+}
+
+/**
+ * Reloads the principals when the tokens file changes (polled, so an editor's write-and-rename is seen too) or on
+ * SIGHUP. A file that no longer parses keeps the principals already loaded and says why on stderr (never a token:
+ * the file holds only hashes).
+ */
+function watchTokens(principals: PrincipalDirectory, file: string): () => void {
+  const reload = (why: string) => {
+    try {
+      principals.reload();
+      process.stderr.write(`navkernel serve: ${why}: ${principals.size} principal(s) from ${file}\n`);
+    } catch (e) {
+      process.stderr.write(`navkernel serve: ${why}: kept the principals already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+  };
+  const onChange = (cur: { mtimeMs: number; size: number }, prev: { mtimeMs: number; size: number }) => {
+    if (cur.mtimeMs !== prev.mtimeMs || cur.size !== prev.size) reload('tokens file changed');
+  };
+  const onHup = () => reload('SIGHUP');
+  watchFile(file, { interval: 250, persistent: false }, onChange);
+  process.on('SIGHUP', onHup);
+  return () => {
+    unwatchFile(file, onChange);
+    process.off('SIGHUP', onHup);
+  };
 }

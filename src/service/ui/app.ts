@@ -3,8 +3,9 @@
 // same page with its data instead.
 import uPlot from 'uplot';
 import type { Escalation, RunSummary } from '../../contracts/ledger.js';
-import type { FlowsList, LedgerStats, Problem, RecordedDecision, RunDetail, RunsPage } from '../../contracts/service-api.js';
+import type { EscalationsInbox, FlowsList, LedgerStats, Problem, RecordedDecision, RunDetail, RunsPage, WhoAmI } from '../../contracts/service-api.js';
 import { flowDiagram, runOverlay } from '../diagram.js';
+import { followEvents, type LiveEvent } from './live.js';
 
 interface ReportData {
   run: RunDetail;
@@ -21,6 +22,32 @@ const REPORT = (window as unknown as { __NAVKERNEL_REPORT__?: ReportData }).__NA
 const app = document.getElementById('app')!;
 const TOKEN_KEY = 'navkernel.token';
 
+/** Who is signed in and what they may do (GET /v1/whoami); the UI hides what the principal may not do. */
+let me: WhoAmI = { auth_required: false, principal: null, authenticated: false, scopes: ['route', 'read', 'resolve', 'admin'] };
+/** The event stream the current page follows, stopped when the page changes. */
+let live: { stop(): void } | undefined;
+
+async function loadMe(): Promise<void> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const res = await fetch('/v1/whoami', { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  if (res.ok) me = (await res.json()) as WhoAmI;
+  const who = document.getElementById('whoami');
+  if (who) {
+    who.textContent = '';
+    if (me.principal) {
+      const out = el('a', { href: '#/', id: 'sign-out' }, ['sign out']);
+      out.addEventListener('click', (e) => {
+        e.preventDefault();
+        sessionStorage.removeItem(TOKEN_KEY);
+        void loadMe().then(() => (me.auth_required ? askToken() : route()));
+      });
+      who.append(el('span', { id: 'principal' }, [me.principal]), ` (${me.scopes.join(', ')}) `, out);
+    }
+  }
+  const inbox = document.querySelector<HTMLElement>('header nav a[data-nav="escalations"]');
+  if (inbox) inbox.hidden = !me.scopes.includes('resolve');
+}
+
 class ApiProblem extends Error {
   constructor(readonly problem: Problem) {
     super(problem.detail);
@@ -35,6 +62,7 @@ async function api<T>(path: string, init: { method?: string; body?: unknown } = 
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`/v1${path}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
   if (res.status === 401) {
+    me = { ...me, auth_required: true, principal: null };
     askToken();
     throw new ApiProblem((await res.json()) as Problem);
   }
@@ -43,16 +71,24 @@ async function api<T>(path: string, init: { method?: string; body?: unknown } = 
 }
 
 function askToken(): void {
+  live?.stop();
   app.innerHTML = '';
+  const message = el('p', { class: 'error', role: 'alert' });
   const box = el('form', { class: 'token' }, [
-    el('p', {}, ['This server needs a bearer token (the --token it was started with). It is kept in this tab only.']),
+    el('p', {}, ['Sign in with your bearer token (from `navkernel token new`, or the --token the server was started with). It is kept in this tab only, never in a URL.']),
     el('input', { type: 'password', name: 'token', placeholder: 'token', autocomplete: 'off' }),
-    el('button', { type: 'submit' }, ['Use token']),
+    el('button', { type: 'submit' }, ['Sign in']),
+    message,
   ]) as HTMLFormElement;
   box.addEventListener('submit', (e) => {
     e.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, (box.elements.namedItem('token') as HTMLInputElement).value);
-    void route();
+    void loadMe().then(() => {
+      if (me.auth_required && !me.principal) {
+        sessionStorage.removeItem(TOKEN_KEY);
+        message.textContent = 'This token is not one the server knows.';
+      } else void route();
+    });
   });
   app.append(box);
 }
@@ -180,10 +216,10 @@ function kernelTime(us: number): string {
 }
 
 function timeline(decisions: RecordedDecision[]): HTMLElement {
-  return el(
-    'ol',
-    { class: 'timeline', id: 'timeline' },
-    decisions.map((d) => {
+  return el('ol', { class: 'timeline', id: 'timeline' }, decisions.map(timelineItem));
+}
+
+function timelineItem(d: RecordedDecision): HTMLElement {
       const x = d.decision;
       const extra: Child[] = [];
       for (const r of x.rejected) extra.push(el('div', { class: 'rejected' }, [`✗ rejected (tier ${r.tier} ${r.rule}): ${r.decision}${r.target ? ` → ${r.target}` : ''} — ${r.why}`]));
@@ -211,8 +247,6 @@ function timeline(decisions: RecordedDecision[]): HTMLElement {
         el('div', { class: 'tl-reason' }, [x.reason]),
         extra.length ? el('div', { class: 'tl-extra' }, extra) : null,
       ]);
-    }),
-  );
 }
 
 const RESOLVE_DECISIONS = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'TERMINATE'];
@@ -223,12 +257,13 @@ function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void)
     const r = e.resolution;
     return el('div', { class: 'escalation resolved', 'data-escalation': e.escalation_id }, [
       head,
-      el('div', { class: 'resolution' }, [`Resolved by ${r.by} at ${r.ts}: ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}` : ''}${r.inject_flow ? ` (flow ${r.inject_flow})` : ''} — ${r.reason}`]),
+      el('div', { class: 'resolution' }, [`Resolved by ${r.by} (${r.authenticated ? 'signed in' : 'self-declared name'}) at ${r.ts}: ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}` : ''}${r.inject_flow ? ` (flow ${r.inject_flow})` : ''} — ${r.reason}`]),
     ]);
   }
   const box = el('div', { class: 'escalation', 'data-escalation': e.escalation_id }, [head]);
-  if (!onResolved) {
-    box.append(el('p', { class: 'muted' }, [`Open. Resolve it with: navkernel resolve ${e.escalation_id} --decision D --by NAME --reason TEXT`]));
+  if (!onResolved || !me.scopes.includes('resolve')) {
+    const why = onResolved ? ` (${me.principal ?? 'this token'} may not resolve escalations: that needs the resolve scope)` : '';
+    box.append(el('p', { class: 'muted' }, [`Open${why}. Resolve it with: navkernel resolve ${e.escalation_id} --decision D --by NAME --reason TEXT`]));
     return box;
   }
   const flow = flows.flows.find((f) => f.flow === e.flow);
@@ -240,8 +275,10 @@ function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void)
     el('label', { for: `${listId}-n` }, ['Next step / flow']),
     el('input', { id: `${listId}-n`, name: 'next', list: listId, placeholder: 'step id (CONTINUE, DETOUR, LOOP) or flow (INJECT_FLOW)' }),
     el('datalist', { id: listId }, options.map((o) => el('option', { value: o }))),
-    el('label', { for: `${listId}-b` }, ['By']),
-    el('input', { id: `${listId}-b`, name: 'by', required: 'required', placeholder: 'your name' }),
+    // A signed-in principal is the author (the server records it); otherwise the resolver names themselves.
+    ...(me.authenticated
+      ? [el('span', { class: 'muted' }, ['By']), el('span', { class: 'resolving-as' }, [`${me.principal} (signed in)`])]
+      : [el('label', { for: `${listId}-b` }, ['By']), el('input', { id: `${listId}-b`, name: 'by', required: 'required', placeholder: 'your name' })]),
     el('label', { for: `${listId}-r` }, ['Reason']),
     el('textarea', { id: `${listId}-r`, name: 'reason', required: 'required', rows: 2 }),
     el('button', { type: 'submit' }, ['Resolve']),
@@ -254,7 +291,7 @@ function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void)
     try {
       await api<Escalation>(`/escalations/${encodeURIComponent(e.escalation_id)}/resolve`, {
         method: 'POST',
-        body: { decision: v('decision'), by: v('by'), reason: v('reason'), ...(v('next').trim() ? { next: v('next').trim() } : {}) },
+        body: { decision: v('decision'), ...(me.authenticated ? {} : { by: v('by') }), reason: v('reason'), ...(v('next').trim() ? { next: v('next').trim() } : {}) },
       });
       onResolved();
     } catch (err) {
@@ -271,36 +308,130 @@ async function renderRun(detail: RunDetail, flows: FlowsList, reload: (() => voi
   app.append(
     el('h1', {}, [`Run ${r.run_id} `, el('span', { class: `badge status-${r.status}`, id: 'run-status' }, [r.status])]),
     el('div', { class: 'summary' }, [
-      el('div', {}, [el('b', {}, [String(r.steps)]), 'routes']),
-      el('div', {}, [el('b', {}, [String(r.offroad)]), 'off-road']),
-      el('div', {}, [el('b', {}, [String(r.llm_calls)]), 'LLM calls']),
-      el('div', {}, [el('b', {}, [usd(r.cost_usd)]), 'cost']),
-      el('div', {}, [el('b', {}, [String(r.open_escalations)]), 'open escalations']),
+      el('div', {}, [el('b', { id: 'sum-steps' }, [String(r.steps)]), 'routes']),
+      el('div', {}, [el('b', { id: 'sum-offroad' }, [String(r.offroad)]), 'off-road']),
+      el('div', {}, [el('b', { id: 'sum-llm' }, [String(r.llm_calls)]), 'LLM calls']),
+      el('div', {}, [el('b', { id: 'sum-cost' }, [usd(r.cost_usd)]), 'cost']),
+      el('div', {}, [el('b', { id: 'sum-open' }, [String(r.open_escalations)]), 'open escalations']),
       el('div', {}, [el('b', {}, [[...new Set(detail.decisions.map((d) => d.flow))].join(' → ') || r.flows.join(', ')]), 'flows in order']),
     ]),
   );
-  if (detail.escalations.length) {
-    app.append(el('h2', {}, ['Escalations']));
-    for (const e of detail.escalations) app.append(escalationBox(e, flows, reload));
-  }
+  const escalations = el('section', { id: 'escalations' }, [el('h2', {}, ['Escalations'])]);
+  escalations.hidden = detail.escalations.length === 0;
+  for (const e of detail.escalations) escalations.append(escalationBox(e, flows, reload));
+  app.append(escalations);
   const left = el('section', { id: 'flows' }, [
     el('h2', {}, ['Path through the flows']),
     el('div', { class: 'legend' }, [el('span', {}, ['orange: steps and edges the run took; ✔ n×: times completed; loops per step']), el('span', {}, ['yellow: where it is now; red: escalated'])]),
   ]);
   const right = el('section', {}, [
-    el('h2', {}, [`Decisions (${detail.decisions.length}${detail.next_after !== null ? '+' : ''})`]),
+    el('h2', { id: 'decisions-count' }, [`Decisions (${detail.decisions.length}${detail.next_after !== null ? '+' : ''})`]),
     el('div', { class: 'legend' }, [1, 2, 3, 4, 5].map((t) => el('span', {}, [el('span', { class: `tier tier-${t}` }, [`tier ${t}`]), ' ', ['fast path', 'deterministic', 'arbiter (LLM)', 'envelope', 'escalate'][t - 1]!]))),
     timeline(detail.decisions),
   ]);
+  const diagrams = el('div', { id: 'diagrams' });
+  left.append(diagrams);
   app.append(el('div', { class: 'layout' }, [left, right]));
-  await drawFlows(left, flows, detail.decisions);
+  await drawFlows(diagrams, flows, detail.decisions);
   app.dataset.ready = 'run';
 }
 
 async function runPage(id: string): Promise<void> {
   setNav('runs');
+  live?.stop();
   const [detail, flows] = await Promise.all([api<RunDetail>(`/runs/${encodeURIComponent(id)}?limit=5000`), api<FlowsList>('/flows')]);
-  await renderRun(detail, flows, () => void runPage(id).catch(showError));
+  const reload = () => void runPage(id).catch(showError);
+  await renderRun(detail, flows, reload);
+  live = followEvents(`?run=${encodeURIComponent(id)}`, sessionStorage.getItem(TOKEN_KEY), (e) => applyToRun(e, detail, flows, reload), reload);
+}
+
+/** Moves an open run page with the event stream: the timeline, the counts, the path drawn, the escalations. */
+function applyToRun(e: LiveEvent, detail: RunDetail, flows: FlowsList, reload: () => void): void {
+  const r = detail.run;
+  const text = (id: string, v: string) => {
+    const node = document.getElementById(id);
+    if (node) node.textContent = v;
+  };
+  const status = (s: string) => {
+    const badge = document.getElementById('run-status');
+    if (badge) {
+      badge.textContent = s;
+      badge.className = `badge status-${s}`;
+    }
+  };
+  if (e.type === 'decision') {
+    const d = e.data as RecordedDecision;
+    if (detail.decisions.some((x) => x.seq === d.seq)) return;
+    detail.decisions.push(d);
+    document.getElementById('timeline')?.append(timelineItem(d));
+    r.steps = d.seq;
+    r.offroad += d.decision.decision === 'CONTINUE' ? 0 : 1;
+    r.llm_calls += d.llm_calls.length;
+    r.cost_usd += d.cost_usd;
+    text('sum-steps', String(r.steps));
+    text('sum-offroad', String(r.offroad));
+    text('sum-llm', String(r.llm_calls));
+    text('sum-cost', usd(r.cost_usd));
+    text('decisions-count', `Decisions (${detail.decisions.length})`);
+    if (d.decision.decision === 'TERMINATE') status('terminated');
+    scheduleRedraw(flows, detail.decisions);
+  } else if (e.type === 'escalation' || e.type === 'resolution') {
+    const x = e.data as Escalation;
+    const section = document.getElementById('escalations');
+    const box = escalationBox(x, flows, reload);
+    const old = section?.querySelector(`[data-escalation="${CSS.escape(x.escalation_id)}"]`);
+    if (old) old.replaceWith(box);
+    else section?.append(box);
+    if (section) section.hidden = false;
+    detail.escalations = [...detail.escalations.filter((y) => y.escalation_id !== x.escalation_id), x];
+    r.open_escalations = detail.escalations.filter((y) => y.status === 'open').length;
+    text('sum-open', String(r.open_escalations));
+    if (e.type === 'escalation') status('escalated');
+    else if (r.open_escalations === 0) status(x.resolution?.decision === 'TERMINATE' ? 'terminated' : 'active');
+  }
+}
+
+let redraw: ReturnType<typeof setTimeout> | undefined;
+/** Redraws the path through the flows once a burst of decisions has arrived. */
+function scheduleRedraw(flows: FlowsList, decisions: RecordedDecision[]): void {
+  clearTimeout(redraw);
+  const page = generation;
+  redraw = setTimeout(() => {
+    if (page !== generation) return;
+    const diagrams = document.getElementById('diagrams');
+    if (!diagrams) return;
+    const fresh = el('div', { id: 'diagrams' });
+    void drawFlows(fresh, flows, decisions).then(() => diagrams.replaceWith(fresh));
+  }, 150);
+}
+
+// ---------------------------------------------------------------- escalations inbox
+
+async function inboxPage(): Promise<void> {
+  setNav('escalations');
+  const [inbox, flows] = await Promise.all([api<EscalationsInbox>('/escalations?limit=100'), api<FlowsList>('/flows')]);
+  app.innerHTML = '';
+  app.append(el('h1', {}, ['Open escalations']));
+  if (inbox.escalations.length === 0) app.append(el('p', { class: 'muted', id: 'inbox-empty' }, ['Nothing waits for a person.']));
+  const reload = () => void inboxPage().catch(showError);
+  for (const e of inbox.escalations) {
+    app.append(el('div', { class: 'inbox-item', 'data-run': e.run_id }, [el('a', { href: runLink(e.run_id) }, [`run ${e.run_id}`]), escalationBox(e, flows, reload)]));
+  }
+  if (inbox.runs_total > 100) app.append(el('p', { class: 'muted' }, [`Showing the escalations of the first 100 of ${inbox.runs_total} runs with one.`]));
+  app.dataset.ready = 'escalations';
+}
+
+/** Counts page changes, so that work scheduled for a page the user has left does nothing. */
+let generation = 0;
+
+/** Calls `fn` once a burst of calls has ended, unless the page changed meanwhile. */
+function debounced(fn: () => void, ms: number): () => void {
+  const page = generation;
+  let t: ReturnType<typeof setTimeout> | undefined;
+  return () => {
+    clearTimeout(t);
+    t = setTimeout(() => page === generation && fn(), ms);
+  };
 }
 
 // ---------------------------------------------------------------- ledger
@@ -367,14 +498,29 @@ async function ledgerPage(): Promise<void> {
 
 async function route(): Promise<void> {
   delete app.dataset.ready;
+  generation++;
+  live?.stop();
+  live = undefined;
+  if (me.auth_required && !me.principal) return askToken();
   const hash = location.hash.replace(/^#/, '') || '/';
   const [pathPart, queryPart] = hash.split('?');
   const path = pathPart ?? '/';
+  const token = sessionStorage.getItem(TOKEN_KEY);
   try {
     const m = /^\/runs\/(.+)$/.exec(path);
     if (m) await runPage(decodeURIComponent(m[1]!));
     else if (path === '/ledger') await ledgerPage();
-    else await runsPage(new URLSearchParams(queryPart ?? ''));
+    else if (path === '/escalations') {
+      await inboxPage();
+      const refresh = debounced(() => void inboxPage().catch(showError), 300);
+      live = followEvents('', token, (e) => e.type !== 'decision' && refresh(), refresh);
+    } else {
+      const params = new URLSearchParams(queryPart ?? '');
+      await runsPage(params);
+      // The list follows every run: a burst of decisions refreshes it once.
+      const refresh = debounced(() => void runsPage(params).catch(showError), 300);
+      live = followEvents('', token, refresh, refresh);
+    }
   } catch (e) {
     showError(e);
   }
@@ -387,5 +533,5 @@ if (REPORT) {
   });
 } else {
   window.addEventListener('hashchange', () => void route());
-  void route();
+  void loadMe().then(route);
 }
