@@ -7,7 +7,7 @@
 // every step the kernel can name, so every decision lands on a node, and `audit`, `replay` and the web UI read the
 // same flow file the graph ran.
 import type { AnnotationRoot, LangGraphRunnableConfig, StateDefinition, StateGraph as StateGraphType } from '@langchain/langgraph';
-import type { Decision, Envelope, Forensics, LedgerReader, ProposedNode } from '../../contracts/index.js';
+import type { Decision, EscalationStore, Envelope, Forensics, ProposedNode, RunReader } from '../../contracts/index.js';
 import { NavkernelError } from '../../contracts/index.js';
 import type { Kernel } from '../../kernel/index.js';
 import { resolveEscalation } from '../../runs/index.js';
@@ -78,7 +78,7 @@ export type NavkernelStateSpec = StateDefinition & typeof NavkernelAnnotation.sp
 export interface KernelGraphOptions<SD extends NavkernelStateSpec = typeof NavkernelAnnotation.spec> {
   kernel: Kernel;
   /** The kernel's ledger (its read side): escalations are read from it and resolved in it. */
-  ledger: LedgerReader;
+  ledger: RunReader & EscalationStore;
   /** The flow the graph starts in (at its first step). */
   flow: string;
   /** One node per step id: every step the kernel may route to (the flow's, its utility steps', the injectable flows'). */
