@@ -41,7 +41,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
   completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
 };
-const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
+const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate', 'archive', 'restore', 'checkpoint']);
 
 /** The command word of `argv` (as process.argv), if any. */
 function commandName(argv: string[]): string | undefined {

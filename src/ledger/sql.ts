@@ -7,11 +7,12 @@ import Database from 'better-sqlite3';
 import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredRunListing } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
+import { SQLITE_ARCHIVE_MIGRATION } from './archive/schema.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 4;
+export const LEDGER_SCHEMA_VERSION = 6;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -146,6 +147,10 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   // scan that stops after the page instead of a sort of every run. Written only when a run is created (an append
   // to an existing run does not change created_ts).
   `CREATE INDEX IF NOT EXISTS runs_created ON runs (created_ts, run_id);`,
+  // v5: reserved (the latency unit, on another branch); replaced at merge.
+  '',
+  // v6: the run register's tombstones (src/ledger/archive/schema.ts).
+  SQLITE_ARCHIVE_MIGRATION,
 ];
 
 /** The synchronous setting a ledger runs with. */
@@ -200,6 +205,9 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
     db.pragma('wal_autocheckpoint = 8000');
     db.pragma('journal_size_limit = 67108864');
     db.pragma('cache_size = -32000');
+    // A new file gives space back as it is freed (`PRAGMA incremental_vacuum` after an archive): auto_vacuum can only
+    // be set before the first table; an older file switches with one VACUUM (`navkernel archive --vacuum`).
+    if (!exists) db.pragma('auto_vacuum = INCREMENTAL');
     migrate(db, file);
     return db;
   } catch (err) {
@@ -233,7 +241,9 @@ function migrate(db: Database.Database, file: string): void {
     if (v > LEDGER_SCHEMA_VERSION) throw new LedgerTooNewError(file, v, LEDGER_SCHEMA_VERSION);
     for (let i = v; i < LEDGER_SCHEMA_VERSION; i++) {
       const m = MIGRATIONS[i]!;
-      if (typeof m === 'string') db.exec(m);
+      if (typeof m === 'string') {
+        if (m) db.exec(m);
+      }
       else m(db);
     }
     db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);

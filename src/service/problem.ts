@@ -26,6 +26,9 @@ const TITLES: Record<ApiErrorCode, string> = {
   INTERNAL: 'Internal error',
   STORE_UNAVAILABLE: 'The ledger is unavailable',
   TIMEOUT: 'The request took longer than the time limit',
+  ARCHIVE_INVALID: 'The run bundle is unreadable, damaged, or does not fit the ledger',
+  RUN_NOT_ARCHIVABLE: 'The run cannot be archived',
+  CHECKPOINT_INVALID: 'The checkpoint is unreadable or its signature does not verify',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

@@ -3,9 +3,10 @@ import type pg from 'pg';
 import { GENESIS_HASH, registerHash } from '../chain.js';
 import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
+import { PG_ARCHIVE_MIGRATION } from '../archive/schema.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 6;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -125,6 +126,10 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
   // v4: the run listing's order as an index, as the SQLite ledger's v4: a page of runs (runPage) is a range scan that
   // stops after the page. created_ts never changes after a run's first route, so appends keep their HOT updates.
   'CREATE INDEX IF NOT EXISTS runs_created ON runs (created_ts, run_id);',
+  // v5: reserved (the latency unit, on another branch); replaced at merge.
+  'SELECT 1',
+  // v6: the run register's tombstones (src/ledger/archive/schema.ts).
+  PG_ARCHIVE_MIGRATION,
 ];
 
 /**
