@@ -9,6 +9,7 @@ import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
 import { benchLangGraph } from './langgraph.js';
 import { benchLedger } from './ledger.js';
+import { benchLifetime } from './ledger-lifetime.js';
 import { benchPostgres } from './postgres.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
@@ -26,6 +27,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'kernel', run: benchKernel },
   { name: 'ledger', run: benchLedger },
   { name: 'postgres', run: benchPostgres },
+  { name: 'lifetime', run: benchLifetime },
   { name: 'langgraph', run: benchLangGraph },
   { name: 'economics', run: benchEconomics },
   { name: 'scaling', run: benchScaling },

@@ -198,6 +198,10 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
     checkOwnership(db, file);
+    // A new file gives space back as it is freed (`PRAGMA incremental_vacuum` after an archive): auto_vacuum can only
+    // be set before the file's first page is written (by WAL mode or the first table); an older file switches with one
+    // VACUUM (`navkernel archive --vacuum`).
+    if (!exists) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // Fewer, larger checkpoints: each checkpoint fsyncs, and at 1000 pages (the default) they dominate
@@ -205,9 +209,6 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
     db.pragma('wal_autocheckpoint = 8000');
     db.pragma('journal_size_limit = 67108864');
     db.pragma('cache_size = -32000');
-    // A new file gives space back as it is freed (`PRAGMA incremental_vacuum` after an archive): auto_vacuum can only
-    // be set before the first table; an older file switches with one VACUUM (`navkernel archive --vacuum`).
-    if (!exists) db.pragma('auto_vacuum = INCREMENTAL');
     migrate(db, file);
     return db;
   } catch (err) {
