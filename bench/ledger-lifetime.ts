@@ -65,6 +65,7 @@ export async function measureLifetime(runs: number, share = 0.1, options: { pg?:
     t = performance.now();
     for (const a of rep.archived) await restoreBundle(sqlite, a.file);
     const restoreMs = performance.now() - t;
+    log(`lifetime: SQLite ${before} -> ${after} bytes; archive ${archiveMs.toFixed(0)} ms, verify --archive ${verifyArchiveMs.toFixed(0)} ms, verify ${verifyLedgerMs.toFixed(0)} ms, restore ${restoreMs.toFixed(0)} ms; bundles ${rep.bundle_bytes} bytes`);
     const out: LifetimeFigures = {
       runs, routes, archivedRuns: rep.archived.length, archivedRoutes: rep.archived.reduce((s, a) => s + a.routes, 0), sqliteBytesBefore: before, sqliteBytesAfter: after,
       bundleBytes: rep.bundle_bytes, archiveMs, verifyArchiveMs, verifyLedgerMs, restoreMs,

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredRunListing } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
-import { SQLITE_ARCHIVE_MIGRATION } from './archive/schema.js';
+import { sqliteArchiveMigration } from './archive/schema.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
@@ -150,7 +150,7 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   // v5: reserved (the latency unit, on another branch); replaced at merge.
   '',
   // v6: the run register's tombstones (src/ledger/archive/schema.ts).
-  SQLITE_ARCHIVE_MIGRATION,
+  sqliteArchiveMigration,
 ];
 
 /** The synchronous setting a ledger runs with. */
