@@ -2,9 +2,9 @@
 // summary row, routes, LLM calls, escalations and the flow hashes it was routed with) so that it verifies, replays
 // and audits on its own, and restores byte for byte.
 //
-// gzip, not brotli: measured on bundles of sample runs (bench/ledger-lifetime.ts), brotli at its default quality 11 is
-// 8-10x slower to write for about 12% fewer bytes, and at quality 5 about the same speed and size as gzip; gzip is
-// what any machine can open in 20 years without navkernel (`zcat run.nkrun.gz | jq`), which is the point of an archive.
+// gzip, not brotli: measured on demo runs' bundles, gzip -6 leaves 13.1% of the JSON, brotli quality 5 11.7% at about
+// the same speed, brotli quality 11 10.7% at about 100x the time; gzip is what any machine can open in 20 years without
+// navkernel (`zcat run.nkrun.gz | jq`), which is the point of an archive (docs/ledger-lifetime.md).
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
