@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   ARCHIVE_INVALID: { http: 422, summary: 'the run bundle is unreadable, damaged, or does not fit the ledger' },
   /** A run named for archiving is unknown, not finished (without --include-active), or archived already. */
   RUN_NOT_ARCHIVABLE: { http: 409, summary: 'the run cannot be archived (unknown, unfinished, or archived already)' },
+  /** The run was archived out of the ledger: restore it before routing it again. */
+  RUN_ARCHIVED: { http: 409, summary: 'the run was archived out of the ledger; restore it first' },
   /** A checkpoint file that cannot be read or whose signature does not verify. */
   CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },

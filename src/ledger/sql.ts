@@ -522,6 +522,11 @@ export class LedgerSql {
     return this.s.register.all() as StoredRunEntry[];
   }
 
+  /** Whether the run has a tombstone in the run register (archived, src/ledger/archive/). */
+  archived(runId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM run_register WHERE run_id = ? AND archived_ts IS NOT NULL').get(runId) !== undefined;
+  }
+
   /** Run ids known to the runs table, the routes table or the run register (they differ only in a tampered ledger). */
   allRunIds(): string[] {
     const ids = new Set([...(this.s.runIds.all() as string[]), ...(this.s.routeRunIds.all() as string[]), ...(this.s.registerRunIds.all() as string[])]);

@@ -28,6 +28,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   TIMEOUT: 'The request took longer than the time limit',
   ARCHIVE_INVALID: 'The run bundle is unreadable, damaged, or does not fit the ledger',
   RUN_NOT_ARCHIVABLE: 'The run cannot be archived',
+  RUN_ARCHIVED: 'The run was archived out of the ledger',
   CHECKPOINT_INVALID: 'The checkpoint is unreadable or its signature does not verify',
 };
 

@@ -126,6 +126,12 @@ describe.each(STORE_FACTORIES)('archive conformance: $name', (factory) => {
     expect((await replayRun(b, finished[0]!, flows)).divergences).toEqual([]);
     expect((await auditRun(b, finished[0]!)).run.steps).toBe(b.bundle.routes.length);
 
+    // Routing an archived run again is refused with a typed error, recording nothing.
+    const k = createKernel({ flows, store: l, clock: steppingClock() });
+    const err = await k.route({ run_id: finished[0]!, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('RUN_ARCHIVED');
+    expect(await l.run(finished[0]!)).toBeUndefined();
+
     // Archiving again the same run by name is refused, and an unfinished one needs --include-active.
     await expect(archiveRuns(l, { to: dir, runs: [finished[0]!] })).rejects.toBeInstanceOf(NotArchivableError);
     await expect(archiveRuns(l, { to: dir, runs: [unfinished[0]!] })).rejects.toThrow(/include-active/);
