@@ -10,6 +10,7 @@ import { benchEconomics } from './economics.js';
 import { benchForensics } from './forensics.js';
 import { benchLangGraph } from './langgraph.js';
 import { benchLedger } from './ledger.js';
+import { benchLifetime } from './ledger-lifetime.js';
 import { benchPostgres } from './postgres.js';
 import { benchMemory } from './memory.js';
 import { benchNavigator } from './navigator.js';
@@ -28,6 +29,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'kernel', run: benchKernel },
   { name: 'ledger', run: benchLedger },
   { name: 'postgres', run: benchPostgres },
+  { name: 'lifetime', run: benchLifetime },
   { name: 'langgraph', run: benchLangGraph },
   { name: 'economics', run: benchEconomics },
   { name: 'scaling', run: benchScaling },

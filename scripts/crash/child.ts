@@ -7,6 +7,9 @@
 //   node child.js hammer LEDGER RUN PREFIX N [FROM] → routes requests PREFIX-FROM … PREFIX-(N-1) of one run that
 //                                                    other processes route too, printing "ACK <id> <decision>",
 //                                                    then "DONE"
+//   node child.js steady LEDGER PREFIX RUNS N      → routes N requests to each of RUNS runs (round robin), retrying a
+//                                                    request (same request_id) while the store is unavailable (a
+//                                                    failover), printing "ACK <id> <decision>", then "DONE"
 // LEDGER is a SQLite file or a postgres:// URL. An "ACK" line is printed only after route() returned, so a complete
 // line read by the parent is an acknowledged decision; a line cut by a kill is not.
 import { readFileSync } from 'node:fs';
@@ -51,6 +54,25 @@ if (mode === 'simulate') {
   for (let i = from; i < count; i++) {
     const d = await kernel.route(hammerRequest(run, prefix, i));
     process.stdout.write(`ACK ${prefix}-${i} ${JSON.stringify(d)}\n`);
+  }
+  await kernel.close();
+  process.stdout.write('DONE\n');
+} else if (mode === 'steady') {
+  const [prefix, runs, count] = [a!, Number(b), Number(c)];
+  for (let i = 0; i < count; i++) {
+    for (let r = 0; r < runs; r++) {
+      const run = `${prefix}-r${r}`;
+      for (;;) {
+        try {
+          const d = await kernel.route(hammerRequest(run, run, i));
+          process.stdout.write(`ACK ${run}-${i} ${JSON.stringify(d)}\n`);
+          break;
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'STORE_UNAVAILABLE') throw e;
+          await new Promise((res) => setTimeout(res, 25));
+        }
+      }
+    }
   }
   await kernel.close();
   process.stdout.write('DONE\n');

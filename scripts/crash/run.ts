@@ -3,7 +3,9 @@
 // restarted. B: two writers on the same run, one or both killed. Then, per scenario: every acknowledged decision
 // (a complete "ACK" line a child printed) is in the ledger with the same decision, no missing or duplicate seq,
 // verify passes (after its decisions.jsonl repair, counted), replay of every run gives no divergence. Prints a
-// table (or JSON with --json); exits 1 when anything was lost or any check failed.
+// table (or JSON with --json); exits 1 when anything was lost or any check failed. C (scripts/crash/failover.ts):
+// PostgreSQL failover, --failovers N rounds (default 3): kernels route through a primary + synchronous standby, the
+// primary is killed mid-load and the standby promoted; nothing acknowledged may be lost.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import { loadFlows } from '../../src/kernel/index.js';
 import { packageRoot, sampleChartersDir } from '../../src/package-root.js';
 import { childScript, ownDist } from './harness.js';
 import { scenarioA, scenarioB, type CrashFigures } from './scenarios.js';
+import { scenarioC } from './failover.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -22,8 +25,9 @@ const seed = Number(arg('--seed') ?? Date.now() % 2 ** 31);
 const only = arg('--scenario')?.toUpperCase();
 const json = argv.includes('--json');
 const keep = argv.includes('--keep');
-if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(seed) || (only !== undefined && only !== 'A' && only !== 'B')) {
-  console.error('usage: npm run crash -- [--kills N] [--seed S] [--scenario A|B] [--json] [--keep]');
+const failovers = Number(arg('--failovers') ?? 3);
+if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(seed) || !Number.isInteger(failovers) || failovers < 0 || (only !== undefined && only !== 'A' && only !== 'B' && only !== 'C')) {
+  console.error('usage: npm run crash -- [--kills N] [--seed S] [--scenario A|B|C] [--failovers N] [--json] [--keep]');
   process.exit(2);
 }
 
@@ -49,6 +53,12 @@ for (const [name, scenario] of [['A', scenarioA], ['B', scenarioB]] as const) {
     },
   });
   results.push(figures);
+}
+if ((!only || only === 'C') && failovers > 0) {
+  log(`  C: ${failovers} PostgreSQL failover(s)`);
+  const c = await scenarioC({ child: childScript(ownDist()), cwd: packageRoot(), rounds: failovers });
+  log(`  C: ${c.acknowledged} routes acknowledged across ${c.kills} failover(s); ${c.ackedDuringFailover} answered between a kill and its promotion (committed before the kill); longest kill to promotion ${c.maxPromoteMs} ms, promotion to next acknowledged route ${c.maxResumeMs} ms`);
+  results.push(c);
 }
 if (!keep) rmSync(dir, { recursive: true, force: true });
 

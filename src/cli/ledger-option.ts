@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
 import path from 'node:path';
 import type { Ledger } from '../contracts/ports.js';
-import { DEFAULT_LEDGER_FILE, isPostgresUrl, openLedgerAt, type Durability } from '../ledger/index.js';
+import { BUNDLE_SUFFIX, BundleLedger, DEFAULT_LEDGER_FILE, isPostgresUrl, openLedgerAt, type Durability } from '../ledger/index.js';
 import { cliConfig } from './config.js';
 import { UsageError } from './conventions.js';
 
@@ -35,6 +35,8 @@ export function openCliLedger(opts: LedgerCliOptions, { create = false }: { crea
   const durability = opts.durability ?? 'normal';
   if (durability !== 'normal' && durability !== 'full') throw new UsageError(`--durability must be normal or full (got ${durability})`);
   if (isPostgresUrl(opts.ledger)) return openLedgerAt(opts.ledger, { create, readOnly: !create });
+  // An archived run's bundle reads as a ledger of one run (audit, replay, verify, export); writing to it is refused.
+  if (opts.ledger.endsWith(BUNDLE_SUFFIX)) return new BundleLedger(opts.ledger);
   return openLedgerAt(opts.ledger, { create, durability, runBase: runsFolderFor(opts.ledger) });
 }
 

@@ -48,7 +48,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   },
   token: async () => (await import('./commands/token.js')).registerTokenCommand,
 };
-const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
+const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate', 'archive', 'restore', 'checkpoint']);
 
 /** The command word of `argv` (as process.argv), if any. */
 function commandName(argv: string[]): string | undefined {

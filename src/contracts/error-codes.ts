@@ -25,6 +25,14 @@ export const ERROR_CODES = {
   INVALID_RESOLUTION: { http: 422, summary: 'the resolution does not fit the flow graph' },
   /** The store failed (disk, database, connection); the request may be retried. */
   STORE_UNAVAILABLE: { http: 503, summary: 'the store failed; retry later' },
+  /** A run bundle that cannot be read, does not verify, or does not fit the ledger it is restored into. */
+  ARCHIVE_INVALID: { http: 422, summary: 'the run bundle is unreadable, damaged, or does not fit the ledger' },
+  /** A run named for archiving is unknown, not finished (without --include-active), or archived already. */
+  RUN_NOT_ARCHIVABLE: { http: 409, summary: 'the run cannot be archived (unknown, unfinished, or archived already)' },
+  /** The run was archived out of the ledger: restore it before routing it again. */
+  RUN_ARCHIVED: { http: 409, summary: 'the run was archived out of the ledger; restore it first' },
+  /** A checkpoint file that cannot be read or whose signature does not verify. */
+  CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },

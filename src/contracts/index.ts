@@ -20,3 +20,4 @@ export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, httpStatusFor, type ErrorCod
 export * from './limits.js';
 export * from './route-answer.js';
 export * from './service-api.js';
+export type * from './archive-port.js';

@@ -159,6 +159,8 @@ export const VerifyIssue = z.object({
     'field_mismatch',
     'run_missing',
     'register_mismatch',
+    'archive_mismatch',
+    'archive_missing',
   ]),
   message: z.string(),
   table: z.string().optional().describe('The table of the bad row (routes, runs, llm_calls, escalations, run_register)'),
@@ -185,6 +187,7 @@ export const VerifyReport = z.object({
   jsonl_files: z.int(),
   issues: z.array(VerifyIssue),
   repairs: z.array(JsonlRepair),
+  archived_runs: z.int().min(0).optional().describe('Runs archived out of the ledger (a tombstone in the run register), not counted in `runs`'),
 });
 export type VerifyReport = z.infer<typeof VerifyReport>;
 

@@ -38,3 +38,13 @@ export class StoreUnavailableError extends NavkernelError {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** The run was archived out of the ledger (a tombstone in its run register): restore it before routing it again. */
+export class RunArchivedError extends NavkernelError {
+  readonly run_id: string;
+  constructor(run_id: string, options?: { cause?: unknown }) {
+    super('RUN_ARCHIVED', `run ${JSON.stringify(run_id)} was archived out of the ledger; nothing was recorded (navkernel restore its bundle to route it again, or use a new run id)`, options);
+    this.name = 'RunArchivedError';
+    this.run_id = run_id;
+  }
+}

@@ -23,3 +23,5 @@ export {
   EscalationAlreadyResolvedError,
   InvalidResolutionError,
 } from './errors.js';
+export * from './archive/index.js';
+export { createCheckpoint, verifyCheckpoint, readCheckpoint, type Checkpoint, type CheckpointStatement, type CheckpointReport, type CheckpointIssue } from './checkpoint.js';

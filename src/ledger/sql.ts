@@ -7,11 +7,12 @@ import Database from 'better-sqlite3';
 import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredRunListing } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
+import { sqliteArchiveMigration } from './archive/schema.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 5;
+export const LEDGER_SCHEMA_VERSION = 6;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -155,6 +156,8 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
     const cols = db.prepare("SELECT name FROM pragma_table_info('routes')").pluck().all() as string[];
     if (!cols.includes('latency_unit')) db.exec(`ALTER TABLE routes ADD COLUMN latency_unit TEXT NOT NULL DEFAULT 'ms' CHECK (latency_unit IN ('ms', 'us'))`);
   },
+  // v6: the run register's tombstones (src/ledger/archive/schema.ts).
+  sqliteArchiveMigration,
 ];
 
 /** The synchronous setting a ledger runs with. */
@@ -202,6 +205,10 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
     checkOwnership(db, file);
+    // A new file gives space back as it is freed (`PRAGMA incremental_vacuum` after an archive): auto_vacuum can only
+    // be set before the file's first page is written (by WAL mode or the first table); an older file switches with one
+    // VACUUM (`navkernel archive --vacuum`).
+    if (!exists) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // Fewer, larger checkpoints: each checkpoint fsyncs, and at 1000 pages (the default) they dominate
@@ -242,7 +249,9 @@ function migrate(db: Database.Database, file: string): void {
     if (v > LEDGER_SCHEMA_VERSION) throw new LedgerTooNewError(file, v, LEDGER_SCHEMA_VERSION);
     for (let i = v; i < LEDGER_SCHEMA_VERSION; i++) {
       const m = MIGRATIONS[i]!;
-      if (typeof m === 'string') db.exec(m);
+      if (typeof m === 'string') {
+        if (m) db.exec(m);
+      }
       else m(db);
     }
     db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
@@ -518,6 +527,11 @@ export class LedgerSql {
   /** The run register in order. */
   runRegister(): StoredRunEntry[] {
     return this.s.register.all() as StoredRunEntry[];
+  }
+
+  /** Whether the run has a tombstone in the run register (archived, src/ledger/archive/). */
+  archived(runId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM run_register WHERE run_id = ? AND archived_ts IS NOT NULL').get(runId) !== undefined;
   }
 
   /** Run ids known to the runs table, the routes table or the run register (they differ only in a tampered ledger). */

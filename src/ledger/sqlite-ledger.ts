@@ -18,7 +18,7 @@ import type {
   StoredRun,
   StoredRunEntry,
 } from '../contracts/ports.js';
-import { LedgerConflictError } from '../contracts/store-errors.js';
+import { LedgerConflictError, RunArchivedError } from '../contracts/store-errors.js';
 import { buildAppendWrite } from './append-write.js';
 import { GENESIS_HASH } from './chain.js';
 import { offRoadLine } from './decisions-jsonl.js';
@@ -148,7 +148,11 @@ export class SqliteLedger implements Ledger {
             heads.set(record.run_id, hash);
             newHeads[i] = hash;
           } catch (err) {
-            outcomes[i] = err instanceof SeqConflict ? new LedgerConflictError(record.run_id, record.seq, { cause: err.cause }) : err;
+            outcomes[i] = !(err instanceof SeqConflict)
+              ? err
+              : record.seq === 1 && this.sql.archived(record.run_id)
+                ? new RunArchivedError(record.run_id, { cause: err.cause })
+                : new LedgerConflictError(record.run_id, record.seq, { cause: err.cause });
           }
         }
       });

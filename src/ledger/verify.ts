@@ -8,6 +8,7 @@ import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { DecisionsMirror, EscalationReader, Ledger, RunReader, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
 import { requireRun } from './stored-rows.js';
+import { archiveStoreFor } from './archive/store-for.js';
 
 export interface VerifyOptions {
   /** Only this run (UnknownRunError when the ledger does not have it). */
@@ -16,6 +17,11 @@ export interface VerifyOptions {
   repair?: boolean;
   /** Called now and then with routes checked so far and the total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The ledger's run register is a slice (a run bundle's one entry): chain it from its first entry's prev_hash
+   * instead of the genesis hash.
+   */
+  registerSlice?: boolean;
 }
 
 const PAGE = 2000;
@@ -26,16 +32,27 @@ const PAGE = 2000;
  * JSONL repair (`repair: false` to skip it).
  */
 export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<Ledger, 'mirror'>, options: VerifyOptions = {}): Promise<VerifyReport> {
+  // Archived runs (a tombstone in the run register, src/ledger/archive/): their rows are in a bundle, not here.
+  const archived = new Set((await (archiveStoreFor(ledger)?.tombstones() ?? Promise.resolve([]))).map((t) => t.run_id));
   let runIds: string[];
   if (options.run !== undefined) {
-    if ((await ledger.run(options.run)) === undefined && (await ledger.routes(options.run, 0, 1)).length === 0) await requireRun(ledger, options.run);
+    if ((await ledger.run(options.run)) === undefined && (await ledger.routes(options.run, 0, 1)).length === 0 && !archived.has(options.run)) await requireRun(ledger, options.run);
     runIds = [options.run];
   } else {
     runIds = await ledger.runIds();
   }
+  const issues: VerifyIssue[] = [];
+  const live: string[] = [];
+  for (const id of runIds) {
+    if (!archived.has(id)) live.push(id);
+    else if ((await ledger.run(id)) !== undefined || (await ledger.routeHash(id, 1)) !== undefined) {
+      issues.push({ run_id: id, seq: null, kind: 'register_mismatch', message: `run ${JSON.stringify(id)} has a tombstone (archived) but rows in the ledger too`, table: 'run_register', field: 'archived_ts' });
+      live.push(id);
+    }
+  }
+  runIds = live;
   let total = 0;
   for (const id of runIds) total += (await ledger.run(id))?.last_seq ?? 0;
-  const issues: VerifyIssue[] = [];
   const repairs: JsonlRepair[] = [];
   let routes = 0;
   let jsonlFiles = 0;
@@ -46,9 +63,11 @@ export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<L
       jsonlFiles += await verifyJsonl(ledger, ledger.mirror, run_id, issues);
     }
   }
-  await verifyRegister(ledger, issues, options.run);
+  await verifyRegister(ledger, issues, options.run, archived, options.registerSlice ?? false);
   options.onProgress?.(routes, total);
-  return { ok: issues.length === 0, runs: runIds.length, routes, jsonl_files: jsonlFiles, issues, repairs };
+  const report: VerifyReport = { ok: issues.length === 0, runs: runIds.length, routes, jsonl_files: jsonlFiles, issues, repairs };
+  if (archived.size > 0) report.archived_runs = options.run === undefined ? archived.size : Number(archived.has(options.run));
+  return report;
 }
 
 type IssueExtra = { table?: string; field?: string };
@@ -259,9 +278,9 @@ function editedFields(row: StoredRoute, chained: ChainedFields): string[] {
 }
 
 /** The run register: a chain with one entry per run, so that a run deleted whole (all its rows) is noticed. */
-async function verifyRegister(ledger: RunReader, issues: VerifyIssue[], only?: string): Promise<void> {
+async function verifyRegister(ledger: RunReader, issues: VerifyIssue[], only: string | undefined, archived: ReadonlySet<string>, slice: boolean): Promise<void> {
   const entries = await ledger.runRegister();
-  let prev = GENESIS_HASH;
+  let prev = slice ? (entries[0]?.prev_hash ?? GENESIS_HASH) : GENESIS_HASH;
   const registered = new Set<string>();
   for (const e of entries) {
     registered.add(e.run_id);
@@ -275,6 +294,7 @@ async function verifyRegister(ledger: RunReader, issues: VerifyIssue[], only?: s
     if (!check) continue;
     const first = await ledger.routeHash(e.run_id, 1);
     if (first === undefined) {
+      if (archived.has(e.run_id)) continue;
       issues.push({ run_id: e.run_id, seq: null, kind: 'run_missing', message: `run ${JSON.stringify(e.run_id)} is in the run register but has no routes: it was deleted`, table: 'routes' });
     } else if (first !== e.first_hash) {
       issues.push({ run_id: e.run_id, seq: 1, kind: 'register_mismatch', message: 'the run register holds another first route for this run', table: 'run_register', field: 'first_hash' });

@@ -31,6 +31,10 @@ const TITLES: Record<ApiErrorCode, string> = {
   INTERNAL: 'Internal error',
   STORE_UNAVAILABLE: 'The ledger is unavailable',
   TIMEOUT: 'The request took longer than the time limit',
+  ARCHIVE_INVALID: 'The run bundle is unreadable, damaged, or does not fit the ledger',
+  RUN_NOT_ARCHIVABLE: 'The run cannot be archived',
+  RUN_ARCHIVED: 'The run was archived out of the ledger',
+  CHECKPOINT_INVALID: 'The checkpoint is unreadable or its signature does not verify',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

@@ -20,6 +20,8 @@ export interface StoreLocation {
   readonly runBase: string | undefined;
   /** Tampering, behind the ledger's back (as someone with write access to the database would): deletes every row of a run in every table, run register excepted. */
   deleteRunRows(run_id: string): Promise<void>;
+  /** Tampering: runs one SQL statement on the location's tables, behind the ledger's back. */
+  sql(statement: string): Promise<void>;
   /** Deletes the location. */
   cleanup(): Promise<void>;
 }
@@ -50,6 +52,14 @@ export const sqliteFactory: StoreFactory = {
           db.close();
         }
       },
+      sql: async (statement) => {
+        const db = new Database(file);
+        try {
+          db.exec(statement);
+        } finally {
+          db.close();
+        }
+      },
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
@@ -67,6 +77,7 @@ export const postgresFactory: StoreFactory = {
       deleteRunRows: async (run_id) => {
         for (const t of RUN_TABLES) await adminQuery(`DELETE FROM ${schemaOf(url)}.${t} WHERE run_id = $1`, [run_id]);
       },
+      sql: async (statement) => void (await adminQuery(statement, [], schemaOf(url))),
       cleanup: async () => void (await adminQuery(`DROP SCHEMA IF EXISTS ${schemaOf(url)} CASCADE`)),
     };
   },

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerArchiveCommands } from './archive.js';
 import { registerAuditCommand } from './audit.js';
 import { registerExportCommand } from './export.js';
 import { registerMigrateCommand } from './migrate.js';
@@ -7,7 +8,7 @@ import { registerResolveCommand } from './resolve.js';
 import { registerRunsCommand } from './runs.js';
 import { registerVerifyCommand } from './verify.js';
 
-/** The ledger's commands: runs, audit, verify, replay, resolve, export, migrate. */
+/** The ledger's commands: runs, audit, verify, replay, resolve, export, migrate, archive, restore, checkpoint. */
 export function registerLedgerCommands(program: Command): void {
   registerRunsCommand(program);
   registerAuditCommand(program);
@@ -16,4 +17,5 @@ export function registerLedgerCommands(program: Command): void {
   registerResolveCommand(program);
   registerExportCommand(program);
   registerMigrateCommand(program);
+  registerArchiveCommands(program);
 }

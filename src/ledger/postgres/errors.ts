@@ -38,6 +38,7 @@ const UNAVAILABLE_SQLSTATE = new Set([
   '28000', '28P01', // invalid authorization, bad password
   '3D000', // database does not exist
   '53300', // too many connections
+  '25006', // read-only transaction: the host is (again) a standby; with a host list, the primary is elsewhere
 ]);
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOENT']);
 

@@ -4,7 +4,20 @@ import type pg from 'pg';
 import { StoreUnavailableError } from '../../contracts/store-errors.js';
 import { PostgresUnavailableError, causeText, isConnectionError } from './errors.js';
 import { checkWritable, migrateSchema, type SchemaCheck } from './schema.js';
+import { FailoverPool } from './failover-pool.js';
 import { type PostgresTarget, parsePostgresUrl } from './url.js';
+
+/** The connection fields of a URL less its host and port (each host of a list gets its own). */
+function connectionFields(target: PostgresTarget): pg.ClientConfig {
+  const u = new URL(target.connectionString);
+  const ssl = u.searchParams.get('sslmode');
+  return {
+    user: target.user,
+    database: target.database,
+    ...(u.password ? { password: decodeURIComponent(u.password) } : u.searchParams.get('password') ? { password: u.searchParams.get('password')! } : {}),
+    ...(ssl && ssl !== 'disable' ? { ssl: ssl === 'no-verify' || ssl === 'require' ? { rejectUnauthorized: false } : true } : {}),
+  };
+}
 
 export interface PostgresPoolOptions {
   /** Connections kept by this process (default 10). */
@@ -46,7 +59,7 @@ export async function openPostgresPool(url: string, options: PostgresPoolOptions
   const target = parsePostgresUrl(url);
   // Loaded on first use: processes on a SQLite ledger never pay for the client.
   const { default: pgModule } = await import('pg');
-  const pool = new pgModule.Pool({
+  const config: pg.PoolConfig = {
     connectionString: target.connectionString,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
@@ -57,7 +70,12 @@ export async function openPostgresPool(url: string, options: PostgresPoolOptions
     options: `-c search_path=${target.schema}`,
     // TCP keepalive: a half-open connection (a network partition) is noticed instead of waiting for ever.
     keepAlive: true,
-  });
+  };
+  // Several hosts (a primary and standbys): node-postgres knows one host only, FailoverPool goes down the list.
+  const pool =
+    target.hosts.length > 1 || target.targetSessionAttrs === 'read-write'
+      ? (new FailoverPool(pgModule, target.hosts, { ...config, connectionString: undefined, ...connectionFields(target) }, target.targetSessionAttrs === 'read-write') as unknown as pg.Pool)
+      : new pgModule.Pool(config);
   // An idle client whose server went away emits 'error' on the pool; without a listener it would crash the
   // process. The pool drops that client; the next query opens a new connection or reports PostgresUnavailableError.
   pool.on('error', () => {});

@@ -17,7 +17,7 @@ import type {
   StoredRun,
   StoredRunEntry,
 } from '../../contracts/ports.js';
-import { LedgerConflictError } from '../../contracts/store-errors.js';
+import { LedgerConflictError, RunArchivedError } from '../../contracts/store-errors.js';
 import { buildAppendWrite } from '../append-write.js';
 import { GENESIS_HASH } from '../chain.js';
 import type { AppendWrite } from '../sql.js';
@@ -211,6 +211,12 @@ export class PostgresLedger implements Ledger {
       if (batch.length > 1) {
         // One bad route (or a deadlock with a foreign writer) must not fail the others: one by one.
         await Promise.all(batch.map((p) => this.commit([p], retried)));
+        return;
+      }
+      // A new run whose id has a register entry already: an archived run (its tombstone), routed again.
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === 'run_register_run_id_key') {
+        batch[0]!.reject(new RunArchivedError(batch[0]!.write.route.run_id, { cause: err }));
         return;
       }
       batch[0]!.reject(wrapError(this.target, err));

@@ -3,9 +3,10 @@ import type pg from 'pg';
 import { GENESIS_HASH, registerHash } from '../chain.js';
 import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
+import { PG_ARCHIVE_MIGRATION } from '../archive/schema.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 5;
+export const PG_SCHEMA_VERSION = 6;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -130,6 +131,8 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
   // are marked, never converted.
   `ALTER TABLE routes ADD COLUMN IF NOT EXISTS latency_unit ${T} NOT NULL DEFAULT 'ms' CHECK (latency_unit IN ('ms', 'us'));
    ALTER TABLE routes ALTER COLUMN latency_unit SET DEFAULT 'us';`,
+  // v6: the run register's tombstones (src/ledger/archive/schema.ts).
+  PG_ARCHIVE_MIGRATION,
 ];
 
 /**
