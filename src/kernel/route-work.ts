@@ -1,8 +1,7 @@
 import type { CandidateMove, Decision, DecisionKind, RejectedMove, ReturnPoint, RouteRequest, RunState, SkippedTier, Tier } from '../contracts/index.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from './flows/compiled-flow.js';
 
-/** Statuses that mean "this step succeeded" for a linear step (matched case-insensitively). */
-export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['verified', 'succeeded', 'success', 'pass', 'passed']);
+export { SUCCESS_STATUSES } from './statuses.js';
 
 /** The signature facts of one route, computed once (`signatureFacts`) and applied to the run state afterwards. */
 export interface SignatureFacts {
