@@ -49,6 +49,8 @@ export interface RouteWork {
   signature?: SignatureFacts | null;
   /** The legal moves from the completed step, built once (tiers 2, 3 and 4 all consult them). */
   candidates?: CandidateMove[];
+  /** Warnings about the request itself (a repaired free-text field), added to whatever decision is made. */
+  notes?: string[];
   /** Memo of each tier's answer, so a guard and its action compute it once. */
   memo: Partial<Record<Tier, TierResult | null>>;
 }
@@ -71,7 +73,7 @@ export function decide(w: RouteWork, kind: DecisionKind, tier: Tier, rule: strin
     reason,
     confidence: f.confidence,
     needs_human: f.needs_human ?? false,
-    warnings: f.warnings ?? [],
+    warnings: w.notes ? [...w.notes, ...(f.warnings ?? [])] : (f.warnings ?? []),
     rejected: w.rejected.slice(),
     ...f.extra,
     iteration: w.iteration,

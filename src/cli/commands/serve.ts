@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createService, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
@@ -9,7 +9,8 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   host: string;
   port: string;
   token?: string;
-  maxBodyBytes: string;
+  maxBytes?: string;
+  maxBodyBytes?: string;
   requestTimeoutMs: string;
 }
 
@@ -27,7 +28,8 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
     .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
-    .option('--max-body-bytes <n>', 'largest request body', String(1024 * 1024))
+    .option('--max-bytes <n>', 'largest request body, in bytes, as `navkernel route --max-bytes` (default 1048576)')
+    .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
@@ -40,7 +42,7 @@ export function registerServeCommand(program: Command): void {
       ledger,
       ...(arbiter ? { arbiter } : {}),
       ...(opts.token ? { token: opts.token } : {}),
-      bodyLimit: whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30),
+      bodyLimit: opts.maxBytes !== undefined ? whole('--max-bytes', opts.maxBytes, 1, 1 << 30) : opts.maxBodyBytes !== undefined ? whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30) : 1024 * 1024,
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
     });
     let address: string;
