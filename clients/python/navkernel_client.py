@@ -15,7 +15,7 @@ import json
 import subprocess
 import threading
 import urllib.parse
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TypedDict
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, TypedDict
 
 __all__ = ["Client", "CoProcess", "NavkernelError", "Decision", "RouteRequest"]
 
@@ -156,7 +156,16 @@ class Client:
         for attempt in (1, 2):
             conn = self._connection()
             try:
-                conn.request(method, self._prefix + path, body=data, headers=headers)
+                try:
+                    conn.request(method, self._prefix + path, body=data, headers=headers)
+                except (ConnectionResetError, BrokenPipeError):
+                    # The server may have answered before reading the whole body (a 413 for a body over its
+                    # --max-bytes) and closed: that answer is still there to read.
+                    answer = self._answer_after_broken_send(conn)
+                    if answer is None:
+                        raise
+                    res, raw = answer
+                    break
                 res = conn.getresponse()
                 raw = res.read()
                 break
@@ -166,7 +175,7 @@ class Client:
                 self.close()
                 if attempt == 2 or (method == "POST" and not (isinstance(body, dict) and body.get("request_id"))):
                     raise
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8", "replace")
         if res.status >= 400:
             try:
                 problem = json.loads(text)
@@ -176,6 +185,18 @@ class Client:
         if res.headers.get("content-type", "").startswith("application/json"):
             return json.loads(text)
         return text
+
+
+    def _answer_after_broken_send(self, conn: http.client.HTTPConnection) -> Optional[Tuple[http.client.HTTPResponse, bytes]]:
+        """The response a server sent before it stopped reading the request, if any (then the connection is closed)."""
+        try:
+            res = conn.getresponse()
+            raw = res.read()
+        except (OSError, http.client.HTTPException):
+            return None
+        finally:
+            self.close()
+        return res, raw
 
 
 class CoProcess:

@@ -129,9 +129,20 @@ export const WhyReport = z.object({
   entries: z.array(
     DecisionEntry.extend({
       touched_as: z.array(z.enum(['completed', 'next', 'detour_target', 'return_to'])),
+      sightings: z
+        .array(z.int().min(1))
+        .optional()
+        .describe("For a decision on a failure signature (\"seen N times\"): the seqs of the routes of this step that carried it, this one last"),
     }),
   ),
   escalations: z.array(Escalation),
+  unknown_step: z
+    .object({
+      steps: z.array(z.string()).describe("The steps of the run's flows (those loaded, and those its decisions name)"),
+      did_you_mean: z.string().optional(),
+    })
+    .optional()
+    .describe("Present when the step is not a step of the run's flows: a misspelling, with the nearest step"),
 });
 export type WhyReport = z.infer<typeof WhyReport>;
 

@@ -3,6 +3,8 @@ import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
 import type { LedgerReader, RunPageKey, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
 import { requireRun, toEscalation } from '../ledger/index.js';
+import { nearestName } from '../contracts/nearest-name.js';
+import type { FlowSet } from '../kernel/index.js';
 
 const PAGE = 2000;
 const LIST_PAGE = 1000;
@@ -175,20 +177,55 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
   };
 }
 
-/** The decisions that touched `step` in a run (completed it, went to it, detoured to it, returned to it), and why. */
-export async function whyStep(ledger: LedgerReader, run_id: string, step: string): Promise<WhyReport> {
+/**
+ * The decisions that touched `step` in a run (completed it, went to it, detoured to it, returned to it), and why.
+ * A decision on a failure signature lists its sightings (the routes behind "seen N times"). A step that is not a
+ * step of the run's flows (the loaded `flows` of the run's flow ids, and every step its decisions name) is
+ * reported as `unknown_step`, with the nearest one.
+ */
+export async function whyStep(ledger: LedgerReader, run_id: string, step: string, flows?: FlowSet): Promise<WhyReport> {
   await requireRun(ledger, run_id);
   const entries: WhyReport['entries'] = [];
+  const steps = new Set<string>();
+  const runFlows = new Set<string>();
+  // Signature sightings: the seqs at which each `<flow>/<step>:<signature>` counter of the run state went up.
+  const sightings = new Map<string, number[]>();
+  let seen: Record<string, { seen: number }> = {};
   for await (const { row, decision } of runRoutes(ledger, run_id)) {
+    runFlows.add(row.flow);
+    for (const s of [row.step, decision.next_step_id, decision.detour_target, decision.return_to]) if (s) steps.add(s);
+    const state = JSON.parse(row.state) as RunState;
+    for (const [key, v] of Object.entries(state.signatures)) {
+      if (v.seen > (seen[key]?.seen ?? 0)) {
+        let list = sightings.get(key);
+        if (!list) sightings.set(key, (list = []));
+        list.push(row.seq);
+      }
+    }
+    seen = state.signatures;
     const touched: WhyReport['entries'][number]['touched_as'] = [];
     if (row.step === step) touched.push('completed');
     if (decision.next_step_id === step) touched.push('next');
     if (decision.detour_target === step) touched.push('detour_target');
     if (decision.return_to === step) touched.push('return_to');
-    if (touched.length > 0) entries.push({ ...entry(row, decision), touched_as: touched });
+    if (touched.length > 0) {
+      const e: WhyReport['entries'][number] = { ...entry(row, decision), touched_as: touched };
+      if (decision.signature && row.step === step) {
+        const list = sightings.get(`${row.flow}/${row.step}:${decision.signature}`);
+        if (list?.length) e.sightings = list.slice();
+      }
+      entries.push(e);
+    }
   }
   const escalations = (await ledger.runEscalations(run_id))
     .map(toEscalation)
     .filter((e) => e.step === step || e.resolution?.next_step_id === step);
-  return { run_id, step, entries, escalations };
+  const report: WhyReport = { run_id, step, entries, escalations };
+  for (const id of runFlows) for (const s of flows?.get(id)?.steps.keys() ?? []) steps.add(s);
+  if (!steps.has(step)) {
+    const known = [...steps].sort();
+    const near = nearestName(step, known);
+    report.unknown_step = { steps: known, ...(near !== undefined ? { did_you_mean: near } : {}) };
+  }
+  return report;
 }
