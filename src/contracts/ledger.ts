@@ -61,6 +61,11 @@ export const RunSummary = z.object({
   llm_calls: z.int().min(0),
   cost_usd: z.number().min(0),
   open_escalations: z.int().min(0),
+  needs_human: z
+    .int()
+    .min(0)
+    .optional()
+    .describe('Routes whose decision needs a person (needs_human: true): escalations, the iteration cap, a failure taking a branch default. In listings and audits'),
   status: z.enum(['active', 'escalated', 'terminated']),
   last_decision: DecisionKind,
   last_step: z.string(),
@@ -87,6 +92,10 @@ export const AuditReport = z.object({
   run: RunSummary,
   by_tier_rule: z.array(z.object({ tier: Tier, rule: z.string(), decision: DecisionKind, count: z.int() })),
   offroad: z.array(DecisionEntry).describe('Every off-road decision, in order'),
+  needs_human: z
+    .array(DecisionEntry)
+    .optional()
+    .describe('Every decision that needs a person (needs_human: true), in order: escalations, and CONTINUEs such as the iteration cap that a runner ignoring needs_human would carry past'),
   steps: z
     .array(
       z.object({

@@ -48,6 +48,7 @@ export function listedSummary(r: StoredRunListing): RunSummary {
     llm_calls: r.llm_calls,
     cost_usd: r.cost_usd,
     open_escalations: r.open_escalations,
+    needs_human: r.needs_human,
     status: r.status,
     last_decision: r.last_decision as DecisionKind,
     last_step: r.last_step,
@@ -114,6 +115,7 @@ function percentile(sorted: number[], p: number): number {
 export async function auditRun(ledger: LedgerReader, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
   const run = await requireRun(ledger, run_id);
   const offroad: DecisionEntry[] = [];
+  const needsHuman: DecisionEntry[] = [];
   const steps = new Map<string, AuditReport['steps'][number]>();
   const latencies: number[] = [];
   const flowsHashes: string[] = [];
@@ -128,6 +130,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
     if (decision.decision === 'LOOP') s.loops++;
     if (decision.iteration !== undefined) s.max_iteration = Math.max(s.max_iteration ?? 0, decision.iteration);
     if (decision.decision !== 'CONTINUE') offroad.push(entry(row, decision));
+    if (decision.needs_human) needsHuman.push(entry(row, decision));
     const skip3 = decision.skipped?.find((k) => k.tier === 3);
     if (skip3?.rule === 'budget_exceeded') nav.budget_skips++;
     if (decision.tier === 3 || (decision.tier > 3 && skip3?.rule !== 'navigator_unavailable')) {
@@ -151,9 +154,10 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
     m.usd += c.usd;
   }
   return {
-    run: await summarizeRun(ledger, run),
+    run: { ...(await summarizeRun(ledger, run)), needs_human: needsHuman.length },
     by_tier_rule: (await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
     offroad,
+    needs_human: needsHuman,
     steps: [...steps.values()],
     signatures: Object.entries(lastState?.signatures ?? {})
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -28,6 +28,11 @@ function printAudit(r: AuditReport): void {
   out.push(...alignColumns(r.by_tier_rule.map((t) => [`tier ${t.tier}`, t.rule, t.decision, String(t.count)]), { right: [3], indent: '  ' }));
   out.push('', `Off-road decisions (${r.offroad.length}):`);
   out.push(...alignColumns(r.offroad.map(cells), { indent: '  ' }));
+  if (r.needs_human?.length) {
+    // CONTINUEs with needs_human (the iteration cap, a failure taking a branch default) are not off-road: listed here.
+    out.push('', `Routes that need a person (${r.needs_human.length}):`);
+    out.push(...alignColumns(r.needs_human.map(cells), { indent: '  ' }));
+  }
   out.push('', 'Steps (routes, loops, highest iteration):');
   out.push(...alignColumns(r.steps.map((s) => [`${s.flow}/${s.step}`, `${s.routes} routes`, `${s.loops} loops`, s.max_iteration === null ? '' : `iteration ${s.max_iteration}`]), { right: [1, 2], indent: '  ' }));
   if (r.signatures.length) {
