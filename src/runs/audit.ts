@@ -29,6 +29,7 @@ export async function summarizeRun(ledger: LedgerReader, run: StoredRun): Promis
     llm_calls: run.llm_calls,
     cost_usd: run.cost_usd,
     open_escalations: open,
+    needs_human: await needsHumanCount(ledger, run.run_id),
     status,
     last_decision: run.last_decision as DecisionKind,
     last_step: run.last_step,
@@ -36,6 +37,20 @@ export async function summarizeRun(ledger: LedgerReader, run: StoredRun): Promis
     last_ts: run.updated_ts,
   };
 }
+
+/** Routes of a run whose decision needs a person, counted as the listing's SQL counts them (on the decision's JSON text). */
+async function needsHumanCount(ledger: LedgerReader, run_id: string): Promise<number> {
+  let n = 0;
+  for (let after = 0; ; ) {
+    const rows = await ledger.routes(run_id, after, PAGE);
+    if (rows.length === 0) return n;
+    for (const row of rows) if (row.decision_json.includes(NEEDS_HUMAN_TEXT)) n++;
+    after = rows[rows.length - 1]!.seq;
+  }
+}
+
+/** How `"needs_human": true` reads in a decision's JSON (JSON.stringify's, as the stores keep it). */
+const NEEDS_HUMAN_TEXT = '"needs_human":true';
 
 /** A run listing's row as a RunSummary (the store computed flows, open escalations and status, as `summary` does). */
 export function listedSummary(r: StoredRunListing): RunSummary {
@@ -154,7 +169,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
     m.usd += c.usd;
   }
   return {
-    run: { ...(await summarizeRun(ledger, run)), needs_human: needsHuman.length },
+    run: await summarizeRun(ledger, run),
     by_tier_rule: (await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
     offroad,
     needs_human: needsHuman,
