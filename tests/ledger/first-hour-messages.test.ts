@@ -1,25 +1,45 @@
 // Issue 28 items 8-10: a lone surrogate in free text is repaired (ids still refused), `audit --why` with a
 // misspelt step and the sightings behind "seen N times", and what replay's text says about a divergence.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteRequest, WhyReport } from '../../src/contracts/index.js';
-import { createKernel, loadFlows } from '../../src/kernel/index.js';
+import type { FlowInput, RouteRequest, WhyReport } from '../../src/contracts/index.js';
+import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { runCli } from '../support/cli.js';
-import { ROOT } from '../support/kernel-fixtures.js';
 
-const FLOWS = path.join(ROOT, 'examples', 'first-flow');
 const dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-messages-'));
 const file = path.join(dir, 'ledger.sqlite');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// examples/first-flow/fixbug.yaml without the statuses it declares (this file is about messages, not flows).
+const FIXBUG: FlowInput = {
+  flow: 'fixbug',
+  charter: { goal: 'Fix the reported bug', key_question: 'Does the bug still reproduce?' },
+  steps: [
+    { id: 'reproduce', agent: 'reproducer', next: 'implement' },
+    { id: 'implement', agent: 'coder', loop: { max_iterations: 3, exit_when: ['VERIFIED'] }, next: 'review' },
+    { id: 'review', agent: 'reviewer', branches: { APPROVED: 'done', BOUNCE: 'implement' }, next: 'done' },
+    { id: 'fix-lint', agent: 'linter', returns: true },
+    { id: 'done', agent: 'none', terminal: true },
+  ],
+  detours: { lint_errors: 'fix-lint' },
+};
+/** A folder holding the flow (edited by `edit`), for the CLI's --flows. */
+function flowsDir(name: string, edit: (f: FlowInput) => FlowInput = (f) => f): string {
+  const d = path.join(dir, name);
+  mkdirSync(d, { recursive: true });
+  writeFileSync(path.join(d, 'fixbug.json'), JSON.stringify(edit(structuredClone(FIXBUG))));
+  return d;
+}
+const FLOWS = flowsDir('flows');
 
 const LINT = { lint: { errors: 3, output: 'eslint: 3 errors' } };
 const r = (step: string, status: string, extra: Partial<RouteRequest> = {}): RouteRequest => ({ run_id: 'fb', flow: 'fixbug', step_completed: step, status, ...extra });
 // The run of examples/first-flow: a lint failure seen twice detours to fix-lint; the reviewer bounces once.
 const RUN: RouteRequest[] = [
-  r('reproduce', 'REPRODUCED'),
+  r('reproduce', 'VERIFIED'),
   r('implement', 'FAILED', { forensics: LINT }),
   r('implement', 'FAILED', { forensics: LINT }),
   r('fix-lint', 'DONE'),
@@ -31,14 +51,14 @@ const RUN: RouteRequest[] = [
 ];
 
 beforeAll(async () => {
-  const kernel = createKernel({ flows: await loadFlows(FLOWS), store: openLedger(file) });
+  const kernel = createKernel({ flows: defineFlows([FIXBUG]), store: openLedger(file) });
   for (const q of RUN) await kernel.route(q);
   await kernel.close();
 });
 
 describe('a lone surrogate (28.8)', () => {
   it('in free-text forensics is replaced with U+FFFD and routed with a warning; the caller\'s object is untouched', async () => {
-    const kernel = createKernel({ flows: await loadFlows(FLOWS) });
+    const kernel = createKernel({ flows: defineFlows([FIXBUG]) });
     const forensics = { error_output: 'make: *** [test] Error 1 \udcff', concerns: [{ severity: 'LOW' as const, description: 'odd \ud800 byte' }] };
     const d = await kernel.route({ run_id: 's', flow: 'fixbug', step_completed: 'implement', status: 'FAILED', forensics });
     expect(d.decision).toBe('LOOP');
@@ -51,12 +71,12 @@ describe('a lone surrogate (28.8)', () => {
   });
 
   it('is still refused in ids: run_id (INVALID_REQUEST) and failure_signature (INVALID_FORENSICS); the ledger keeps the repaired text', async () => {
-    const kernel = createKernel({ flows: await loadFlows(FLOWS) });
+    const kernel = createKernel({ flows: defineFlows([FIXBUG]) });
     await expect(kernel.route({ run_id: 'a\ud800', flow: 'fixbug', step_completed: 'implement', status: 'FAILED' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(kernel.route({ run_id: 's2', flow: 'fixbug', step_completed: 'implement', status: 'FAILED', forensics: { failure_signature: 'x\ud800' } })).rejects.toMatchObject({ code: 'INVALID_FORENSICS' });
     await kernel.close();
     const copy = path.join(dir, 'surrogate.sqlite');
-    const k = createKernel({ flows: await loadFlows(FLOWS), store: openLedger(copy) });
+    const k = createKernel({ flows: defineFlows([FIXBUG]), store: openLedger(copy) });
     await k.route({ run_id: 's3', flow: 'fixbug', step_completed: 'implement', status: 'FAILED', forensics: { error_output: 'x\udcff' } });
     await k.close();
     const ledger = openLedger(copy);
@@ -79,11 +99,8 @@ describe('audit --why (28.9)', () => {
 
   it('a step of the flow no decision touched is not called misspelt', () => {
     // fix-lint is touched; a flow step never reached in this run is reported as untouched, not unknown.
-    const flowsDir = path.join(dir, 'flows-extra');
-    cpSync(FLOWS, flowsDir, { recursive: true });
-    const yaml = readFileSync(path.join(flowsDir, 'fixbug.yaml'), 'utf8').replace('  - { id: done, agent: none, terminal: true }', '  - { id: docs, agent: writer, returns: true }\n  - { id: done, agent: none, terminal: true }').replace('lint_errors: fix-lint', 'lint_errors: fix-lint\n  type_mismatch: docs');
-    writeFileSync(path.join(flowsDir, 'fixbug.yaml'), yaml);
-    const w = runCli(['audit', 'fb', '--ledger', file, '--flows', flowsDir, '--why', 'docs']);
+    const extra = flowsDir('flows-extra', (f) => ({ ...f, steps: [...f.steps, { id: 'docs', agent: 'writer', returns: true }], detours: { ...f.detours, type_mismatch: 'docs' } }));
+    const w = runCli(['audit', 'fb', '--ledger', file, '--flows', extra, '--why', 'docs']);
     expect(w.stderr.trim()).toBe('navkernel: no decision of run fb touched step "docs"');
   });
 
@@ -100,10 +117,7 @@ describe('audit --why (28.9)', () => {
 
 describe('replay text (28.10)', () => {
   it('shows the new reason, and says the recorded requests after the first divergence would not have happened as recorded', () => {
-    const edited = path.join(dir, 'flows-edited');
-    cpSync(FLOWS, edited, { recursive: true });
-    const yaml = readFileSync(path.join(edited, 'fixbug.yaml'), 'utf8').replace('BOUNCE: implement', 'BOUNCE: done');
-    writeFileSync(path.join(edited, 'fixbug.yaml'), yaml);
+    const edited = flowsDir('flows-edited', (f) => ({ ...f, steps: f.steps.map((st) => (st.id === 'review' ? { ...st, branches: { APPROVED: 'done', BOUNCE: 'done' } } : st)) }));
     const same = runCli(['replay', 'fb', '--ledger', file, '--flows', FLOWS]);
     expect(same.stdout).toContain('identical: every decision reproduced');
     expect(same.stdout).not.toContain('note:');
