@@ -8,29 +8,17 @@ import type { FlowInput, RouteRequest, WhyReport } from '../../src/contracts/ind
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { runCli } from '../support/cli.js';
+import { FIXBUG_FLOW } from '../support/kernel-fixtures.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-messages-'));
 const file = path.join(dir, 'ledger.sqlite');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// examples/first-flow/fixbug.yaml without the statuses it declares (this file is about messages, not flows).
-const FIXBUG: FlowInput = {
-  flow: 'fixbug',
-  charter: { goal: 'Fix the reported bug', key_question: 'Does the bug still reproduce?' },
-  steps: [
-    { id: 'reproduce', agent: 'reproducer', next: 'implement' },
-    { id: 'implement', agent: 'coder', loop: { max_iterations: 3, exit_when: ['VERIFIED'] }, next: 'review' },
-    { id: 'review', agent: 'reviewer', branches: { APPROVED: 'done', BOUNCE: 'implement' }, next: 'done' },
-    { id: 'fix-lint', agent: 'linter', returns: true },
-    { id: 'done', agent: 'none', terminal: true },
-  ],
-  detours: { lint_errors: 'fix-lint' },
-};
 /** A folder holding the flow (edited by `edit`), for the CLI's --flows. */
 function flowsDir(name: string, edit: (f: FlowInput) => FlowInput = (f) => f): string {
   const d = path.join(dir, name);
   mkdirSync(d, { recursive: true });
-  writeFileSync(path.join(d, 'fixbug.json'), JSON.stringify(edit(structuredClone(FIXBUG))));
+  writeFileSync(path.join(d, 'fixbug.json'), JSON.stringify(edit(structuredClone(FIXBUG_FLOW))));
   return d;
 }
 const FLOWS = flowsDir('flows');
@@ -51,14 +39,14 @@ const RUN: RouteRequest[] = [
 ];
 
 beforeAll(async () => {
-  const kernel = createKernel({ flows: defineFlows([FIXBUG]), store: openLedger(file) });
+  const kernel = createKernel({ flows: defineFlows([FIXBUG_FLOW]), store: openLedger(file) });
   for (const q of RUN) await kernel.route(q);
   await kernel.close();
 });
 
 describe('a lone surrogate (28.8)', () => {
   it('in free-text forensics is replaced with U+FFFD and routed with a warning; the caller\'s object is untouched', async () => {
-    const kernel = createKernel({ flows: defineFlows([FIXBUG]) });
+    const kernel = createKernel({ flows: defineFlows([FIXBUG_FLOW]) });
     const forensics = { error_output: 'make: *** [test] Error 1 \udcff', concerns: [{ severity: 'LOW' as const, description: 'odd \ud800 byte' }] };
     const d = await kernel.route({ run_id: 's', flow: 'fixbug', step_completed: 'implement', status: 'FAILED', forensics });
     expect(d.decision).toBe('LOOP');
@@ -71,12 +59,12 @@ describe('a lone surrogate (28.8)', () => {
   });
 
   it('is still refused in ids: run_id (INVALID_REQUEST) and failure_signature (INVALID_FORENSICS); the ledger keeps the repaired text', async () => {
-    const kernel = createKernel({ flows: defineFlows([FIXBUG]) });
+    const kernel = createKernel({ flows: defineFlows([FIXBUG_FLOW]) });
     await expect(kernel.route({ run_id: 'a\ud800', flow: 'fixbug', step_completed: 'implement', status: 'FAILED' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(kernel.route({ run_id: 's2', flow: 'fixbug', step_completed: 'implement', status: 'FAILED', forensics: { failure_signature: 'x\ud800' } })).rejects.toMatchObject({ code: 'INVALID_FORENSICS' });
     await kernel.close();
     const copy = path.join(dir, 'surrogate.sqlite');
-    const k = createKernel({ flows: defineFlows([FIXBUG]), store: openLedger(copy) });
+    const k = createKernel({ flows: defineFlows([FIXBUG_FLOW]), store: openLedger(copy) });
     await k.route({ run_id: 's3', flow: 'fixbug', step_completed: 'implement', status: 'FAILED', forensics: { error_output: 'x\udcff' } });
     await k.close();
     const ledger = openLedger(copy);

@@ -5,30 +5,17 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FlowInput, Problem, RouteErrorLine } from '../../src/contracts/index.js';
+import type { Problem, RouteErrorLine } from '../../src/contracts/index.js';
 import { serveCoProcess } from '../../src/cli/route-coprocess.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
-import { ROOT } from '../support/kernel-fixtures.js';
+import { FIXBUG_FLOW, ROOT } from '../support/kernel-fixtures.js';
 import { post, startServer, type TestServer } from './helpers.js';
 
 const LIMIT = 4096;
-// examples/first-flow/fixbug.yaml without the statuses it declares (this file is about transports, not flows).
-const FIXBUG: FlowInput = {
-  flow: 'fixbug',
-  charter: { goal: 'Fix the reported bug', key_question: 'Does the bug still reproduce?' },
-  steps: [
-    { id: 'reproduce', agent: 'reproducer', next: 'implement' },
-    { id: 'implement', agent: 'coder', loop: { max_iterations: 3, exit_when: ['VERIFIED'] }, next: 'review' },
-    { id: 'review', agent: 'reviewer', branches: { APPROVED: 'done', BOUNCE: 'implement' }, next: 'done' },
-    { id: 'fix-lint', agent: 'linter', returns: true },
-    { id: 'done', agent: 'none', terminal: true },
-  ],
-  detours: { lint_errors: 'fix-lint' },
-};
 
 /** Lines through the co-process protocol (in-process, an in-memory kernel on the same flows), answers parsed. */
 async function coprocess(lines: (string | Buffer)[]): Promise<Record<string, unknown>[]> {
-  const kernel = createKernel({ flows: defineFlows([FIXBUG]), limits: { maxBytes: LIMIT } });
+  const kernel = createKernel({ flows: defineFlows([FIXBUG_FLOW]), limits: { maxBytes: LIMIT } });
   let out = '';
   const sink = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
   const input = Readable.from([Buffer.concat(lines.map((l) => Buffer.concat([typeof l === 'string' ? Buffer.from(l) : l, Buffer.from('\n')])))]);
@@ -39,7 +26,7 @@ async function coprocess(lines: (string | Buffer)[]): Promise<Record<string, unk
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startServer({ flows: defineFlows([FIXBUG]), bodyLimit: LIMIT });
+  s = await startServer({ flows: defineFlows([FIXBUG_FLOW]), bodyLimit: LIMIT });
 });
 afterAll(() => s.close());
 
