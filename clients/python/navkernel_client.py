@@ -6,7 +6,9 @@ Two ways to reach the kernel, one interface:
 * ``CoProcess``: a long-lived ``navkernel route`` child process speaking JSON lines on stdin/stdout.
 
 Both return decisions as plain dicts (``schemas/decision.schema.json``) and raise ``NavkernelError`` with the
-stable error ``code`` (``INVALID_FORENSICS``, ``UNKNOWN_RUN``, ...) when the kernel refuses a request.
+stable error ``code`` (``INVALID_REQUEST``, ``INVALID_FORENSICS``, ``UNKNOWN_RUN``, ...) when the kernel refuses a request.
+A request-level error is ``INVALID_REQUEST``; versions before it answered ``INVALID_FORENSICS``, which stays
+readable as ``NavkernelError.legacy_code``.
 """
 from __future__ import annotations
 
@@ -62,6 +64,9 @@ class NavkernelError(Exception):
         self.message = message
         self.status = status
         self.details: Dict[str, Any] = details or {}
+        # The code earlier versions gave this error: INVALID_FORENSICS where the code is now INVALID_REQUEST.
+        error = self.details.get("error")
+        self.legacy_code: Optional[str] = self.details.get("legacy_code") or (error.get("legacy_code") if isinstance(error, dict) else None)
 
 
 class Client:

@@ -83,6 +83,10 @@ for n in (10_000, 3_000_000, 20_000_000):
         print("routed")
     except NavkernelError as e:
         print(e.code, e.status, "--max-bytes" in e.message)
+try:
+    c.route({"run_id": "py-typo", "flow": "fixbug", "step_completed": "implment", "status": "FAILED"})
+except NavkernelError as e:
+    print(e.code, e.legacy_code)
 print(c.route({"run_id": "py-ok", "flow": "fixbug", "step_completed": "reproduce", "status": "VERIFIED"})["next_step_id"])
 `;
     // Asynchronously: the server answers from this very process.
@@ -92,7 +96,7 @@ print(c.route({"run_id": "py-ok", "flow": "fixbug", "step_completed": "reproduce
     child.stderr.on('data', (d) => (r.stderr += String(d)));
     await new Promise((resolve) => child.on('close', resolve));
     expect(r.stderr).toBe('');
-    expect(r.stdout.trim().split('\n')).toEqual(['INPUT_TOO_LARGE 413 True', 'INPUT_TOO_LARGE 413 True', 'INPUT_TOO_LARGE 413 True', 'implement']);
+    expect(r.stdout.trim().split('\n')).toEqual(['INPUT_TOO_LARGE 413 True', 'INPUT_TOO_LARGE 413 True', 'INPUT_TOO_LARGE 413 True', 'INVALID_REQUEST INVALID_FORENSICS', 'implement']);
   });
 });
 
