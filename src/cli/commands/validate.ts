@@ -30,7 +30,7 @@ export function registerValidateCommand(program: Command): void {
       // The same contract as route(): limits and well-formed Unicode first, then the schema.
       const validateRequest = (v: unknown): { success: true } | { success: false; issues: ValidationIssue[] } => {
         try {
-          checkInputLimits(v);
+          checkInputLimits(v, undefined, 'route()', { repairFreeText: true }); // as route(): free text is repaired, not refused
         } catch (e) {
           if (e instanceof InputTooLargeError) return { success: false, issues: [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }] };
           if (e instanceof FlowValidationError || e instanceof ValidationError) return { success: false, issues: e.issues };
