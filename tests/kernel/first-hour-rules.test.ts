@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlowInput, RouteRequest } from '../../src/contracts/index.js';
 import { createKernel, defineFlows, flowWarnings } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
@@ -137,7 +137,8 @@ describe('22.5: at the iteration cap, an unaddressed HIGH or CRITICAL concern es
 });
 
 describe('routes that need a person: runs, audit, the run summary (SQLite ledger)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-ledger-'));
+  let dir = '';
+  beforeAll(() => void (dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-ledger-'))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the escalation at the cap is open in the ledger, resolve acts on it, and runs / audit count and list what needs a person', async () => {

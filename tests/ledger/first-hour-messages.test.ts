@@ -10,8 +10,9 @@ import { openLedger } from '../../src/ledger/index.js';
 import { runCli } from '../support/cli.js';
 import { FIXBUG_FLOW } from '../support/kernel-fixtures.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-messages-'));
-const file = path.join(dir, 'ledger.sqlite');
+let dir = '';
+let file = '';
+let FLOWS = '';
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A folder holding the flow (edited by `edit`), for the CLI's --flows. */
@@ -21,7 +22,6 @@ function flowsDir(name: string, edit: (f: FlowInput) => FlowInput = (f) => f): s
   writeFileSync(path.join(d, 'fixbug.json'), JSON.stringify(edit(structuredClone(FIXBUG_FLOW))));
   return d;
 }
-const FLOWS = flowsDir('flows');
 
 const LINT = { lint: { errors: 3, output: 'eslint: 3 errors' } };
 const r = (step: string, status: string, extra: Partial<RouteRequest> = {}): RouteRequest => ({ run_id: 'fb', flow: 'fixbug', step_completed: step, status, ...extra });
@@ -39,6 +39,9 @@ const RUN: RouteRequest[] = [
 ];
 
 beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-messages-'));
+  file = path.join(dir, 'ledger.sqlite');
+  FLOWS = flowsDir('flows');
   const kernel = createKernel({ flows: defineFlows([FIXBUG_FLOW]), store: openLedger(file) });
   for (const q of RUN) await kernel.route(q);
   await kernel.close();
