@@ -253,7 +253,7 @@ export function createService(options: ServiceOptions): Service {
     const { id } = req.params as { id: string };
     const why = (req.query as { why?: unknown }).why;
     if (why !== undefined && (typeof why !== 'string' || why === '')) throw new ApiError('INVALID_REQUEST', 'why must name one step');
-    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why)));
+    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why, flows)));
     return json(reply, 'audit-report', await deadline(ledger.audit(id)));
   });
 

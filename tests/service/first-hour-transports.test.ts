@@ -126,3 +126,14 @@ describe('request errors: their own code, the same words on both transports (28.
     });
   }
 });
+
+describe('GET /v1/runs/:id/audit?why= (28.9)', () => {
+  it('a misspelt step is reported as unknown in the run\'s flows, with the nearest step; a step no decision touched is not', async () => {
+    expect((await post(s.base, '/v1/route', { run_id: 'why-1', flow: 'fixbug', step_completed: 'reproduce', status: 'VERIFIED' })).status).toBe(200);
+    const typo = (await (await fetch(`${s.base}/v1/runs/why-1/audit?why=implment`)).json()) as { entries: unknown[]; unknown_step?: { did_you_mean?: string; steps: string[] } };
+    expect(typo.entries).toEqual([]);
+    expect(typo.unknown_step).toEqual({ steps: ['done', 'fix-lint', 'implement', 'reproduce', 'review'], did_you_mean: 'implement' });
+    const untouched = (await (await fetch(`${s.base}/v1/runs/why-1/audit?why=review`)).json()) as { unknown_step?: unknown };
+    expect(untouched.unknown_step).toBeUndefined();
+  });
+});
