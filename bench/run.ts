@@ -7,6 +7,7 @@ import { VERSION } from '../src/version.js';
 import { benchCoProcess } from './coprocess.js';
 import { benchKernel } from './kernel.js';
 import { benchEconomics } from './economics.js';
+import { benchForensics } from './forensics.js';
 import { benchLangGraph } from './langgraph.js';
 import { benchLedger } from './ledger.js';
 import { benchPostgres } from './postgres.js';
@@ -35,6 +36,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'startup', run: benchStartup },
   { name: 'coprocess', run: benchCoProcess },
   { name: 'serve', run: benchServe },
+  { name: 'forensics', run: benchForensics },
 ];
 
 function header(quick: boolean): string {

@@ -19,7 +19,7 @@ import threading
 import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, TypedDict
 
-__all__ = ["Client", "CoProcess", "NavkernelError", "Decision", "RouteRequest"]
+__all__ = ["Client", "CoProcess", "NavkernelError", "Decision", "RouteRequest", "collect_forensics", "with_reports"]
 
 
 class RouteRequest(TypedDict, total=False):
@@ -34,6 +34,7 @@ class RouteRequest(TypedDict, total=False):
     forensics: Dict[str, Any]
     iteration: Dict[str, Any]
     envelope: Dict[str, Any]
+    reports: Dict[str, Any]
 
 
 class Decision(TypedDict, total=False):
@@ -246,3 +247,50 @@ class CoProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# -- forensics from real tools' reports (docs/forensics.md)
+
+
+def with_reports(request: RouteRequest, files: Sequence[str] = (), git: Optional[str] = None,
+                 as_format: Optional[str] = None) -> RouteRequest:
+    """``request`` naming report files for the co-process or ``serve`` to read into its forensics.
+
+    They read them only when started with ``--reports-root DIR``, and only under that folder (paths relative to
+    it); a report they cannot read is a ``NavkernelError`` with code ``INVALID_REPORT``. No extra process per step.
+    """
+    reports: Dict[str, Any] = {}
+    if files:
+        reports["files"] = list(files)
+    if git is not None:
+        reports["git"] = git
+    if as_format is not None:
+        reports["as"] = as_format
+    out: RouteRequest = dict(request)  # type: ignore[assignment]
+    out["reports"] = reports
+    return out
+
+
+def collect_forensics(files: Sequence[str] = (), git: Optional[str] = None, as_format: Optional[str] = None,
+                      command: Sequence[str] = ("npx", "navkernel", "forensics"), cwd: Optional[str] = None,
+                      timeout: float = 120.0) -> Dict[str, Any]:
+    """The ``forensics`` of report files (and a git work tree), read by ``navkernel forensics`` in this process's
+    stead: for a runner that routes through a kernel that cannot see its files. Raises ``NavkernelError``
+    (``INVALID_REPORT``, ``USAGE``, ...) when a report cannot be read."""
+    args = list(command) + list(files) + ["--json"]
+    if git is not None:
+        args += ["--git", git]
+    if as_format is not None:
+        args += ["--as", as_format]
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+    line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    try:
+        answer = json.loads(line) if line else None
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise NavkernelError("INTERNAL", f"navkernel forensics exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    if "error" in answer and done.returncode != 0:
+        err = answer["error"]
+        raise NavkernelError(err.get("code", "INTERNAL"), err.get("message", ""), 0, answer)
+    return answer

@@ -37,8 +37,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcpCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
+  forensics: async () => (await import('./commands/forensics.js')).registerForensicsCommand,
   completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   INPUT_TOO_LARGE: { http: 413, summary: 'the request exceeds the size or the depth limit' },
   /** The same request_id was routed before with a different body. Nothing is recorded. */
   IDEMPOTENCY_CONFLICT: { http: 409, summary: 'the same request_id was routed before with a different body' },
+  /** A report file (`navkernel forensics`, a request's `reports`) is malformed, truncated, of an unknown format, holds a DTD, or lies outside the reports root. */
+  INVALID_REPORT: { http: 422, summary: 'a report file is malformed, truncated, of an unknown format, holds a DTD, or lies outside the reports root' },
   /** Another writer appended to the run first. */
   LEDGER_CONFLICT: { http: 409, summary: 'another writer appended to the run first' },
   UNKNOWN_RUN: { http: 404, summary: 'no such run' },

@@ -74,6 +74,15 @@ export const DecisionLogEntry = z.object({
     .string()
     .optional()
     .describe("What the user answered `feedback: TEXT` with after this step: given to the model in the next prompt (navkernel extension)"),
+  model: z.string().optional().describe('The model that made this step\'s call, `provider:model` (navkernel extension: tells the economy model\'s steps from the escalated ones)'),
+  call_signature: z
+    .string()
+    .optional()
+    .describe('The tool call\'s signature: 16 hex of the sha256 of its name and input without the reasoning (navkernel extension: identical calls in a row are a stall, seed 004)'),
+  escalated: z
+    .object({ from: z.string(), to: z.string(), reason: z.string() })
+    .optional()
+    .describe('Set on the first step made by the stronger model after the session stalled on the economy one (navkernel extension)'),
 });
 export type DecisionLogEntry = z.infer<typeof DecisionLogEntry>;
 
@@ -90,9 +99,10 @@ export type MapMetadata = z.infer<typeof MapMetadata>;
 /**
  * Why an exploration ended: the reference's `agent_done`, `budget_exceeded`, `max_iterations`,
  * `user_cancelled`, plus `user_finalized` (the user chose "finalize now"), `agent_error` (the model could
- * not be reached) and `no_llm` (the deterministic start was the answer).
+ * not be reached), `no_llm` (the deterministic start was the answer) and `stalled` (the same tool call
+ * repeated with no stronger model left to move to: seed 004's anti-stall; the reason is in the summary).
  */
-export const CompletionReason = z.enum(['agent_done', 'budget_exceeded', 'max_iterations', 'user_cancelled', 'user_finalized', 'agent_error', 'no_llm']);
+export const CompletionReason = z.enum(['agent_done', 'budget_exceeded', 'max_iterations', 'user_cancelled', 'user_finalized', 'agent_error', 'no_llm', 'stalled']);
 export type CompletionReason = z.infer<typeof CompletionReason>;
 
 /**
@@ -147,5 +157,9 @@ export const ExplorerSessionConfig = z.object({
     .nullable()
     .optional()
     .describe('The persona style prior loaded last in every prompt (shannon, knuth, feynman), null for none; absent in sessions saved before personas (auto on resume)'),
+  escalate_to: z.string().nullable().optional().describe('The stronger model a stalled session may move to (seed 002: haiku, escalate to sonnet), null or absent for none'),
+  escalated_at_step: z.int().min(0).nullable().optional().describe('The last step made before the session moved to `escalate_to` (null or absent: not escalated)'),
+  stall_turns: z.int().min(0).optional().describe('Steps in a row without a plan change that are a stall (default 3; 0 turns the signal off)'),
+  repeat_limit: z.int().min(0).optional().describe('Identical tool calls in a row that are a stall (default 3; 0 turns the signal off)'),
 });
 export type ExplorerSessionConfig = z.infer<typeof ExplorerSessionConfig>;

@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './store-errors.js';
 export * from './route-request.js';
+export * from './report-formats.js';
 export * from './decision.js';
 export * from './flow.js';
 export type { RegisteredSchema } from './registered-schema.js';

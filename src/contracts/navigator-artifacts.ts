@@ -19,7 +19,7 @@ export const NavigationMap = z
   .object({
     schema_version: z.literal('1.0.0'),
     agent_type: z.literal('navigator'),
-    rung_target: z.int().positive(),
+    rung_target: z.union([z.literal(641), z.literal(274177), z.literal(65537)]).describe('The rung asked for: 641 (default), 274177 (--verify-stable / --rung 274177) or 65537 (--rung 65537)'),
     query: z.string().describe('Verbatim query from the CNF capsule'),
     magic_words_extracted: z.array(z.string()),
     tier_path_traversed: z.array(TierPathEntry),
@@ -44,27 +44,44 @@ export const NavigationMap = z
   .strict();
 export type NavigationMap = z.infer<typeof NavigationMap>;
 
-/** One loaded file of `context_load_receipt.json`. `lines_read` counts lines read, not only lines kept. */
+const LineRange = z.tuple([z.int().positive(), z.int().positive()]).describe('[first, last]: 1-based, inclusive');
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * One loaded file of `context_load_receipt.json` (seed 002's fields, plus navkernel's). Honest accounting
+ * (seed 002 "Silent Context Spill"): `lines_read` is every line the navigator read from the file (the
+ * whole file: it reads a file to find the windows it shows), `lines_shown` the lines put in the context,
+ * `ranges` those lines as runs, and `range_sha256` the sha256 of each range's text, so `navigate --check`
+ * can prove the ranges still read the same.
+ */
 export const LoadedFileReceipt = z
   .object({
     path: z.string().min(1),
-    lines_read: z.int().min(0),
+    lines_read: z.int().min(0).describe('Lines read from the file: all of them (the actual cost)'),
+    lines_shown: z.int().min(0).describe('Lines of the file shown in the context (the sum of the ranges\' lengths)'),
+    ranges: z.array(LineRange).describe('The lines shown, as runs [first, last] (1-based, inclusive), ascending'),
+    range_sha256: z.array(Sha256).describe('sha256 of each range\'s lines joined with "\\n", in the order of `ranges`'),
     magic_word_match: z.string(),
     relevance_score: z.number().min(0),
   })
   .strict();
 export type LoadedFileReceipt = z.infer<typeof LoadedFileReceipt>;
 
-/** `context_load_receipt.json` exactly in seed 002's shape. */
+/** `context_load_receipt.json` in seed 002's shape, plus navkernel's fields. */
 export const ContextLoadReceipt = z
   .object({
     schema_version: z.literal('1.0.0'),
     agent_type: z.literal('navigator'),
     files_loaded: z.array(LoadedFileReceipt),
-    total_lines_loaded: z.int().min(0),
-    budget_limit_lines: z.int().positive(),
-    budget_used_fraction: z.number().min(0),
+    total_lines_loaded: z.int().min(0).describe('Sum of files_loaded[].lines_shown: the lines loaded into the context, what BUDGET.max_lines bounds'),
+    total_lines_read: z.int().min(0).describe('Sum of files_loaded[].lines_read: the lines read to choose them (seed 002 "Silent Context Spill": reported, never hidden)'),
+    budget_limit_lines: z.int().positive().describe('BUDGET.max_lines: bounds the lines shown'),
+    budget_used_fraction: z.number().min(0).describe('total_lines_loaded / budget_limit_lines, rounded to 4 decimals'),
     null_checks_performed: z.boolean(),
+    files_read_not_loaded: z
+      .array(z.object({ path: z.string().min(1), lines_read: z.int().min(0) }).strict())
+      .optional()
+      .describe('Files read but then left out of the context (the token budget): their reading was spent too'),
     rung_checks: z
       .array(z.object({ rung: z.int().positive(), check: z.string(), passed: z.boolean(), detail: z.string() }).strict())
       .optional()

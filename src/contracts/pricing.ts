@@ -32,4 +32,6 @@ export const PRICING_PRESETS: readonly ModelPricing[] = [
   { model_name: 'claude-haiku-4-5', input_per_million: 1.0, output_per_million: 5.0 },
   { model_name: 'claude-3-5-haiku', input_per_million: 0.8, output_per_million: 4.0 },
   { model_name: 'claude-3-haiku', input_per_million: 0.25, output_per_million: 1.25 },
+  // The stronger model a stalled explorer escalates to (seed 002: "escalate to sonnet for deep navigation")
+  { model_name: 'claude-sonnet-4-5', input_per_million: 3.0, output_per_million: 15.0 },
 ];

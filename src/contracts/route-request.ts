@@ -1,15 +1,43 @@
 import { z } from 'zod';
+import { REPORT_FORMATS } from './report-formats.js';
+
+const count = () => z.int().min(0);
+const line = () => z.int().min(0).optional();
 
 /** Test results measured by the runner. */
 export const TestsForensics = z
   .object({
-    passed: z.int().min(0).optional().describe('Number of passing tests'),
-    failed: z.int().min(0).optional().describe('Number of failing tests'),
-    skipped: z.int().min(0).optional(),
+    passed: count().optional().describe('Number of passing tests'),
+    failed: count().optional().describe('Number of failing tests'),
+    errored: count().optional().describe('Number of tests that errored (setup, fixture, collection) rather than failed an assertion'),
+    skipped: count().optional(),
     failures: z
-      .array(z.object({ type: z.string().optional(), message: z.string().optional() }).loose())
+      .array(
+        z
+          .object({
+            type: z.string().optional(),
+            message: z.string().optional(),
+            name: z.string().optional(),
+            file: z.string().optional(),
+            line: line(),
+            kind: z.enum(['failure', 'error']).optional(),
+          })
+          .loose(),
+      )
       .optional()
-      .describe('Individual failures; `type` and `message` feed the failure-signature matcher'),
+      .describe('Individual failures (`navkernel forensics` keeps the first 20); `type` and `message` feed the failure-signature matcher'),
+    failures_omitted: count().optional().describe('Failures left out of `failures` by the cap (they are still counted)'),
+  })
+  .loose();
+
+/** One linter or compiler finding, as `navkernel forensics` keeps it. */
+const Finding = z
+  .object({
+    rule: z.string().optional(),
+    severity: z.string().optional(),
+    file: z.string().optional(),
+    line: line(),
+    message: z.string().optional(),
   })
   .loose();
 
@@ -20,6 +48,22 @@ export const LintForensics = z
     warnings: z.int().min(0).optional(),
     fixable: z.int().min(0).optional().describe('How many of the errors the linter can fix by itself'),
     output: z.string().optional(),
+    rules: z.record(z.string(), count()).optional().describe('Findings per rule id (the 50 most frequent)'),
+    rules_omitted: count().optional(),
+    findings: z.array(Finding).optional().describe('The first findings, errors before warnings (at most 20)'),
+    findings_omitted: count().optional(),
+  })
+  .loose();
+
+/** Compiler / type-checker diagnostics (tsc, mypy, pyright). */
+export const TypesForensics = z
+  .object({
+    errors: count().optional(),
+    warnings: count().optional(),
+    by_code: z.record(z.string(), count()).optional().describe('Diagnostics per code (TS2322, arg-type, reportAttributeAccessIssue …; the 50 most frequent)'),
+    codes_omitted: count().optional(),
+    diagnostics: z.array(Finding).optional().describe('The first diagnostics, errors first (at most 20)'),
+    diagnostics_omitted: count().optional(),
   })
   .loose();
 
@@ -38,10 +82,13 @@ export const Concern = z
 /** Repository state measured by the runner. */
 export const GitStatusForensics = z
   .object({
+    branch: z.string().optional(),
+    upstream: z.string().optional(),
     behind_upstream: z.int().min(0).optional(),
     ahead: z.int().min(0).optional(),
     diverged: z.boolean().optional(),
     conflicts: z.array(z.string()).optional(),
+    conflicts_omitted: count().optional(),
     output: z.string().optional(),
   })
   .loose();
@@ -65,6 +112,15 @@ export const Forensics = z
       .describe('A signature id the runner already knows; otherwise the kernel derives one'),
     error_output: z.string().optional().describe('Tail of the failing command output, matched by the signature table'),
     git_status: GitStatusForensics.optional(),
+    types: TypesForensics.optional(),
+    signatures: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Every failure signature the reports show, highest priority first; the kernel matches each with its table when `failure_signature` is absent'),
+    read_from: z
+      .array(z.object({ file: z.string(), format: z.string() }))
+      .optional()
+      .describe('The reports these forensics were read from (`navkernel forensics`)'),
     can_further_iteration_help: IterationVerdict.optional().describe(
       "The critic's verdict: 'no' (any case) or false ends the step's microloop (rule loop_futile); 'yes' / true changes nothing",
     ),
@@ -92,6 +148,19 @@ export const Envelope = z
   })
   .loose();
 
+/**
+ * Report files for the co-process (`navkernel route --reports-root DIR`) and `navkernel serve --reports-root DIR`
+ * to read into `forensics` before routing, as `navkernel forensics` would (paths relative to that root; anything
+ * outside it is refused). Measured values the request already holds win over the reports'.
+ */
+export const ReportFiles = z
+  .object({
+    files: z.array(z.string().min(1).max(4096)).max(32).optional().describe('Report files, relative to the reports root'),
+    git: z.string().min(1).max(4096).optional().describe('A git work tree under the reports root, read live (`git status --porcelain=v2 --branch`)'),
+    as: z.enum(REPORT_FORMATS).optional().describe('The format of every file (default: detected from content)'),
+  })
+  .strict();
+
 /** What a flow runner sends to `kernel.route()` after a step finishes. */
 export const RouteRequest = z
   .object({
@@ -104,6 +173,7 @@ export const RouteRequest = z
     forensics: Forensics.optional(),
     iteration: Iteration.optional(),
     envelope: Envelope.optional(),
+    reports: ReportFiles.optional(),
   })
   .strict();
 
@@ -111,7 +181,9 @@ export type TestsForensics = z.infer<typeof TestsForensics>;
 export type LintForensics = z.infer<typeof LintForensics>;
 export type Concern = z.infer<typeof Concern>;
 export type GitStatusForensics = z.infer<typeof GitStatusForensics>;
+export type TypesForensics = z.infer<typeof TypesForensics>;
 export type Forensics = z.infer<typeof Forensics>;
 export type Iteration = z.infer<typeof Iteration>;
 export type Envelope = z.infer<typeof Envelope>;
 export type RouteRequest = z.infer<typeof RouteRequest>;
+export type ReportFiles = z.infer<typeof ReportFiles>;

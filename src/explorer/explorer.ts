@@ -37,6 +37,7 @@ import { buildNavigatorOutput, flightPlanYaml } from './output.js';
 import { checkFlightPlanDiff } from './plan-diff.js';
 import { buildExplorerMessages, DEFAULT_VIEW_LIMITS, type ViewLimits } from './prompt.js';
 import { startingFlightPlan, type StartingPoint } from './starting-plan.js';
+import { callSignature, DEFAULT_STALL_POLICY, detectStall, type Stall, type StallPolicy } from './stall.js';
 import { explorerTools, FINALIZE_TOOL, readToolCall, UPDATE_TOOL } from './tools.js';
 import { buildTurnReport } from './turn-report.js';
 
@@ -76,6 +77,20 @@ export interface ExplorerRunOptions {
    * store: in its LLM-call table).
    */
   onLlmCall?: (record: LlmCallRecord, step: number) => void;
+  /**
+   * The stronger model a session moves to when it stalls on its economy model (seed 002: "model_preferred:
+   * haiku; escalate to sonnet for deep navigation"), if its next call fits the USD budget. A resumed session
+   * that had escalated needs it again.
+   */
+  escalation?: ExplorerEscalation;
+}
+
+/** The model a stalled session may move to, and its prices (default: its preset). */
+export interface ExplorerEscalation {
+  model: LanguageModel;
+  /** The spec saved for `--resume` (default `provider:modelId`). */
+  modelSpec?: string;
+  pricing?: ModelPricingRates;
 }
 
 export interface ExplorerStartOptions extends ExplorerRunOptions {
@@ -98,6 +113,8 @@ export interface ExplorerStartOptions extends ExplorerRunOptions {
   registryFile?: string;
   /** Persona style prior loaded last in every prompt: a name, `auto` (default: chosen from the task) or `none`. */
   persona?: PersonaChoice;
+  /** Anti-stall thresholds (seed 004; default 3 and 3, 0 turns a signal off). */
+  stall?: Partial<StallPolicy>;
 }
 
 /** Everything an exploration produced. */
@@ -182,7 +199,11 @@ export async function runExplorer(options: ExplorerStartOptions): Promise<Explor
     max_output_tokens: options.maxOutputTokens ?? 1024,
     excerpt_tokens: options.viewLimits?.excerptTokens ?? DEFAULT_VIEW_LIMITS.excerptTokens,
     persona: options.noLlm ? null : (resolvePersona(options.persona, options.task) ?? null),
+    escalate_to: options.noLlm || !options.escalation ? null : specOf(options.escalation.model, options.escalation.modelSpec),
+    stall_turns: options.stall?.noChangeTurns ?? DEFAULT_STALL_POLICY.noChangeTurns,
+    repeat_limit: options.stall?.repeatedCalls ?? DEFAULT_STALL_POLICY.repeatedCalls,
   });
+  if (options.escalation && !options.noLlm) pricingFor(options.escalation.model, options.escalation.pricing);
   if (options.noLlm) {
     state.exploration_complete = true;
     state.completion_reason = 'no_llm';
@@ -200,10 +221,14 @@ export async function resumeExplorer(store: ExplorerSessionStore, sessionId: str
   if (!saved) throw new NavkernelError('SESSION_NOT_FOUND', `no explorer session ${sessionId} in the ledger`);
   if (!existsSync(saved.state.repo_path)) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${saved.state.repo_path}`);
   if (!saved.state.exploration_complete && !options.model) throw new NavkernelError('INVALID_CONFIG', `session ${sessionId} needs a model to carry on (it used ${saved.config.model ?? 'none'})`);
+  if (!saved.state.exploration_complete && saved.config.escalated_at_step != null && !options.escalation)
+    throw new NavkernelError('INVALID_CONFIG', `session ${sessionId} escalated to ${saved.config.escalate_to ?? 'a stronger model'} at step ${saved.config.escalated_at_step + 1}: pass that model to carry on`);
   if (options.interactive !== undefined) saved.state.execution_mode = options.interactive ? 'interactive' : 'autonomous';
   const session = new Session(sessionId, saved.state, saved.config, { ...options, store }, env);
   return session.run();
 }
+
+const specOf = (model: LanguageModel, spec?: string) => spec ?? `${model.provider}:${model.modelId}`;
 
 class Session {
   private index!: RepoIndex;
@@ -217,6 +242,7 @@ class Session {
   private readonly persona: PersonaName | undefined;
   /** Model calls made since the last save: saved with the state, in the same transaction. */
   private pendingCalls: ExplorerCall[] = [];
+  private readonly policy: StallPolicy;
 
   constructor(
     readonly id: string,
@@ -231,6 +257,22 @@ class Session {
     // Sessions saved before personas carry none: they get the task's persona (auto), then keep it.
     if (config.persona === undefined) this.config = { ...config, persona: resolvePersona('auto', state.user_task) ?? null };
     this.persona = (this.config.persona ?? undefined) as PersonaName | undefined;
+    this.policy = { noChangeTurns: this.config.stall_turns ?? DEFAULT_STALL_POLICY.noChangeTurns, repeatedCalls: this.config.repeat_limit ?? DEFAULT_STALL_POLICY.repeatedCalls };
+  }
+
+  private get escalated(): boolean {
+    return this.config.escalated_at_step != null;
+  }
+
+  /** The model of the next call: the escalated one once the session moved to it. */
+  private currentModel(): LanguageModel | undefined {
+    return this.escalated ? this.options.escalation?.model : this.options.model;
+  }
+
+  private currentSpec(): string {
+    const model = this.currentModel();
+    if (this.escalated) return this.config.escalate_to ?? (model ? specOf(model) : 'escalated');
+    return this.config.model ?? (model ? specOf(model) : 'none');
   }
 
   private async renderPlan(plan: FlightPlan): Promise<RenderResult> {
@@ -287,22 +329,23 @@ class Session {
 
   /** One model call and its decision. False when the session ended without a step (budget, provider error). */
   private async step(): Promise<boolean> {
-    const model = this.options.model;
+    let escalatedNow: { from: string; to: string; reason: string } | undefined;
+    const stall = detectStall(this.state.decision_log, this.policy, this.config.escalated_at_step ?? 0);
+    if (stall && !this.escalated && this.options.escalation && this.config.escalate_to) {
+      escalatedNow = await this.tryEscalation(stall);
+    }
+    if (stall && !escalatedNow) {
+      if (stall.kind === 'repeated_call') {
+        const why = this.escalated ? ` after escalating to ${this.currentSpec()}` : this.config.escalate_to ? '' : ' (no stronger model to move to)';
+        this.complete('stalled', `Stalled: ${stall.reason}${why}; ended instead of spending the remaining ${this.config.max_iterations - this.state.decision_log.length} iteration(s). ${this.notes.filter((n) => n.startsWith('escalation')).join(' ')}`.trim());
+        return false;
+      }
+      // Seed 004: a hard warning in the next prompt.
+      this.notes.push(`stall warning: ${stall.reason}; change the plan with ${UPDATE_TOOL} or end with ${FINALIZE_TOOL}`);
+    }
+    const model = this.currentModel();
     if (!model) throw new NavkernelError('INVALID_CONFIG', 'no model to carry on the session');
-    const request: Omit<LlmGenerateRequest, 'signal'> = {
-      messages: withPersona(buildExplorerMessages({
-        state: this.state,
-        files: this.render.files,
-        mapText: this.render.text,
-        maxIterations: this.config.max_iterations,
-        tokenLimit: this.config.token_limit,
-        notes: this.notes,
-        limits: this.limits,
-      }), this.persona),
-      answer: { kind: 'tools', tools: explorerTools(), choice: 'required' },
-      maxOutputTokens: this.config.max_output_tokens,
-      temperature: 0,
-    };
+    const request = this.request();
     const pricing = this.state.budget_config.model_pricing_rates;
     const estimate = await estimateCallUsd(request, pricing);
     const allowed = affordable(this.state, estimate.usd);
@@ -327,8 +370,50 @@ class Session {
     const cost = costUsd(pricing, res.usage.inputTokens, res.usage.outputTokens);
     b.current_spend_usd = Math.round((b.current_spend_usd + cost) * 1e9) / 1e9;
     const entry = await this.decide(res.toolCalls, res.text, cost);
+    entry.model = this.currentSpec();
+    entry.call_signature = callSignature(res.toolCalls[0], res.text);
+    if (escalatedNow) entry.escalated = escalatedNow;
     this.state.decision_log.push(entry);
     return true;
+  }
+
+  /**
+   * Moves a stalled session to the stronger model when its next call fits the USD budget at that model's
+   * prices; otherwise says why not in the next prompt's notes and stays.
+   */
+  private async tryEscalation(stall: Stall): Promise<{ from: string; to: string; reason: string } | undefined> {
+    const esc = this.options.escalation!;
+    const to = this.config.escalate_to!;
+    const from = this.currentSpec();
+    const pricing = pricingFor(esc.model, esc.pricing);
+    this.notes.push(`escalated from ${from} to ${to}: ${stall.reason}`);
+    const estimate = await estimateCallUsd(this.request(), pricing);
+    const b = this.state.budget_config;
+    if (b.current_spend_usd + estimate.usd > b.max_spend_usd + 1e-12) {
+      this.notes.pop();
+      this.notes.push(`escalation to ${to} not affordable: its next call (~$${estimate.usd.toFixed(6)}) would pass the limit ($${b.current_spend_usd} spent of $${b.max_spend_usd})`);
+      return undefined;
+    }
+    this.config = { ...this.config, escalated_at_step: this.state.decision_log.length };
+    b.model_pricing_rates = pricing;
+    return { from, to, reason: stall.reason };
+  }
+
+  private request(): Omit<LlmGenerateRequest, 'signal'> {
+    return {
+      messages: withPersona(buildExplorerMessages({
+        state: this.state,
+        files: this.render.files,
+        mapText: this.render.text,
+        maxIterations: this.config.max_iterations,
+        tokenLimit: this.config.token_limit,
+        notes: this.notes,
+        limits: this.limits,
+      }), this.persona),
+      answer: { kind: 'tools', tools: explorerTools(), choice: 'required' },
+      maxOutputTokens: this.config.max_output_tokens,
+      temperature: 0,
+    };
   }
 
   /** Each attempt of this step's call as an LlmCallRecord (purpose `explore`): saved with the step, and handed to `onLlmCall`. */

@@ -1,4 +1,5 @@
 import type { Forensics, SignatureRule } from '../contracts/index.js';
+import { SIGNATURE_PRIORITY as P } from '../contracts/report-formats.js';
 
 /**
  * Other names accepted for a built-in signature id, mapped to the id the kernel records. Seed 003's detour table
@@ -25,6 +26,9 @@ export interface SignatureMatcher {
 
 const rx = (s: string) => new RegExp(s, 'im');
 
+/** Whether the forensics list `id` among the signatures their reports show (`navkernel forensics` fills it in). */
+const listed = (f: Forensics, id: string) => Array.isArray(f.signatures) && f.signatures.includes(id);
+
 /**
  * Default matcher table. Pattern lists follow flow-studio-swarm's detour matcher
  * (see shared/reference/detour-signatures.sample.json); ids are the snake_case names flows use in `detours`.
@@ -32,42 +36,45 @@ const rx = (s: string) => new RegExp(s, 'im');
 export const DEFAULT_SIGNATURES: readonly SignatureMatcher[] = [
   {
     id: 'upstream_diverged',
-    priority: 100,
+    priority: P.upstream_diverged,
     max_attempts: 1,
     patterns: ['Your branch is behind', 'diverged.*commits', 'cannot be fast-forwarded', 'have diverged', 'branch.*is behind.*by\\s+\\d+\\s+commit'].map(rx),
-    structured: (f) => (f.git_status?.behind_upstream ?? 0) > 0 || f.git_status?.diverged === true,
+    structured: (f) => (f.git_status?.behind_upstream ?? 0) > 0 || f.git_status?.diverged === true || listed(f, 'upstream_diverged'),
   },
   {
     id: 'merge_conflict',
-    priority: 95,
-    patterns: ['CONFLICT.*Merge conflict', '^<<<<<<< ', '^>>>>>>> ', 'Automatic merge failed', 'fix conflicts and then commit'].map(rx),
-    structured: (f) => (f.git_status?.conflicts?.length ?? 0) > 0,
+    priority: P.merge_conflict,
+    patterns: ['CONFLICT.*Merge conflict', '^<<<<<<< ', '^>>>>>>> ', 'Automatic merge failed', 'fix conflicts and then commit', 'unmerged paths'].map(rx),
+    structured: (f) => (f.git_status?.conflicts?.length ?? 0) > 0 || listed(f, 'merge_conflict'),
   },
   {
     id: 'lint_errors',
-    priority: 90,
+    priority: P.lint_errors,
     patterns: ['error:\\s+.*lint', '\\d+\\s+errors?\\s+found', 'eslint.*error', 'flake8.*E\\d{3}', 'clippy.*error', 'ruff.*error', 'black.*would reformat', 'isort.*ERROR', 'pylint.*E\\d{4}'].map(rx),
-    structured: (f) => (f.lint?.errors ?? 0) > 0,
+    structured: (f) => (f.lint?.errors ?? 0) > 0 || listed(f, 'lint_errors'),
   },
   {
     id: 'missing_import',
-    priority: 85,
-    patterns: ['ImportError:\\s+cannot import name', "No module named\\s+'\\.", 'Cannot find module\\s+[\'"]\\.', 'Module not found:.*[\'"]\\.', 'import\\s+error', 'cannot import name\\s+\'[^\']+\'', 'is not exported by', 'has no exported member'].map(rx),
+    priority: P.missing_import,
+    // tsc's TS2307 / TS2305 and Go's `cannot find package "x" in any of` are what real tools print.
+    patterns: ['error TS230[57]\\b', 'cannot find package\\s+"[^"]+"\\s+in any of', 'ImportError:\\s+cannot import name', "No module named\\s+'\\.", 'Cannot find module\\s+[\'"]\\.', 'Module not found:.*[\'"]\\.', 'import\\s+error', 'cannot import name\\s+\'[^\']+\'', 'is not exported by', 'has no exported member'].map(rx),
+    structured: (f) => listed(f, 'missing_import'),
   },
   {
     id: 'type_mismatch',
-    priority: 80,
-    patterns: ['TypeError:', 'type.*mismatch', 'error TS\\d{4}', 'mypy.*error', 'Argument.*has incompatible type', 'Incompatible types', 'Type\\s+error', 'pyright.*error', 'is not assignable to'].map(rx),
+    priority: P.type_mismatch,
+    patterns: ['error TS23(22|45)\\b', '\\[(arg-type|assignment|return-value)\\]', 'TypeError:', 'type.*mismatch', 'error TS\\d{4}', 'mypy.*error', 'Argument.*has incompatible type', 'Incompatible types', 'Type\\s+error', 'pyright.*error', 'is not assignable to'].map(rx),
+    structured: (f) => listed(f, 'type_mismatch'),
   },
   {
     id: 'test_fixture_error',
-    priority: 75,
-    patterns: ["fixture\\s+'[^']+'\\s+not found", 'FixtureNotFoundError', 'fixture.*does not exist', 'Unknown fixture', 'conftest.*fixture'].map(rx),
-    structured: (f) => (f.tests?.failures ?? []).some((t) => /fixture/i.test(t.type ?? '')),
+    priority: P.test_fixture_error,
+    patterns: ['failed on setup with', 'ERROR at setup of', "fixture\\s+'[^']+'\\s+not found", 'FixtureNotFoundError', 'fixture.*does not exist', 'Unknown fixture', 'conftest.*fixture'].map(rx),
+    structured: (f) => (f.tests?.failures ?? []).some((t) => /fixture/i.test(t.type ?? '')) || listed(f, 'test_fixture_error'),
   },
   {
     id: 'dependency_error',
-    priority: 70,
+    priority: P.dependency_error,
     patterns: ["ModuleNotFoundError:\\s+No module named\\s+'(?!\\.)", 'Could not find a version that satisfies', 'No matching distribution found', 'npm ERR!.*(not found|404)', 'ERESOLVE', 'cannot resolve.*dependency', "Cannot find module\\s+'(?!\\.)[^']+'", 'Cannot find package'].map(rx),
   },
 ];

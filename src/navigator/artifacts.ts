@@ -2,7 +2,11 @@ import { CompressionReport, ContextLoadReceipt, NavigationMap, type TierPathEntr
 import type { NorthstarMetric } from './northstar.js';
 import type { Artifacts, CompressionResult, LoadResult, MagicWord } from './types.js';
 
-export const RUNG_TARGET = 641;
+/** The rungs navkernel knows (seed 002 §7 and its frontmatter): 641 the default, 274177 stability, 65537 adversarial. */
+export const RUNG_TARGETS = [641, 274177, 65537] as const;
+export type RungTarget = (typeof RUNG_TARGETS)[number];
+/** Seed 002's `rung_default`. */
+export const RUNG_TARGET: RungTarget = 641;
 
 /** The tier path with each node's files_loaded narrowed to what was actually loaded. */
 function narrowed(path: TierPathEntry[], loaded: Set<string>): TierPathEntry[] {
@@ -30,6 +34,8 @@ export interface ArtifactInput {
   stop_reason: string;
   /** BUDGET.max_lines, for a receipt when nothing was loaded. */
   max_lines: number;
+  /** The rung asked for (default RUNG_TARGET, 641). */
+  rung_target?: RungTarget;
   /** Given when the capsule has a NORTHSTAR: the metric served (null when none). */
   northstar_metric?: NorthstarMetric | null;
 }
@@ -45,7 +51,7 @@ export function buildArtifacts(input: ArtifactInput): Artifacts {
   const navigation_map: NavigationMap = {
     schema_version: '1.0.0',
     agent_type: 'navigator',
-    rung_target: RUNG_TARGET,
+    rung_target: input.rung_target ?? RUNG_TARGET,
     query: input.query,
     magic_words_extracted: input.words.map((w) => w.word),
     tier_path_traversed: narrowed(input.tier_path, loadedPaths),
@@ -60,6 +66,7 @@ export function buildArtifacts(input: ArtifactInput): Artifacts {
     agent_type: 'navigator',
     files_loaded: [],
     total_lines_loaded: 0,
+    total_lines_read: 0,
     budget_limit_lines: input.max_lines,
     budget_used_fraction: 0,
     null_checks_performed: true,

@@ -4,7 +4,7 @@ import type { FlightPlan } from '../contracts/index.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { indexRepo, type IndexStats, type MapFile, type RepoIndex } from '../repomap/index.js';
 import { setTokenCountStore } from '../repomap/tokens.js';
-import { buildArtifacts, type ArtifactInput } from './artifacts.js';
+import { buildArtifacts, type ArtifactInput, type RungTarget } from './artifacts.js';
 import { measureCompression } from './compression.js';
 import { intakeCapsule } from './intake.js';
 import { chooseMetric, servedByTask, type NorthstarMetric } from './northstar.js';
@@ -58,6 +58,8 @@ export interface NavigatorOptions {
   fileOrderSeed?: number;
   /** Replace steps (for tests and experiments). */
   steps?: Partial<NavigatorSteps>;
+  /** The rung asked for, written as navigation_map.json's `rung_target` (default 641, seed 002's `rung_default`). */
+  rungTarget?: RungTarget;
 }
 
 export type NavigatorExit = 'EXIT_PASS' | 'EXIT_NEED_INFO' | 'EXIT_BLOCKED';
@@ -211,6 +213,7 @@ function stopReason(ctx: NavigatorMachineContext, exit: NavigatorExit): string {
  */
 export function createNavigator(options: NavigatorOptions = {}) {
   const steps: NavigatorSteps = { ...defaultSteps(options), ...options.steps };
+  const rung = options.rungTarget !== undefined ? { rung_target: options.rungTarget } : {};
   const step = <T>(fn: (ctx: NavigatorMachineContext) => Promise<StepOutput<T>>) =>
     fromPromise<StepOutput<T>, { context: NavigatorMachineContext }>(async ({ input }) => fn(input.context));
   const machine = navigatorMachine.provide({
@@ -248,7 +251,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
       }),
       validateCompression: step(async (ctx) => ({ result: steps.validateCompression(ctx.intake!.task!, ctx.load!), violations: [] })),
       buildArtifacts: step(async (ctx) => ({
-        result: steps.buildArtifacts({ query: ctx.intake!.task!, words: found(ctx).words, tier_path: ctx.tier_path, ...(ctx.load ? { load: ctx.load } : {}), ...(ctx.compression ? { compression: ctx.compression } : {}), stop_reason: 'PASS', max_lines: ctx.intake!.capsule.budget.max_lines, ...northstarMetric(ctx) }),
+        result: steps.buildArtifacts({ query: ctx.intake!.task!, words: found(ctx).words, tier_path: ctx.tier_path, ...(ctx.load ? { load: ctx.load } : {}), ...(ctx.compression ? { compression: ctx.compression } : {}), stop_reason: 'PASS', max_lines: ctx.intake!.capsule.budget.max_lines, ...rung, ...northstarMetric(ctx) }),
         violations: checkNorthstar(ctx.intake!, loadedWords(ctx)),
       })),
       socraticReview: step(async (ctx) => {
@@ -303,6 +306,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
       ...(ctx.compression ? { compression: ctx.compression } : {}),
       stop_reason,
       max_lines: ctx.intake?.capsule.budget.max_lines ?? 400,
+      ...rung,
       ...northstarMetric(ctx),
     });
     const reg = ctx.magic?.registry;

@@ -1,8 +1,11 @@
 export { createNavigator, navigate, openNavigatorIndex, defaultSteps, type NavigatorSteps, type NavigatorOptions, type NavigationOutcome, type NavigatorExit, type NavigatorIndex } from './create-navigator.js';
-export { writeArtifacts, artifactBytes, artifactHashes, checkRung641, compareRuns, ARTIFACT_FILES, type ArtifactFile, type RungCheck } from './write-artifacts.js';
+export { writeArtifacts, artifactBytes, artifactHashes, checkRung641, compareRuns, ARTIFACT_FILES, type ArtifactFile, type RungCheck, type CheckOptions } from './write-artifacts.js';
 export { textRegistry, textIndexFile, loadRegistry, parseRegistryJsonl, registryToJsonl, trunkFiles, REGISTRY_PATHS, type LoadRegistryOptions } from './registry.js';
 export { extractMagicWords, reachableWords, type ExtractedWords } from './magic-words.js';
 export { intakeCapsule } from './intake.js';
+export { normalizeCapsule, parseCapsuleText, TEMPLATE_KEYS } from './capsule-form.js';
+export { RUNG_TARGETS, type RungTarget } from './artifacts.js';
+export { fileLines, lineRanges, rangeSha256 } from './line-ranges.js';
 export { planToFlightPlan } from './load.js';
 export { measureCompression, COMPRESSION_GATE, COMPRESSION_TARGET } from './compression.js';
 export { socraticReview, MAX_RENAVIGATIONS } from './review.js';

@@ -2,16 +2,18 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CnfCapsule } from '../contracts/navigator-capsule.js';
 import { ValidationError } from '../contracts/errors.js';
+import { normalizeCapsule } from './capsule-form.js';
 import { readNorthstar, type NorthstarDoc } from './northstar.js';
 import type { IntakeResult } from './types.js';
 
 /**
- * INTAKE_QUERY: validates the capsule's shape (a malformed capsule is a ValidationError, not an exit)
+ * INTAKE_QUERY: reads the capsule in any of its forms (JSON, or seed 002's template as YAML or plain
+ * text: capsule-form.ts), validates its shape (a malformed capsule is a ValidationError, not an exit)
  * and records which inputs are missing, for NULL_CHECK: a null/blank task, a missing REPO_ROOT, or one
  * that is not a directory.
  */
 export function intakeCapsule(raw: unknown, cwd = process.cwd()): IntakeResult {
-  const parsed = CnfCapsule.safeParse(raw ?? {});
+  const parsed = CnfCapsule.safeParse(normalizeCapsule(raw ?? {}));
   if (!parsed.success) {
     throw new ValidationError(
       'INVALID_CAPSULE',

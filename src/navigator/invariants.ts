@@ -2,7 +2,31 @@ import { countTokens } from '../repomap/index.js';
 import { reachableWords } from './magic-words.js';
 import { contradictedNonGoals } from './northstar.js';
 import { inScope } from './traverse.js';
+import type { ContextLoadReceipt } from '../contracts/index.js';
 import type { BranchResult, CompressionResult, IntakeResult, LoadResult, MagicWordsResult, PlannedFile, TrunkResult, Violation } from './types.js';
+
+/**
+ * The receipt's own arithmetic: totals are the sums of the files' counts, each file's lines_shown is the
+ * length of its ranges (ascending, inside the lines read), one hash per range, and the used fraction is
+ * total_lines_loaded / budget_limit_lines. Each problem as a sentence (empty when it adds up).
+ */
+export function receiptTotals(r: ContextLoadReceipt): string[] {
+  const out: string[] = [];
+  const read = r.files_loaded.reduce((s, f) => s + f.lines_read, 0);
+  const shown = r.files_loaded.reduce((s, f) => s + f.lines_shown, 0);
+  if (shown !== r.total_lines_loaded) out.push(`total_lines_loaded ${r.total_lines_loaded} is not the sum of files_loaded[].lines_shown (${shown})`);
+  if (read !== r.total_lines_read) out.push(`total_lines_read ${r.total_lines_read} is not the sum of files_loaded[].lines_read (${read})`);
+  const fraction = Math.round((r.total_lines_loaded / r.budget_limit_lines) * 10000) / 10000;
+  if (Math.abs(fraction - r.budget_used_fraction) > 1e-9) out.push(`budget_used_fraction ${r.budget_used_fraction} is not total_lines_loaded / budget_limit_lines (${fraction})`);
+  for (const f of r.files_loaded) {
+    const inRanges = f.ranges.reduce((s, [a, b]) => s + (b - a + 1), 0);
+    if (inRanges !== f.lines_shown) out.push(`${f.path}: lines_shown ${f.lines_shown} is not the length of its ranges (${inRanges})`);
+    if (f.lines_shown > f.lines_read) out.push(`${f.path}: lines_shown ${f.lines_shown} is more than lines_read ${f.lines_read}`);
+    if (f.ranges.some(([a, b], i) => b < a || b > f.lines_read || (i > 0 && a <= f.ranges[i - 1]![1]))) out.push(`${f.path}: ranges are not ascending, disjoint runs inside the ${f.lines_read} lines read`);
+    if (f.range_sha256.length !== f.ranges.length) out.push(`${f.path}: ${f.ranges.length} ranges but ${f.range_sha256.length} range_sha256`);
+  }
+  return out;
+}
 
 // The seed-002 forbidden states, checked on each step's output by code the steps cannot replace.
 
@@ -65,8 +89,7 @@ export function checkLoad(planned: PlannedFile[], pass: number, intake: IntakeRe
   const stale = listed.filter((p) => !renderedSet.has(p));
   if (stale.length || new Set(listed).size !== listed.length)
     out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: `the receipt was not reset: it lists ${stale.length ? stale.join(', ') : 'a file twice'}, not loaded in this pass` });
-  const lines = r.receipt.files_loaded.reduce((s, f) => s + f.lines_read, 0);
-  if (lines !== r.receipt.total_lines_loaded) out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: `total_lines_loaded ${r.receipt.total_lines_loaded} is not the sum of this pass's lines_read (${lines})` });
+  for (const p of receiptTotals(r.receipt)) out.push({ state: 'CONTEXT_ACCUMULATION', at, detail: p });
   return out;
 }
 

@@ -5,6 +5,7 @@ import { termsOfWord } from './ranking.js';
 import type { TextIndex } from './text-index.js';
 import { inScope } from './traverse.js';
 import { selectLines } from './windows.js';
+import { fileLines, lineRanges, rangeSha256 } from './line-ranges.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
 
 export interface LoadInput {
@@ -77,8 +78,10 @@ function termWeights(words: MagicWord[], index: RepoIndex, text: TextIndex): Map
  * LOAD_CONTEXT: for each planned file in plan order (trunk first, then by rank), the lines where the
  * magic words are — the densest windows widened to their definitions, plus the outline of the rest —
  * within max_files (and the tool-call budget), max_lines and the token budget. Lines are shared out by
- * rank (a better file gets more, every file at least MIN_FILE_LINES while lines remain). `lines_read`
- * is exactly the lines put in the context. Tokens are counted of what is loaded only; the corpus is
+ * rank (a better file gets more, every file at least MIN_FILE_LINES while lines remain); max_lines bounds
+ * the lines shown. Accounting (seed 002 "Silent Context Spill"): `lines_read` is every line of a file
+ * read (the whole file: the windows are found by reading it), `lines_shown` the lines put in the
+ * context, as `ranges` with a sha256 each; a file read but then left out is listed apart. Tokens are counted of what is loaded only; the corpus is
  * estimated from its bytes. The receipt starts empty on every pass.
  */
 export async function loadContext(input: LoadInput): Promise<LoadResult> {
@@ -93,14 +96,15 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const byPathFile = new Map(index.files.map((f) => [f.path, f]));
   let tokensUsed = countTokens(title);
   let linesLeft = budget.max_lines;
-  const loaded: { map: MapFile; block: string; matched: string; planned: PlannedFile }[] = [];
+  const loaded: { map: MapFile; block: string; matched: string; planned: PlannedFile; shown: number[]; lines: string[] }[] = [];
+  const readNotLoaded: { path: string; lines_read: number }[] = [];
   const cut: string[] = [];
   const queue = input.planned.filter((p) => byPathFile.has(p.path));
   const relevance = queue.map((p) => Math.max(0.05, p.relevance));
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i]!;
     const file = byPathFile.get(p.path)!;
-    if (loaded.length >= maxFiles || linesLeft <= 0 || budget.max_tokens - tokensUsed < 8) {
+    if (loaded.length >= maxFiles || loaded.length + readNotLoaded.length >= callsLeft || linesLeft <= 0 || budget.max_tokens - tokensUsed < 8) {
       cut.push(p.path);
       continue;
     }
@@ -108,8 +112,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     const share = relevance[i]! / relevance.slice(i, i + 1 + after).reduce((a, b) => a + b, 0);
     let allowance = Math.max(Math.min(MIN_FILE_LINES, linesLeft), Math.min(linesLeft - after * MIN_FILE_LINES, Math.floor(linesLeft * share)));
     const content = readFileSync(resolveInsideRoot(index.root, file.path), 'utf8');
-    const lines = content.split('\n');
-    if (content.endsWith('\n')) lines.pop();
+    const lines = fileLines(content);
     let done = false;
     while (allowance > 0 && !done) {
       const sel = selectLines(content, file.outline.defs, weights, allowance);
@@ -126,31 +129,52 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
       tokensUsed += tokens;
       linesLeft -= sel.lines.length;
       loaded.push({
-        map: { path: file.path, level, wanted_level: p.level, tokens, lines_read: sel.lines.length, rank: i + 1, score: p.relevance, matched_tokens: 0, captures: 0 },
+        map: { path: file.path, level, wanted_level: p.level, tokens, lines_read: lines.length, rank: i + 1, score: p.relevance, matched_tokens: 0, captures: 0 },
         block,
         matched,
         planned: p,
+        shown: sel.lines,
+        lines,
       });
       done = true;
     }
-    if (!done) cut.push(p.path);
+    if (!done) {
+      cut.push(p.path);
+      readNotLoaded.push({ path: file.path, lines_read: lines.length });
+    }
   }
   let context = title + loaded.map((l) => l.block).join('');
   // Blocks are counted one by one; joined text can differ by a token at a seam. Keep the limit hard.
   while (loaded.length && countTokens(context) > budget.max_tokens) {
-    cut.push(loaded.pop()!.map.path);
+    const dropped = loaded.pop()!;
+    cut.push(dropped.map.path);
+    readNotLoaded.push({ path: dropped.map.path, lines_read: dropped.map.lines_read });
     context = title + loaded.map((l) => l.block).join('');
   }
   for (const l of loaded) l.map.matched_tokens = l.matched ? countTokens(l.matched) : 0;
-  const files = loaded.map((l) => l.map);
+  const files = loaded.map((l) => ({ ...l.map, lines_shown: l.shown.length }));
+  const linesShown = files.reduce((s, f) => s + f.lines_shown, 0);
   const receipt: ContextLoadReceipt = {
     schema_version: '1.0.0',
     agent_type: 'navigator',
-    files_loaded: loaded.map((l) => ({ path: l.map.path, lines_read: l.map.lines_read, magic_word_match: l.planned.words[0] ?? '', relevance_score: l.planned.relevance })),
-    total_lines_loaded: files.reduce((s, f) => s + f.lines_read, 0),
+    files_loaded: loaded.map((l) => {
+      const ranges = lineRanges(l.shown);
+      return {
+        path: l.map.path,
+        lines_read: l.map.lines_read,
+        lines_shown: l.shown.length,
+        ranges,
+        range_sha256: ranges.map((r) => rangeSha256(l.lines, r)!),
+        magic_word_match: l.planned.words[0] ?? '',
+        relevance_score: l.planned.relevance,
+      };
+    }),
+    total_lines_loaded: linesShown,
+    total_lines_read: files.reduce((s, f) => s + f.lines_read, 0),
     budget_limit_lines: budget.max_lines,
-    budget_used_fraction: round4(files.reduce((s, f) => s + f.lines_read, 0) / budget.max_lines),
+    budget_used_fraction: round4(linesShown / budget.max_lines),
     null_checks_performed: true,
+    ...(readNotLoaded.length ? { files_read_not_loaded: readNotLoaded } : {}),
   };
   const matches: Record<string, string[]> = {};
   for (const l of loaded) matches[l.map.path] = l.planned.words;
@@ -165,8 +189,9 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     flight_plan: plan,
     tokens_loaded: countTokens(context),
     matched_tokens: files.reduce((s, f) => s + f.matched_tokens, 0),
-    lines_read: receipt.total_lines_loaded,
-    tool_calls: input.tool_calls_before + 1 + files.length,
+    lines_read: receipt.total_lines_read + readNotLoaded.reduce((s, f) => s + f.lines_read, 0),
+    lines_shown: linesShown,
+    tool_calls: input.tool_calls_before + 1 + files.length + readNotLoaded.length,
     cut_for_budget: cut,
     corpus_tokens: corpus.reduce((s, f) => s + f.tokens, 0),
     corpus_files: corpus.map((f) => f.path),

@@ -37,13 +37,13 @@ export function socraticReview(input: ReviewInput): ReviewResult {
   for (const p of unmatched) critiques.push(`${p} was loaded but matches no magic word`);
   const tokens = load?.tokens_loaded ?? 0;
   const files = load?.files.length ?? 0;
-  const lines = load?.lines_read ?? 0;
+  const lines = load?.lines_shown ?? 0;
   const headroom = tokens < budget.max_tokens * 0.9 && files < budget.max_files && lines < budget.max_lines && input.tool_calls < budget.max_tool_calls;
-  if (headroom && uncovered.length) critiques.push(`budget headroom left (${tokens}/${budget.max_tokens} tokens, ${files}/${budget.max_files} files, ${lines}/${budget.max_lines} lines) while ${uncovered.length} word(s) are uncovered`);
+  if (headroom && uncovered.length) critiques.push(`budget headroom left (${tokens}/${budget.max_tokens} tokens, ${files}/${budget.max_files} files, ${lines}/${budget.max_lines} lines shown) while ${uncovered.length} word(s) are uncovered`);
   const limits: string[] = [];
   if (tokens > budget.max_tokens) limits.push(`tokens ${tokens} > ${budget.max_tokens}`);
   if (files > budget.max_files) limits.push(`files ${files} > ${budget.max_files}`);
-  if (lines > budget.max_lines) limits.push(`lines ${lines} > ${budget.max_lines}`);
+  if (lines > budget.max_lines) limits.push(`lines shown ${lines} > ${budget.max_lines}`);
   if (input.tool_calls > budget.max_tool_calls) limits.push(`tool calls ${input.tool_calls} > ${budget.max_tool_calls}`);
   let compression_problem: string | undefined;
   const c = input.compression;

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { resolveInsideRoot } from '../repomap/index.js';
 import type { NavigationOutcome } from './create-navigator.js';
+import { staleContextLines } from './context-lines.js';
 import { compareRuns } from './write-artifacts.js';
+
+export { staleContextLines };
 
 /**
  * RUNG_65537, navkernel's definition (seed 002 names the rung in its frontmatter but never defines it):
@@ -33,42 +34,6 @@ export interface Rung65537Result {
 export function paraphrase(task: string): string {
   const tokens = task.match(/`[^`]*`|\S+/g) ?? [];
   return `Please look into: ${tokens.map((t) => t.replace(/^[,;:!?]+|[,.;:!?]+$/g, '')).filter(Boolean).reverse().join(' ')}`;
-}
-
-const MAX_LINE = 240;
-const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line);
-
-/** Lines of context.md that are not (any longer) the repository's lines: `path:line` with what differs. */
-export function staleContextLines(root: string, contextMd: string): string[] {
-  const problems: string[] = [];
-  const blocks = contextMd.split(/^==> /m).slice(1);
-  for (const b of blocks) {
-    const head = /^(.+?) \[L\d, (\d+) lines(; \d+ shown)?[^\]]*\] <==\n/.exec(b);
-    if (!head) continue;
-    const rel = head[1]!;
-    let lines: string[];
-    try {
-      const text = readFileSync(resolveInsideRoot(root, rel), 'utf8');
-      lines = text.split('\n');
-      if (text.endsWith('\n')) lines.pop();
-    } catch (err) {
-      problems.push(`${rel}: ${(err as Error).message}`);
-      continue;
-    }
-    const body = b.slice(head[0].length).split('\n');
-    if (body[body.length - 1] === '') body.pop();
-    if (!head[3]) {
-      if (body.length !== lines.length || body.some((l, i) => l !== clip(lines[i]!))) problems.push(`${rel}: the whole file shown is not the file's text`);
-      continue;
-    }
-    for (const l of body) {
-      const m = /^(\d+)│(.*)$/.exec(l);
-      if (!m) continue;
-      const n = Number(m[1]);
-      if (n < 1 || n > lines.length || clip(lines[n - 1]!) !== m[2]) problems.push(`${rel}:${n} differs from the repository`);
-    }
-  }
-  return problems;
 }
 
 const files = (o: NavigationOutcome) => o.artifacts.context_load_receipt.files_loaded.map((f) => f.path).sort();

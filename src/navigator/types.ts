@@ -116,11 +116,15 @@ export interface LoadResult {
   receipt: ContextLoadReceipt;
   /** Words each loaded file matched (path → words). */
   matches: Record<string, string[]>;
-  files: MapFile[];
+  /** Files loaded: `lines_read` every line read from the file, `lines_shown` the lines put in the context. */
+  files: (MapFile & { lines_shown: number })[];
   flight_plan: FlightPlan;
   tokens_loaded: number;
   matched_tokens: number;
+  /** Lines read from files, those read and then left out included. */
   lines_read: number;
+  /** Lines shown in the context (what BUDGET.max_lines bounds). */
+  lines_shown: number;
   /** Tool calls of every pass so far, this one included. */
   tool_calls: number;
   /** Planned files the budget dropped or degraded (the demand exceeded the budget). */

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CompressionReport, ContextLoadReceipt, NavigationMap } from '../contracts/index.js';
+import { NavkernelError } from '../contracts/errors.js';
+import { resolveInsideRoot } from '../repomap/index.js';
 import { FORBIDDEN_STATES } from './types.js';
+import { receiptTotals } from './invariants.js';
+import { fileLines, rangeSha256 } from './line-ranges.js';
+import { staleContextLines } from './context-lines.js';
 import type { NavigationOutcome } from './create-navigator.js';
 
 /** The files a navigation writes, in a fixed order. */
@@ -49,12 +54,20 @@ export interface RungCheck {
   problems: string[];
 }
 
+export interface CheckOptions {
+  /** The repository the artifacts name files of. Without it nothing can be re-read, and the check fails saying so. */
+  repoRoot?: string;
+}
+
 /**
- * Rung 641 on artifacts already written in `dir`: navigation_map.json parseable with every required key
- * (validated against the published schema), trunk_first_compliance, compression_ratio >= 2.0, every
- * loaded file listed with a magic_word_match, null checks performed, no forbidden state entered.
+ * Rung 641 on artifacts already written in `dir` (`navkernel navigate --check`): navigation_map.json
+ * parseable with every required key (validated against the published schema), trunk_first_compliance,
+ * compression_ratio >= 2.0, every loaded file listed with a magic_word_match, null checks performed, no
+ * forbidden state entered — and against the files they name: every file named exists in `repoRoot`, each
+ * loaded range still hashes to its `range_sha256`, context.md's lines are still the files' lines, and the
+ * totals add up (receipt sums, the map's file count, the map's files a subset of the receipt's).
  */
-export async function checkRung641(dir: string): Promise<RungCheck> {
+export async function checkRung641(dir: string, options: CheckOptions = {}): Promise<RungCheck> {
   // ajv (the JSON Schema validator) is imported for this check only: a navigation never loads it.
   const { compileValidator } = await import('../contracts/validate.js');
   const problems: string[] = [];
@@ -87,16 +100,57 @@ export async function checkRung641(dir: string): Promise<RungCheck> {
     if (map.stop_reason !== 'PASS') problems.push(`navigation_map.json: stop_reason is ${map.stop_reason}`);
     const forbidden = FORBIDDEN_STATES.find((s) => map.stop_reason.includes(s));
     if (forbidden) problems.push(`forbidden state entered: ${forbidden}`);
-    if (receipt && map.total_files_loaded !== receipt.files_loaded.length) problems.push('navigation_map.json: total_files_loaded differs from the receipt');
+    if (receipt && map.total_files_loaded !== receipt.files_loaded.length) problems.push(`navigation_map.json: total_files_loaded ${map.total_files_loaded} differs from the receipt's ${receipt.files_loaded.length} files`);
+    if (receipt) {
+      const listed = new Set(receipt.files_loaded.map((f) => f.path));
+      for (const e of map.tier_path_traversed) for (const f of e.files_loaded) if (!listed.has(f)) problems.push(`navigation_map.json: ${f} (tier ${e.tier}) is not in the receipt's files_loaded`);
+    }
+    if (map.rung_target === 65537 && receipt) {
+      const failed = (receipt.rung_checks ?? []).filter((c) => !c.passed);
+      if (!receipt.rung_checks?.length) problems.push('navigation_map.json: rung_target 65537 but the receipt records no rung_checks');
+      for (const c of failed) problems.push(`rung 65537 check ${c.check} failed: ${c.detail}`);
+    }
   }
   if (receipt) {
     if (!receipt.null_checks_performed) problems.push('context_load_receipt.json: null_checks_performed is not true');
     for (const f of receipt.files_loaded) if (!f.magic_word_match) problems.push(`context_load_receipt.json: ${f.path} has no magic_word_match`);
+    problems.push(...receiptTotals(receipt).map((p) => `context_load_receipt.json: ${p}`));
   }
   if (report && report.compression_ratio < 2.0) problems.push(`compression_report.json: compression_ratio ${report.compression_ratio} < 2.0`);
-  if (!existsSync(path.join(dir, 'context.md'))) problems.push('context.md is missing');
-  else if (report && map && receipt && receipt.files_loaded.length > 0 && readFileSync(path.join(dir, 'context.md'), 'utf8').length === 0) problems.push('context.md is empty although files were loaded');
+  const contextFile = path.join(dir, 'context.md');
+  const contextMd = existsSync(contextFile) ? readFileSync(contextFile, 'utf8') : undefined;
+  if (contextMd === undefined) problems.push('context.md is missing');
+  else if (report && map && receipt && receipt.files_loaded.length > 0 && contextMd.length === 0) problems.push('context.md is empty although files were loaded');
+  if (receipt) problems.push(...checkNamedFiles(receipt, contextMd, options.repoRoot));
   return { rung: 641, passed: problems.length === 0, problems };
+}
+
+/** The files a receipt names, against the repository: each exists, and each loaded range still reads the same. */
+function checkNamedFiles(receipt: ContextLoadReceipt, contextMd: string | undefined, root: string | undefined): string[] {
+  const named = [...receipt.files_loaded.map((f) => f.path), ...(receipt.files_read_not_loaded ?? []).map((f) => f.path)];
+  if (!named.length) return [];
+  if (root === undefined) return [`the ${named.length} file(s) the receipt names were not re-read: no repository given (navigate --check --repo DIR)`];
+  if (!existsSync(root)) return [`the repository ${root} does not exist`];
+  const problems: string[] = [];
+  const lines = new Map<string, string[]>();
+  for (const rel of named) {
+    try {
+      lines.set(rel, fileLines(readFileSync(resolveInsideRoot(root, rel), 'utf8')));
+    } catch (err) {
+      problems.push(`${rel}: ${err instanceof NavkernelError && err.code === 'PATH_NOT_FOUND' ? 'named in the receipt but missing from the repository' : (err as Error).message}`);
+    }
+  }
+  for (const f of receipt.files_loaded) {
+    const text = lines.get(f.path);
+    if (!text) continue;
+    f.ranges.forEach((r, i) => {
+      const now = rangeSha256(text, r);
+      if (now === undefined) problems.push(`${f.path}: lines ${r[0]}-${r[1]} are past the end of the file (${text.length} lines now)`);
+      else if (now !== f.range_sha256[i]) problems.push(`${f.path}: lines ${r[0]}-${r[1]} no longer read the same (sha256 ${now.slice(0, 12)}, the receipt says ${String(f.range_sha256[i]).slice(0, 12)})`);
+    });
+  }
+  if (contextMd !== undefined && problems.length === 0) problems.push(...staleContextLines(root, contextMd).map((p) => `context.md: ${p}`));
+  return problems;
 }
 
 /** Rung 274177: two runs on the same repo state and query give the same bytes, words, and ratio (within 5%). */

@@ -23,6 +23,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: 'The body must be application/json',
   INVALID_FORENSICS: 'The forensics of the route request do not match their schema',
   INVALID_RESOLUTION: 'The flow graph does not allow this resolution',
+  INVALID_REPORT: 'A report file named by the request cannot be read',
   INTERNAL: 'Internal error',
   STORE_UNAVAILABLE: 'The ledger is unavailable',
   TIMEOUT: 'The request took longer than the time limit',

@@ -27,6 +27,7 @@ import { packageRoot } from '../package-root.js';
 import { VERSION } from '../version.js';
 import type { ServiceLedger } from './ledger-reader.js';
 import { buildOpenApi } from './openapi.js';
+import { withReports } from '../forensics/with-reports.js';
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
 import { RunQueue } from './run-queue.js';
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   uiDir?: string;
   /** Time source for recorded timestamps (tests). */
   clock?: () => number | Date;
+  /** Folder under which a route request's `reports` files are read into its forensics (default: none, refused). */
+  reportsRoot?: string;
 }
 
 export interface Service {
@@ -171,12 +174,14 @@ export function createService(options: ServiceOptions): Service {
 
   const json = (reply: FastifyReply, schema: string, body: unknown) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(checked(schema, body)));
 
+  const router = withReports(kernel, { root: options.reportsRoot });
+
   async function routeOne(body: unknown, run_id: string | undefined): Promise<Decision> {
     const started = performance.now();
     const span = navkernelTracer().startSpan('navkernel.route', { attributes: run_id !== undefined ? { 'navkernel.run_id': run_id } : {} });
     if (run_id !== undefined) routeSpans.set(run_id, span);
     try {
-      const decision = await kernel.route(body);
+      const decision = await router.route(body);
       const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };

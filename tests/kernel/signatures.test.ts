@@ -17,6 +17,14 @@ describe('failure signatures', () => {
     ['type_mismatch', { error_output: "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'." }],
     ['test_fixture_error', { tests: { failed: 1, failures: [{ type: 'FixtureNotFoundError' }] } }],
     ['test_fixture_error', { error_output: "E       fixture 'db_session' not found" }],
+    // The shapes real tools print (issue 23), for runners that send raw output rather than `navkernel forensics`.
+    ['missing_import', { error_output: "src/a.ts(1,25): error TS2307: Cannot find module 'lodash-es' or its corresponding type declarations." }],
+    ['missing_import', { error_output: 'main.go:3:8: cannot find package "example.com/gone" in any of:' }],
+    ['type_mismatch', { error_output: 'm.py:8: error: Argument 1 to "double" has incompatible type "str"; expected "int"  [arg-type]' }],
+    ['test_fixture_error', { tests: { failures: [{ kind: 'error', message: 'failed on setup with "RuntimeError: db down"' }] } }],
+    ['merge_conflict', { error_output: 'Unmerged paths:\n  both modified:   src/a.ts' }],
+    // `navkernel forensics` lists every signature its reports show; without failure_signature the table picks.
+    ['lint_errors', { signatures: ['type_mismatch', 'lint_errors'] }],
     ['dependency_error', { error_output: 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padd' }],
     ['dependency_error', { error_output: 'ERROR: Could not find a version that satisfies the requirement torch==9.9' }],
   ])('recognises %s', (expected, f) => {

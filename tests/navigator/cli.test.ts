@@ -12,18 +12,18 @@ describe('navkernel navigate', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^EXIT_PASS {2}PASS\n/);
-    expect(r.stdout).toMatch(/ {2}L[1-4] {2}src\/cart\/discount\.ts {2}\d+ tokens, \d+ lines read, match "/);
+    expect(r.stdout).toMatch(/ {2}L[1-4] {2}src\/cart\/discount\.ts {2}\d+ tokens, \d+ lines read, \d+ shown, match "/);
     expect(r.stdout).toMatch(/compression ratio \d+(\.\d+)? \(gate 2\.0, target 10\)/);
     for (const f of ['navigation_map.json', 'context_load_receipt.json', 'compression_report.json', 'context.md']) expect(readFileSync(path.join(out, f), 'utf8').length).toBeGreaterThan(0);
     expect(JSON.parse(readFileSync(path.join(out, 'context_load_receipt.json'), 'utf8')).files_loaded.length).toBeLessThanOrEqual(4);
-    const check = runCli(['navigate', '--check', '--out', out]);
+    const check = runCli(['navigate', '--check', '--out', out, '--repo', SHOP]);
     expect(check.code).toBe(0);
     expect(check.stdout).toBe(`rung 641 holds for ${out}\n`);
     // Tamper with the report: the check must fail and say why.
     const file = path.join(out, 'compression_report.json');
     const report = JSON.parse(readFileSync(file, 'utf8'));
     writeFileSync(file, JSON.stringify({ ...report, compression_ratio: 1.2 }));
-    const bad = runCli(['navigate', '--check', '--out', out]);
+    const bad = runCli(['navigate', '--check', '--out', out, '--repo', SHOP]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('compression_ratio 1.2 < 2.0');
   });

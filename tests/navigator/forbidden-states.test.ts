@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNavigator, defaultSteps, type NavigationOutcome, type NavigatorSteps } from '../../src/navigator/index.js';
+import { createNavigator, defaultSteps, type LoadResult, type NavigationOutcome, type NavigatorSteps } from '../../src/navigator/index.js';
 import { SHOP, tmpDir } from '../repomap/fixture.js';
 
 const cacheDir = tmpDir('nk-cache-');
@@ -91,7 +91,7 @@ describe('forbidden states end in EXIT_BLOCKED naming them', () => {
   });
 
   it('CONTEXT_ACCUMULATION: a receipt carried over from the previous query', async () => {
-    let carried: { path: string; lines_read: number; magic_word_match: string; relevance_score: number }[] = [];
+    let carried: LoadResult['receipt']['files_loaded'] = [];
     const steps: Partial<NavigatorSteps> = {
       loadContext: async (input) => {
         const r = await real.loadContext(input);

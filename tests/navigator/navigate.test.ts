@@ -34,7 +34,8 @@ describe('navigate on a real repository', () => {
     expect(map.total_files_loaded).toBe(receipt.files_loaded.length);
     expect(receipt.files_loaded.map((f) => f.path)).toContain('src/cart/discount.ts');
     for (const f of receipt.files_loaded) expect(map.magic_words_extracted).toContain(f.magic_word_match);
-    expect(receipt.total_lines_loaded).toBe(receipt.files_loaded.reduce((s, f) => s + f.lines_read, 0));
+    expect(receipt.total_lines_loaded).toBe(receipt.files_loaded.reduce((s, f) => s + f.lines_shown, 0));
+    expect(receipt.total_lines_read).toBe(receipt.files_loaded.reduce((s, f) => s + f.lines_read, 0));
     expect(receipt.files_loaded.length).toBeLessThanOrEqual(8);
     expect(receipt.total_lines_loaded).toBeLessThanOrEqual(400);
     expect(context_md).toContain('if (subtotal < coupon.minimumSubtotal) return subtotal;');

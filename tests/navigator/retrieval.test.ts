@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,8 +151,10 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(block).toContain('Date.parse(value)');
     expect(block).not.toContain('\n1│');
     const shown = block.split('\n').filter((l) => /^\d+│/.test(l)).length;
-    expect(f.lines_read).toBe(shown);
-    expect(f.lines_read).toBeLessThan(60);
+    expect(f.lines_shown).toBe(shown);
+    expect(f.lines_shown).toBeLessThan(60);
+    // The navigator read the whole file to find that window: that is what lines_read says (seed 002 "Silent Context Spill").
+    expect(f.lines_read).toBe(readFileSync(path.join(REPO, 'src/long.ts'), 'utf8').split('\n').length - 1);
   });
 
   it('keeps a persistent index that a warm run does not rewrite and a change updates by one file; artifacts equal cold and warm', async () => {
@@ -261,18 +264,29 @@ describe('honest accounting (issue 16 item 5)', () => {
     expect(o.loaded).toEqual([]);
   });
 
-  it('lists exactly the files in the context, none with 0 lines, and lines_read sums to the lines shown', async () => {
+  it('lists exactly the files in the context, none with 0 lines; lines_shown sums to the lines shown, lines_read to the files\' lines (issue 22 item 8)', async () => {
     const o = await nav('custom fetch request with merged headers and retry delay');
     const receipt = o.artifacts.context_load_receipt;
     const blocks = o.artifacts.context_md.split('==> ').slice(1);
     expect(receipt.files_loaded.map((f) => f.path)).toEqual(blocks.map((b) => b.slice(0, b.indexOf(' '))));
-    for (const f of receipt.files_loaded) expect(f.lines_read).toBeGreaterThan(0);
+    for (const f of receipt.files_loaded) expect(f.lines_shown).toBeGreaterThan(0);
     // A whole file is shown without numbers (its header gives the count); a part, as numbered lines.
     const shown = blocks.reduce((s, b) => {
       const head = /^\S+ \[L\d, (\d+) lines(; (\d+) shown)?\]/.exec(b)!;
       return s + (head[3] ? b.split('\n').filter((l) => /^\d+│/.test(l)).length : Number(head[1]));
     }, 0);
     expect(receipt.total_lines_loaded).toBe(shown);
+    // What was read: every line of each loaded file, more than what is shown.
+    const read = receipt.files_loaded.reduce((s, f) => s + readFileSync(path.join(REPO, f.path), 'utf8').replace(/\n$/, '').split('\n').length, 0);
+    expect(receipt.total_lines_read).toBe(read);
+    expect(receipt.total_lines_read).toBeGreaterThan(receipt.total_lines_loaded);
+    expect(receipt.budget_used_fraction).toBe(Math.round((shown / receipt.budget_limit_lines) * 10000) / 10000);
+    // Each file's ranges are its numbered lines, with the sha256 of each range's text.
+    for (const f of receipt.files_loaded) {
+      const lines = readFileSync(path.join(REPO, f.path), 'utf8').replace(/\n$/, '').split('\n');
+      expect(f.ranges.reduce((s, [a, b]) => s + b - a + 1, 0)).toBe(f.lines_shown);
+      f.ranges.forEach(([a, b], i) => expect(f.range_sha256[i]).toBe(createHash('sha256').update(lines.slice(a - 1, b).join('\n')).digest('hex')));
+    }
   });
 });
 
@@ -317,9 +331,9 @@ describe('the text index', () => {
   });
 });
 
-describe('skill-pack order (issue 16 item 3)', () => {
+describe('skill-pack order (issue 16 item 3, issue 22 item 3)', () => {
   it('accepts prime-safety first and a persona last, and refuses any other order with a typed error naming the entry', async () => {
-    const ok = await nav('honour backoffLimit', { skill_pack: ['prime-safety', 'phuc-magic-words', 'knuth'] });
+    const ok = await nav('honour backoffLimit', { skill_pack: ['prime-safety', 'phuc-magic-words', 'phuc-gps', 'knuth'] });
     expect(ok.exit).toBe('EXIT_PASS');
     const refused = async (pack: string[]) => {
       try {
@@ -333,12 +347,13 @@ describe('skill-pack order (issue 16 item 3)', () => {
     expect(late.code).toBe('INVALID_CAPSULE');
     expect(late.issues[0]).toMatchObject({ path: '$.skill_pack[0]' });
     expect(late.issues[0]!.message).toContain('prime-safety first');
-    const persona = await refused(['prime-safety', 'shannon', 'phuc-gps']);
+    const persona = await refused(['prime-safety', 'shannon', 'phuc-magic-words', 'phuc-gps']);
     expect(persona.issues[0]).toMatchObject({ path: '$.skill_pack[1]' });
     expect(persona.issues[0]!.message).toContain('loaded last');
     expect((await refused([])).issues[0]!.message).toContain('empty');
-    expect((await refused(['prime-safety', 'knuth', 'feynman'])).issues.some((i) => i.message.includes('at most one persona'))).toBe(true);
+    expect((await refused(['prime-safety', 'phuc-magic-words', 'phuc-gps', 'knuth', 'feynman'])).issues.some((i) => i.message.includes('at most one persona'))).toBe(true);
   });
+
 });
 
 describe('NORTHSTAR alignment (issue 16 item 1)', () => {

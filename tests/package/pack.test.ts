@@ -73,7 +73,7 @@ describe('the published package', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/src/kernel/index.js');
     expect(files).toContain('schemas/decision.schema.json');
-    for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client.py']) expect(files).toContain(ui);
+    for (const ui of ['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/mermaid.min.js', 'schemas/openapi.json', 'clients/python/navkernel_client.py', 'clients/python/py.typed', 'clients/python/pyproject.toml', 'clients/python/build_backend.py']) expect(files).toContain(ui);
     expect(files.filter((f) => /^dist\/(tests|bench|scripts)\//.test(f) || f.endsWith('.map'))).toEqual([]);
     // No compiled file points at a source map that is not shipped (bundlers warn about those).
     const dangling = files.filter((f) => f.endsWith('.js') && /\/\/# sourceMappingURL=/.test(readFileSync(path.join(ROOT, f), 'utf8')));
@@ -114,14 +114,21 @@ describe('the published package', () => {
     expect(schema.stdout.trim(), schema.out).toBe('decision');
     const sdk = run(process.execPath, ['--input-type=module', '-e', "const { createLanguageModel } = await import('navkernel/llm'); try { createLanguageModel('anthropic'); } catch (e) { console.log(e.code, e.message); }"], consumer);
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
+    const langgraph = run(process.execPath, ['--input-type=module', '-e', "try { await import('navkernel/langgraph'); } catch (e) { console.log(e.code, e.message); }"], consumer);
+    expect(langgraph.stdout, langgraph.out).toMatch(/^MISSING_PACKAGE .*npm install @langchain\/langgraph/);
+    const mcp = run(path.join(consumer, 'node_modules', '.bin', 'navkernel'), ['mcp', '--json'], consumer);
+    expect(mcp.code).toBe(2);
+    expect(JSON.parse(mcp.stdout)).toEqual({ error: { code: 'MISSING_PACKAGE', message: expect.stringContaining('npm install @modelcontextprotocol/sdk') } });
     const service = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/service'); console.log(typeof m.createService)"], consumer);
     expect(service.stdout.trim(), service.out).toBe('function');
+    const forensics = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/forensics'); console.log(typeof m.collectForensics, m.REPORT_FORMATS.length)"], consumer);
+    expect(forensics.stdout.trim(), forensics.out).toBe('function 10');
   });
 
   it('engines tells the truth: on the oldest release of every Node line it allows, every locked package accepts it', () => {
     const semver = createRequire(import.meta.url)('semver') as { satisfies(v: string, r: string): boolean };
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in README "Developing".
+    // Contributors (dev dependencies: vite, vitest, rolldown) need a narrower range, stated in docs/development.md.
     const DEV_NODE = '^20.19.0 || ^22.13.0 || >=24';
     /** The oldest x.y.0 of each Node major 20-26 that `range` allows. */
     const oldestPerLine = (range: string) =>

@@ -57,13 +57,15 @@ function part(file: string): string {
 }
 
 // ARCHITECTURE.md's arrows: what each part may import (besides itself and the leaf helpers package-root, version and
-// optional-package). Data flows one way: cli and service on top, runs above kernel and ledger, contracts at the bottom.
+// optional-package). Data flows one way: cli, service and integrations on top, runs above kernel and ledger, contracts at the bottom.
 const LEAVES = ['package-root', 'version', 'optional-package'];
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contracts: [],
   llm: ['contracts'],
   ledger: ['contracts'],
   repomap: ['contracts'],
+  // Only llm/redact.ts of llm (checked below): the same secret redaction as every other input.
+  forensics: ['contracts', 'llm'],
   kernel: ['contracts', 'llm', 'machines'],
   machines: ['contracts', 'kernel', 'navigator'],
   runs: ['contracts', 'kernel', 'ledger'],
@@ -72,7 +74,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   demo: ['contracts', 'kernel'],
   'schema-registry': ['contracts', 'llm'],
   'machine-diagram': ['machines'],
-  service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram'],
+  service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram', 'forensics'],
+  // The MCP server and the LangGraph edge: thin adapters over the public API below them.
+  integrations: ['contracts', 'kernel', 'ledger', 'runs', 'navigator', 'repomap'],
 };
 
 describe('module structure', () => {
@@ -108,6 +112,19 @@ describe('module structure', () => {
     // with the first YAML flow file).
     const heavyPackages = [...seen].filter((f) => /(?:^|\n)\s*import\s(?!type\s)[^;]*?from\s+'(?:zod|yaml)'/.test(readFileSync(f, 'utf8'))).map((f) => path.relative(ROOT, f));
     expect(heavyPackages).toEqual([]);
+  });
+
+  it('navkernel/forensics uses only contracts and the redaction module; the route transports load it only with a request that names reports', () => {
+    const seen = [...runtimeClosure(path.join(ROOT, 'src', 'forensics', 'index.ts'))].map((f) => path.relative(ROOT, f));
+    expect(seen.filter((f) => !/^src\/(contracts|forensics)\//.test(f) && f !== 'src/llm/redact.ts')).toEqual([]);
+    expect(seen).not.toContain('src/contracts/index.ts');
+    // Its parsers (fast-xml-parser, tap-parser) load with the first report of their format.
+    const eager = seen.filter((f) => /(?:^|\n)\s*import\s(?!type\s)[^;]*?from\s+'(?:fast-xml-parser|tap-parser)'/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(eager).toEqual([]);
+    for (const entry of [path.join(ROOT, 'src', 'cli', 'commands', 'route.ts'), path.join(ROOT, 'src', 'service', 'server.ts')]) {
+      const loaded = [...runtimeClosure(entry)].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/forensics/'));
+      expect(loaded).toEqual(['src/forensics/with-reports.ts']);
+    }
   });
 
   it('`navkernel route` without --llm loads no LLM module (its import is deferred until a flag needs it)', () => {

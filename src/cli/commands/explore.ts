@@ -45,6 +45,9 @@ interface ExploreOptions {
   cache: boolean;
   registry?: string;
   timeoutMs?: string;
+  escalateTo?: string;
+  stallTurns?: string;
+  repeatLimit?: string;
   persona?: string;
   verbose?: boolean;
   copy?: boolean;
@@ -89,6 +92,12 @@ function resolveModel(spec: string | undefined, env: NodeJS.ProcessEnv = process
   }
   const model = createLanguageModel(s);
   return { model, spec: model.provider === 'scripted' ? s : `${model.provider}:${model.modelId}` };
+}
+
+function zeroOrMore(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new NavkernelError('INVALID_OPTION', `${name} must be an integer >= 0 (got ${JSON.stringify(value)})`);
+  return n;
 }
 
 function write(file: string, text: string, flag: string): void {
@@ -139,7 +148,10 @@ export function registerExploreCommand(program: Command): void {
     .option('--cache-dir <dir>', 'index/registry cache (default runs/.cache)')
     .option('--no-cache', 'do not read or write the cache')
     .option('--registry <file>', "a magic-words.jsonl tier registry for the navigator's start")
-    .option('--timeout-ms <n>', 'per-call timeout of the model (default 5000)');
+    .option('--timeout-ms <n>', 'per-call timeout of the model (default 5000)')
+    .option('--escalate-to <spec>', 'a stronger model (same forms as --model, e.g. claude-sonnet-4-5) the session moves to when it stalls on --model, if its next call fits the USD budget')
+    .option('--stall-turns <n>', 'steps in a row without a plan change that are a stall: escalate, or warn the model (default 3)')
+    .option('--repeat-limit <n>', 'identical tool calls in a row that are a stall: escalate, or end the session as stalled (default 3)');
   addLedgerOption(cmd);
   cmd.action(async (o: ExploreOptions) => {
     let store: SqliteExplorerSessionStore | undefined;
@@ -187,13 +199,18 @@ export function registerExploreCommand(program: Command): void {
         // The session's own model before the configuration's: a resumed session keeps its model unless --model says otherwise.
         const spec = o.model ?? saved.config.model ?? config.llm;
         const model = !saved.state.exploration_complete && spec ? resolveModel(spec).model : undefined;
+        const escalateTo = o.escalateTo ?? saved.config.escalate_to;
+        const escalation = !saved.state.exploration_complete && escalateTo ? resolveModel(escalateTo) : undefined;
         if (!o.quiet && !o.json) process.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
-        result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(o.interactive ? { interactive: true } : {}) });
+        result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(escalation ? { escalation: { model: escalation.model, modelSpec: escalation.spec } } : {}), ...(o.interactive ? { interactive: true } : {}) });
       } else {
         if (!o.repo) throw new UsageError('--repo is required (or --resume SESSION, or --list)');
         if (!o.goal?.trim()) throw new UsageError('--goal is required and must be non-empty');
         if (!existsSync(o.repo) || !statSync(o.repo).isDirectory()) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${o.repo}`);
         const chosen = o.llm === false ? undefined : resolveModel(o.model ?? config.llm);
+        const escalation = chosen && o.escalateTo ? resolveModel(o.escalateTo) : undefined;
+        const stallTurns = o.stallTurns !== undefined ? zeroOrMore(o.stallTurns, '--stall-turns') : undefined;
+        const repeatLimit = o.repeatLimit !== undefined ? zeroOrMore(o.repeatLimit, '--repeat-limit') : undefined;
         const sessionId = o.session ?? `exp-${randomUUID().slice(0, 8)}`;
         if (!o.quiet && !o.json) process.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
         result = await runExplorer({
@@ -208,6 +225,8 @@ export function registerExploreCommand(program: Command): void {
           ...(chosen ? { model: chosen.model, modelSpec: chosen.spec } : { noLlm: true }),
           ...(o.interactive ? { interactive: true } : {}),
           ...(o.registry ? { registryFile: o.registry } : {}),
+          ...(escalation ? { escalation: { model: escalation.model, modelSpec: escalation.spec } } : {}),
+          ...(stallTurns !== undefined || repeatLimit !== undefined ? { stall: { ...(stallTurns !== undefined ? { noChangeTurns: stallTurns } : {}), ...(repeatLimit !== undefined ? { repeatedCalls: repeatLimit } : {}) } } : {}),
           persona,
         });
       }

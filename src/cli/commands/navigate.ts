@@ -3,8 +3,9 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/errors.js';
 import { readInputFile } from '../conventions.js';
+import { addNavigatorOptions } from '../navigator-options.js';
 import type { CnfCapsuleInput } from '../../contracts/index.js';
-import { checkRung641, checkRung65537, compareRuns, createNavigator, RUNG_65537, writeArtifacts, type NavigationOutcome, type NavigatorOptions, type Rung65537Result } from '../../navigator/index.js';
+import { checkRung641, checkRung65537, compareRuns, createNavigator, normalizeCapsule, RUNG_65537, writeArtifacts, type NavigationOutcome, type NavigatorOptions, type Rung65537Result } from '../../navigator/index.js';
 
 interface NavigateOptions {
   repo?: string;
@@ -44,15 +45,18 @@ async function capsuleFrom(o: NavigateOptions): Promise<CnfCapsuleInput> {
   let base: Record<string, unknown> = {};
   if (o.capsule) {
     const text = readInputFile(o.capsule, '--capsule');
-    let doc: unknown;
+    // .json is JSON, .yaml/.yml YAML (either with the seed's upper-case keys or lower-case ones); any other
+    // file is seed 002's plain-text template (TASK: …, REPO_ROOT: …), read line by line, never as YAML.
+    const kind = /\.json$/i.test(o.capsule) ? 'JSON' : /\.ya?ml$/i.test(o.capsule) ? 'YAML' : 'text';
+    let doc: unknown = text;
     try {
       // yaml is imported only for a YAML capsule (start-up of the common flag-only call stays small).
-      doc = /\.ya?ml$/i.test(o.capsule) ? (await import('yaml')).parse(text) : JSON.parse(text);
+      if (kind !== 'text') doc = kind === 'YAML' ? (await import('yaml')).parse(text) : JSON.parse(text);
     } catch (e) {
-      throw new NavkernelError('INVALID_CAPSULE', `--capsule ${o.capsule}: not valid ${/\.ya?ml$/i.test(o.capsule) ? 'YAML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`);
+      throw new NavkernelError('INVALID_CAPSULE', `--capsule ${o.capsule}: not valid ${kind}: ${(e as Error).message.split('\n')[0]}`);
     }
-    if (typeof doc !== 'object' || doc === null) throw new NavkernelError('INVALID_CAPSULE', `${o.capsule}: not an object`);
-    base = doc as Record<string, unknown>;
+    if (typeof doc !== 'string' && (typeof doc !== 'object' || doc === null)) throw new NavkernelError('INVALID_CAPSULE', `${o.capsule}: not an object`);
+    base = normalizeCapsule(doc) as Record<string, unknown>;
   }
   const budget = { ...((base.budget as Record<string, unknown> | undefined) ?? {}) };
   if (o.maxFiles !== undefined) budget.max_files = o.maxFiles;
@@ -91,7 +95,7 @@ function summary(o: NavigationOutcome, dir: string): string {
   if (o.loaded.length) {
     lines.push(`files loaded (${o.loaded.length}):`);
     const receipt = new Map(o.artifacts.context_load_receipt.files_loaded.map((f) => [f.path, f]));
-    for (const f of o.loaded) lines.push(`  L${f.level}  ${f.path}  ${f.tokens} tokens, ${f.lines_read} lines read, match "${receipt.get(f.path)?.magic_word_match ?? ''}"`);
+    for (const f of o.loaded) lines.push(`  L${f.level}  ${f.path}  ${f.tokens} tokens, ${f.lines_read} lines read, ${receipt.get(f.path)?.lines_shown ?? 0} shown, match "${receipt.get(f.path)?.magic_word_match ?? ''}"`);
   }
   lines.push(`tokens loaded: ${r.context_loaded_tokens} (minimum ${r.context_minimum_tokens}); compression ratio ${r.compression_ratio} (gate 2.0, target ${r.compression_ratio_target})`);
   for (const v of o.violations) lines.push(`forbidden state ${v.state} at ${v.at}: ${v.detail}`);
@@ -105,42 +109,38 @@ function summary(o: NavigationOutcome, dir: string): string {
  * navigation_map.json, context_load_receipt.json, compression_report.json and context.md.
  */
 export function registerNavigateCommand(program: Command): void {
-  program
-    .command('navigate')
-    .description('Load the least context a task needs from a repository and write its artifacts (the context navigator: a deterministic state machine, no LLM)')
-    .option('--repo <dir>', 'REPO_ROOT: the repository')
-    .option('--task <text>', 'TASK: the query, verbatim')
-    .option('--hint <words>', 'MAGIC_WORDS_HINT, comma-separated')
-    .option('--capsule <file>', 'a CNF capsule (JSON or YAML); flags override its fields')
-    .option('--max-files <n>', 'BUDGET.max_files (default 8)', positiveInt)
-    .option('--max-lines <n>', 'BUDGET.max_lines, lines read (default 400)', positiveInt)
-    .option('--max-tool-calls <n>', 'BUDGET.max_tool_calls (default 30)', positiveInt)
-    .option('--budget-tokens <n>', 'token budget of the loaded context (default 8000)', positiveInt)
+  addNavigatorOptions(
+    program
+      .command('navigate')
+      .description('Load the least context a task needs from a repository and write its artifacts (the context navigator: a deterministic state machine, no LLM)')
+      .option('--repo <dir>', 'REPO_ROOT: the repository')
+      .option('--task <text>', 'TASK: the query, verbatim')
+      .option('--hint <words>', 'MAGIC_WORDS_HINT, comma-separated')
+      .option('--capsule <file>', 'a CNF capsule: .json, .yaml/.yml (lower-case keys or the seed\'s TASK:, REPO_ROOT:, …), or any other file as seed 002\'s plain-text template; flags override its fields'),
+  )
     .option('--scope <glob...>', 'CONSTRAINTS.scope: only these files may be loaded')
-    .option('--registry <file>', 'a magic-words.jsonl tier registry (default: the repo\'s own, or one built from the repo)')
     .option('--out <dir>', 'artifact folder (default <run-base>/<run>/navigator)')
     .option('--run <id>', 'run id for the default artifact folder (default derived from task and repo)')
     .option('--run-base <dir>', 'RUN_BASE', 'runs')
-    .option('--cache-dir <dir>', 'index/registry cache (default <run-base>/.cache)')
-    .option('--no-cache', 'do not read or write the cache')
     .option('--verify-stable', 'run twice and compare the artifacts\' sha256 (the determinism check the design calls rung 274177)')
     .option('--rung <n>', 'run a stability check (a "rung") after navigating: 274177 (= --verify-stable) or 65537 (274177 plus the same files for a paraphrased task and a shuffled file order, and every loaded line still in the repository; results in the receipt\'s rung_checks)', positiveInt)
     .option('--paraphrase <text...>', 'paraphrases of the task for --rung 65537 (default: a built-in one)')
-    .option('--check', 'only re-check the artifacts already in the artifact folder against each other and the files they name (rung 641)')
+    .option('--check', 'only re-check the artifacts already in the artifact folder (rung 641): against each other (totals add up) and against the files they name in --repo (each exists, each loaded line range still hashes the same); exit 1 with the reasons')
     .option('--json', 'print the outcome as JSON')
     .option('-q, --quiet', 'no progress output')
     .action(async (o: NavigateOptions) => {
       const capsule = await capsuleFrom(o);
       const dir = outDir(o, capsule);
       if (o.check) {
-        const r = await checkRung641(dir);
+        const r = await checkRung641(dir, capsule.repo_root ? { repoRoot: path.resolve(capsule.repo_root) } : {});
         process.stdout.write(o.json ? `${JSON.stringify(r)}\n` : r.passed ? `rung 641 holds for ${dir}\n` : `rung 641 fails for ${dir}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\n`);
         process.exitCode = r.passed ? 0 : 1;
         return;
       }
       if (o.rung !== undefined && o.rung !== 274177 && o.rung !== RUNG_65537) throw new InvalidArgumentError(`--rung must be 274177 or ${RUNG_65537} (rung 641 is --check)`);
       const cacheDir = o.cache === false ? false : path.resolve(o.cacheDir ?? path.join(o.runBase, '.cache'));
-      const navOptions: NavigatorOptions = { cacheDir, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(o.quiet) ? { onProgress: progress(o.quiet)! } : {}) };
+      const rungTarget = o.rung === RUNG_65537 ? RUNG_65537 : o.rung === 274177 || o.verifyStable ? 274177 : 641;
+      const navOptions: NavigatorOptions = { cacheDir, rungTarget, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(o.quiet) ? { onProgress: progress(o.quiet)! } : {}) };
       const nav = createNavigator(navOptions);
       const outcome = await nav.navigate(capsule);
       let rung: Rung65537Result | undefined;
@@ -153,7 +153,10 @@ export function registerNavigateCommand(program: Command): void {
       if (o.verifyStable || o.rung === 274177) stable = compareRuns(outcome, await nav.navigate(capsule));
       if (o.json) {
         process.stdout.write(
-          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => ({ path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read })), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
+          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => {
+            const r = outcome.artifacts.context_load_receipt.files_loaded.find((x) => x.path === f.path);
+            return { path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read, lines_shown: r?.lines_shown ?? 0, ranges: r?.ranges ?? [] };
+          }), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
         );
       } else {
         process.stdout.write(summary(outcome, dir));

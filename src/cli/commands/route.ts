@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { EXIT, UsageError } from '../conventions.js';
 import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
 import { createRedactor } from '../../llm/redact.js';
+import { withReports } from '../../forensics/with-reports.js';
 import { serveCoProcess } from '../route-coprocess.js';
 
 interface RouteCliOptions extends RoutingCliOptions {
@@ -11,6 +12,7 @@ interface RouteCliOptions extends RoutingCliOptions {
   maxBytes?: string;
   redactPattern?: string[];
   redact?: boolean;
+  reportsRoot?: string;
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
@@ -34,6 +36,7 @@ export function registerRouteCommand(program: Command): void {
     .option('--max-bytes <n>', 'largest request or line, in bytes (default 1048576)')
     .option('--redact-pattern <regex>', 'an extra secret shape to redact (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--no-redact', 'do not redact secrets from requests (they are then stored and may be sent to a model)')
+    .option('--reports-root <dir>', 'read the report files a request names in `reports` (under this folder only) into its forensics')
     .addHelpText(
       'after',
       '\nExample:\n  echo \'{"run_id":"r1","flow":"build","step_completed":"build-step-1","status":"VERIFIED"}\' | navkernel route --flows charters\n\n' +
@@ -64,7 +67,8 @@ export function registerRouteCommand(program: Command): void {
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     try {
-      const outcome = await serveCoProcess(kernel, process.stdin, process.stdout, {
+      const routed = withReports(kernel, { root: opts.reportsRoot, ...(opts.redact === false ? { redact: false } : { redact: { patterns } }) });
+      const outcome = await serveCoProcess(routed, process.stdin, process.stdout, {
         signal: stop.signal,
         failFast: opts.failFast ?? false,
         multiline: opts.multiline ?? false,

@@ -12,6 +12,7 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   maxBytes?: string;
   maxBodyBytes?: string;
   requestTimeoutMs: string;
+  reportsRoot?: string;
 }
 
 function whole(flag: string, v: string, min: number, max: number): number {
@@ -31,6 +32,7 @@ export function registerServeCommand(program: Command): void {
     .option('--max-bytes <n>', 'largest request body, in bytes, as `navkernel route --max-bytes` (default 1048576)')
     .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
+    .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(opts);
@@ -44,6 +46,7 @@ export function registerServeCommand(program: Command): void {
       ...(opts.token ? { token: opts.token } : {}),
       bodyLimit: opts.maxBytes !== undefined ? whole('--max-bytes', opts.maxBytes, 1, 1 << 30) : opts.maxBodyBytes !== undefined ? whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30) : 1024 * 1024,
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
+      ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
     });
     let address: string;
     try {

@@ -1,0 +1,92 @@
+import type { Forensics } from '../contracts/route-request.js';
+import { REPORT_FORMATS, type ReportFormat } from '../contracts/report-formats.js';
+import { createRedactor, type RedactOptions } from '../llm/redact.js';
+import { detectFormat } from './detect-format.js';
+import { readGitDir, readGitStatus } from './git-status.js';
+import { parseJsonReport, readEslintJson, readPyrightJson, readRuffJson, readSarif } from './json-reports.js';
+import { readJunit } from './junit.js';
+import { checkReportFile, linesOf, readHead, readWhole, reportChunks } from './read-report.js';
+import { ReportError } from './report-error.js';
+import { ForensicsCollector } from './summary.js';
+import { readTap } from './tap.js';
+import { readMypy, readPytest, readTsc } from './text-reports.js';
+
+/** What to read: report files (each with an optional format), a git work tree read live, a format for them all. */
+export interface ForensicsInputs {
+  files?: readonly (string | { file: string; as?: ReportFormat })[];
+  git?: string;
+  as?: ReportFormat;
+}
+
+export interface CollectOptions {
+  /** Paths inside this folder are shown relative to it (default: the current folder). */
+  baseDir?: string;
+  /** Largest report streamed (JUnit, TAP, text formats). Default 256 MiB. */
+  maxReportBytes?: number;
+  /** Largest JSON report (ESLint, Ruff, pyright, SARIF), which is parsed whole. Default 32 MiB. */
+  maxJsonReportBytes?: number;
+  /** Secret redaction of everything kept (on by default, as for every request; `false` turns it off). */
+  redact?: RedactOptions | false;
+}
+
+export const DEFAULT_MAX_REPORT_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_JSON_REPORT_BYTES = 32 * 1024 * 1024;
+
+type Lines = AsyncIterable<string[]>;
+/** Formats read line by line, streamed. */
+const LINE_READERS: Partial<Record<ReportFormat, (file: string, lines: Lines, sink: ForensicsCollector) => Promise<void>>> = {
+  tap: readTap,
+  tsc: (_, lines, sink) => readTsc(lines, sink),
+  mypy: (_, lines, sink) => readMypy(lines, sink),
+  pytest: (_, lines, sink) => readPytest(lines, sink),
+  'git-status': (_, lines, sink) => readGitStatus(lines, sink),
+};
+/** JSON formats, parsed whole within their own size limit. */
+const JSON_READERS: Partial<Record<ReportFormat, (file: string, doc: unknown, sink: ForensicsCollector) => void>> = {
+  sarif: readSarif,
+  'eslint-json': readEslintJson,
+  'ruff-json': readRuffJson,
+  'pyright-json': readPyrightJson,
+};
+
+/**
+ * Reads test reports, linter and compiler output and git state into one `forensics` object (valid under
+ * schemas/route-request.schema.json), every summary capped, secrets redacted, `failure_signature` set to the
+ * highest-priority signature the reports show and `signatures` listing them all. Throws ReportError
+ * (INVALID_REPORT) naming the file and what is wrong with it.
+ */
+export async function collectForensics(inputs: ForensicsInputs, options: CollectOptions = {}): Promise<Forensics> {
+  const sink = new ForensicsCollector(options.baseDir ?? process.cwd());
+  for (const entry of inputs.files ?? []) {
+    const file = typeof entry === 'string' ? entry : entry.file;
+    const as = typeof entry === 'string' ? inputs.as : (entry.as ?? inputs.as);
+    await readReport(file, as, sink, options);
+  }
+  if (inputs.git !== undefined) {
+    await readGitDir(inputs.git, sink);
+    sink.source(inputs.git, 'git-status');
+  }
+  const out = sink.result();
+  return options.redact === false ? out : createRedactor(options.redact ?? {}).value(out);
+}
+
+/** One report file into the collector. */
+async function readReport(file: string, as: ReportFormat | undefined, sink: ForensicsCollector, options: CollectOptions): Promise<void> {
+  if (as !== undefined && !(REPORT_FORMATS as readonly string[]).includes(as)) throw new ReportError(file, 'unknown_format', `unknown format "${String(as)}" (one of ${REPORT_FORMATS.join(', ')})`);
+  const size = await checkReportFile(file, options.maxReportBytes ?? DEFAULT_MAX_REPORT_BYTES);
+  let format = as;
+  if (!format) {
+    const head = await readHead(file);
+    if (!head.trim()) throw new ReportError(file, 'empty', 'the report is empty: say its format (--as) if empty means "no findings" for it');
+    format = detectFormat(head);
+    if (!format) throw new ReportError(file, 'unknown_format', `not a format navkernel reads (${REPORT_FORMATS.join(', ')}); name it with --as if it is one of them`);
+  }
+  const maxJson = options.maxJsonReportBytes ?? DEFAULT_MAX_JSON_REPORT_BYTES;
+  if (JSON_READERS[format] && size > maxJson) throw new ReportError(file, 'too_large', `a ${format} report is parsed whole: ${size} bytes is over its limit of ${maxJson} bytes`);
+  const lineReader = LINE_READERS[format];
+  const jsonReader = JSON_READERS[format];
+  if (format === 'junit') await readJunit(file, reportChunks(file), sink);
+  else if (lineReader) await lineReader(file, linesOf(reportChunks(file)), sink);
+  else if (jsonReader) jsonReader(file, parseJsonReport(file, await readWhole(file)), sink);
+  sink.source(file, format);
+}
