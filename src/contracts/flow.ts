@@ -63,7 +63,7 @@ export const Step = z
       .array(z.string().min(1))
       .optional()
       .describe('Statuses that mean failure here, besides FAILED, FAILURE, FAIL, ERROR, ERRORED, BLOCKED: one that falls to a branch default is flagged (needs_human)'),
-    reports: z
+    statuses: z
       .array(z.string().min(1))
       .optional()
       .describe("The statuses this step's agent reports: `navkernel validate` warns about any that no rule of the step handles"),

@@ -62,17 +62,17 @@ describe('28.4: a step declares its success statuses', () => {
   });
 
   it('validate warns about statuses a step reports that nothing handles (and only those)', () => {
-    const flows = defineFlows([fixbug({ reproduce: { reports: ['REPRODUCED', 'NOT_REPRODUCED', 'VERIFIED'], success: ['REPRODUCED'] } })]);
+    const flows = defineFlows([fixbug({ reproduce: { statuses: ['REPRODUCED', 'NOT_REPRODUCED', 'VERIFIED'], success: ['REPRODUCED'] } })]);
     const w = flowWarnings(flows);
     expect(w).toHaveLength(1);
-    expect(w[0]).toMatchObject({ flow: 'fixbug', step: 'reproduce', path: '$.steps[0].reports' });
+    expect(w[0]).toMatchObject({ flow: 'fixbug', step: 'reproduce', path: '$.steps[0].statuses' });
     expect(w[0]!.message).toContain('reports NOT_REPRODUCED, which no rule of the step handles: it would ESCALATE (no_rule_applies)');
     const dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-validate-'));
     try {
-      writeFileSync(path.join(dir, 'fixbug.json'), JSON.stringify(fixbug({ reproduce: { reports: ['REPRODUCED', 'NOT_REPRODUCED'], success: ['REPRODUCED'] } })));
+      writeFileSync(path.join(dir, 'fixbug.json'), JSON.stringify(fixbug({ reproduce: { statuses: ['REPRODUCED', 'NOT_REPRODUCED'], success: ['REPRODUCED'] } })));
       const r = runCli(['validate', dir]);
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain('warning: fixbug: $.steps[0].reports: step reproduce reports NOT_REPRODUCED, which no rule of the step handles');
+      expect(r.stderr).toContain('warning: fixbug: $.steps[0].statuses: step reproduce reports NOT_REPRODUCED, which no rule of the step handles');
       expect(JSON.parse(runCli(['validate', dir, '--json']).stdout).warnings).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ function handles(step: CompiledStep, status: string): boolean {
 }
 
 /**
- * Statuses a step's agent reports (`reports:`) that no rule of the step handles: each would be routed to tier 5
+ * Statuses a step's agent reports (`statuses:`) that no rule of the step handles: each would be routed to tier 5
  * (ESCALATE, rule no_rule_applies) unless tier 3 or the envelope decides. Known only where the step says what its
  * agent reports; `navkernel validate` prints these as warnings.
  */
@@ -28,12 +28,12 @@ export function flowWarnings(flows: FlowSet): FlowWarning[] {
   for (const flow of flows.flows.values()) {
     flow.def.steps.forEach((def, i) => {
       const step = flow.steps.get(def.id)!;
-      for (const status of def.reports ?? []) {
+      for (const status of def.statuses ?? []) {
         if (handles(step, status.trim().toLowerCase())) continue;
         const fix = step.branches.size
           ? `add a branch for it (branches: {${status}: <step>})${step.def.next ? '' : ' or a next step as the default'}`
           : `declare it a success (success: [${status}]) or a failure (failure: [${status}]), or add a branch for it`;
-        out.push({ flow: flow.id, step: def.id, path: `$.steps[${i}].reports`, message: `step ${def.id} reports ${status}, which no rule of the step handles: it would ESCALATE (no_rule_applies); ${fix}` });
+        out.push({ flow: flow.id, step: def.id, path: `$.steps[${i}].statuses`, message: `step ${def.id} reports ${status}, which no rule of the step handles: it would ESCALATE (no_rule_applies); ${fix}` });
       }
     });
   }
