@@ -70,7 +70,7 @@ describe('examples', () => {
       expect(lines.slice(-4)).toEqual([
         'route package VERIFIED: CONTINUE check (tier 1 success)',
         'route check FAILED: LOOP check (tier 2 microloop)',
-        'a bad request is a tool error: INVALID_FORENSICS',
+        'a bad request is a tool error: INVALID_REQUEST',
         'audit: 2 routes, 1 off-road, active',
       ]);
     } finally {
