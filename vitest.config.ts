@@ -8,6 +8,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // A throwaway PostgreSQL server for the run (scripts/with-postgres.sh), unless DATABASE_URL names one.
-    globalSetup: ['tests/support/postgres-global-setup.ts'],
+    // Then a temp directory of its own for the run, one per test file inside it; the run fails when a test leaves
+    // anything there (tests/support/temp-dir-global-setup.ts).
+    globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/temp-dir-global-setup.ts'],
+    setupFiles: ['tests/support/temp-dir-per-file.ts'],
   },
 });

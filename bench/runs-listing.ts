@@ -1,5 +1,5 @@
 // `/v1/runs` and `/v1/stats` on a large ledger: the store's paged, filtered listing and SQL aggregates
-// (LedgerReader.runPage, ledgerTotals, ledgerTierRuleCounts, costBuckets) against the way they were computed before
+// (StatsReader.runPage, ledgerTotals, ledgerTierRuleCounts, costBuckets) against the way they were computed before
 // (every run loaded, several queries per run, filtered, paged and bucketed in JS), on the same SQLite ledger in the
 // same process. The former code is kept here, as it was, as the baseline, and tests/service/runs-listing.test.ts
 // uses it as the reference the new answers must equal.
@@ -7,7 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DecisionKind, LedgerStats, RunSummary, Tier } from '../src/contracts/index.js';
-import type { LedgerReader } from '../src/contracts/ports.js';
+import type { EscalationReader, RunReader, StatsReader } from '../src/contracts/ports.js';
+
+/** The parts the former per-run computations read. */
+type LegacyReader = RunReader & StatsReader & EscalationReader;
 import { DEMO_SCENARIO, simulate } from '../src/demo/index.js';
 import { createKernel } from '../src/kernel/index.js';
 import { openLedger } from '../src/ledger/index.js';
@@ -21,7 +24,7 @@ import { table } from './stats.js';
 // stats), unchanged but for names.
 
 /** The former listRuns: every run, then 2 or 3 queries per run. */
-export async function legacyListRuns(ledger: LedgerReader): Promise<RunSummary[]> {
+export async function legacyListRuns(ledger: LegacyReader): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
   for (const r of await ledger.runs()) out.push(await summarizeRun(ledger, r)); // the per-run summary is still the one runSummary uses
   return out;
@@ -29,7 +32,7 @@ export async function legacyListRuns(ledger: LedgerReader): Promise<RunSummary[]
 
 /** The former GET /v1/runs: every summary, filtered and sliced in JS; the cursor was an offset. */
 export async function legacyRunsPage(
-  ledger: LedgerReader,
+  ledger: LegacyReader,
   q: { status?: string; flow?: string; has_open_escalation?: boolean; limit: number; offset?: number },
 ): Promise<{ runs: RunSummary[]; total: number; next_cursor: string | null }> {
   const offset = q.offset ?? 0;
@@ -45,7 +48,7 @@ export async function legacyRunsPage(
 const HOUR_MS = 3_600_000;
 
 /** The former GET /v1/stats: tierRuleCounts per run, then every route of every run read in pages and bucketed in JS. */
-export async function legacyStats(ledger: LedgerReader): Promise<LedgerStats> {
+export async function legacyStats(ledger: LegacyReader): Promise<LedgerStats> {
   const runs = await ledger.runs();
   const byRule = new Map<string, { tier: Tier; rule: string; decision: DecisionKind; count: number }>();
   const byTier = new Map<number, number>();

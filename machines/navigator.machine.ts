@@ -1,49 +1,47 @@
 /**
- * The navigator's FSM (seed 002 §5): exactly its 14 states and 17 transitions. Topology only: each
- * working state invokes a named actor whose implementation src/navigator provides (`createNavigator`),
- * and every transition the seed makes conditional is a named guard over the actor's output or the
- * context. Forbidden states (seed §6) are reported by the actors as violations; they make the
+ * The navigator's FSM (seed 002 §5): exactly its 14 states and 17 transitions. Topology and names only: each
+ * working state invokes a named actor, every transition the seed makes conditional is a named guard over the
+ * actor's output or the context, and each state's result is kept by a named action; src/navigator provides them all
+ * (src/navigator/navigator-machine.ts, `createNavigator`) with `.provide()`, so this file imports nothing from src/. Forbidden states (seed §6) are reported by the actors as violations; they make the
  * SOCRATIC_REVIEW → EXIT_BLOCKED guard true, so the machine never needs a transition the seed lacks.
  */
-import { assign, fromPromise, setup } from 'xstate';
-import type { TierPathEntry } from '../src/contracts/index.js';
-import type {
-  Artifacts,
-  BranchResult,
-  CompressionResult,
-  IntakeResult,
-  LoadResult,
-  MagicWordsResult,
-  ReviewResult,
-  TierMap,
-  TrunkResult,
-  Violation,
-} from '../src/navigator/types.js';
-import { FORBIDDEN_STATES } from '../src/navigator/types.js';
+import { fromPromise, setup } from 'xstate';
 
-/** What every actor resolves to: its result and the forbidden states it detected. */
-export interface StepOutput<T> {
-  result: T;
-  violations: Violation[];
-}
+/** The seed-002 forbidden states (§6). Entering one ends the run in EXIT_BLOCKED naming it. */
+export const FORBIDDEN_STATES = [
+  'FULL_CORPUS_LOAD',
+  'SKIP_TRUNK',
+  'COMPRESSION_BYPASS',
+  'MAGIC_WORD_INVENTION',
+  'SCOPE_EXPANSION',
+  'NULL_ZERO_CONFUSION',
+  'CONTEXT_ACCUMULATION',
+  // Issue 16: a NORTHSTAR given but not read before BUILD_ARTIFACTS; loaded context that contradicts a stated non-goal.
+  'NORTHSTAR_UNREAD',
+  'NORTHSTAR_MISALIGNED',
+] as const;
 
+/**
+ * The machine's context. The steps' results are the navigator's (src/navigator/navigator-machine.ts types them as
+ * NavigatorContext); the machine never looks inside them.
+ */
 export interface NavigatorMachineContext {
   /** The raw capsule, as received. */
   capsule: unknown;
   /** 1 on the first traversal, 2 after SOCRATIC_REVIEW sent the machine back. */
   pass: number;
-  intake?: IntakeResult;
-  magic?: MagicWordsResult;
-  tiers?: TierMap;
-  trunk?: TrunkResult;
-  branch?: BranchResult;
-  load?: LoadResult;
-  compression?: CompressionResult;
-  artifacts?: Artifacts;
-  review?: ReviewResult;
+  intake?: unknown;
+  magic?: unknown;
+  tiers?: unknown;
+  trunk?: unknown;
+  branch?: unknown;
+  load?: unknown;
+  compression?: unknown;
+  artifacts?: unknown;
+  review?: unknown;
   /** Every visited node of every pass, in visiting order. */
-  tier_path: TierPathEntry[];
-  violations: Violation[];
+  tier_path: unknown[];
+  violations: unknown[];
 }
 
 export type NavigatorMachineEvent = { type: 'CAPSULE'; capsule: unknown };
@@ -51,11 +49,10 @@ export type NavigatorMachineEvent = { type: 'CAPSULE'; capsule: unknown };
 /** The actors' input: the whole context (they read what they need). */
 type ActorInput = { context: NavigatorMachineContext };
 
-function notProvided(name: string) {
-  return fromPromise<never, ActorInput>(async () => {
-    throw new Error(`navigator machine: actor ${name} not provided (use createNavigator from src/navigator)`);
-  });
-}
+const notProvided = (what: string) => () => {
+  throw new Error(`navigator machine: ${what} not provided (use createNavigator from src/navigator)`);
+};
+const actor = (name: string) => fromPromise<unknown, ActorInput>(async () => notProvided(`actor ${name}`)());
 
 /** Names of the invoked actors, one per working state. */
 export const NAVIGATOR_ACTORS = [
@@ -70,8 +67,6 @@ export const NAVIGATOR_ACTORS = [
   'socraticReview',
 ] as const;
 
-const allViolations = (context: NavigatorMachineContext, out: StepOutput<unknown>) => [...context.violations, ...out.violations];
-
 export const navigatorMachine = setup({
   types: {
     context: {} as NavigatorMachineContext,
@@ -79,91 +74,52 @@ export const navigatorMachine = setup({
     output: {} as NavigatorMachineContext,
   },
   actors: {
-    intakeQuery: notProvided('intakeQuery') as unknown as ReturnType<typeof fromPromise<StepOutput<IntakeResult>, ActorInput>>,
-    extractMagicWords: notProvided('extractMagicWords') as unknown as ReturnType<typeof fromPromise<StepOutput<MagicWordsResult>, ActorInput>>,
-    mapToTiers: notProvided('mapToTiers') as unknown as ReturnType<typeof fromPromise<StepOutput<TierMap>, ActorInput>>,
-    traverseTrunk: notProvided('traverseTrunk') as unknown as ReturnType<typeof fromPromise<StepOutput<TrunkResult>, ActorInput>>,
-    branchIfNeeded: notProvided('branchIfNeeded') as unknown as ReturnType<typeof fromPromise<StepOutput<BranchResult>, ActorInput>>,
-    loadContext: notProvided('loadContext') as unknown as ReturnType<typeof fromPromise<StepOutput<LoadResult>, ActorInput>>,
-    validateCompression: notProvided('validateCompression') as unknown as ReturnType<typeof fromPromise<StepOutput<CompressionResult>, ActorInput>>,
-    buildArtifacts: notProvided('buildArtifacts') as unknown as ReturnType<typeof fromPromise<StepOutput<Artifacts>, ActorInput>>,
-    socraticReview: notProvided('socraticReview') as unknown as ReturnType<typeof fromPromise<StepOutput<ReviewResult>, ActorInput>>,
+    intakeQuery: actor('intakeQuery'),
+    extractMagicWords: actor('extractMagicWords'),
+    mapToTiers: actor('mapToTiers'),
+    traverseTrunk: actor('traverseTrunk'),
+    branchIfNeeded: actor('branchIfNeeded'),
+    loadContext: actor('loadContext'),
+    validateCompression: actor('validateCompression'),
+    buildArtifacts: actor('buildArtifacts'),
+    socraticReview: actor('socraticReview'),
   },
   guards: {
     /** NULL_CHECK → EXIT_NEED_INFO: query == null OR repo_root undefined. */
-    inputsMissing: ({ context }) => (context.intake?.missing.length ?? 1) > 0,
+    inputsMissing: notProvided('guard inputsMissing'),
     /** NULL_CHECK → EXTRACT_MAGIC_WORDS: inputs defined. */
-    inputsDefined: ({ context }) => context.intake !== undefined && context.intake.missing.length === 0,
+    inputsDefined: notProvided('guard inputsDefined'),
     /** EXTRACT_MAGIC_WORDS → EXIT_NEED_INFO: no magic word extractable from the task, and none from a hint. */
-    noMagicWords: ({ event }) => (event as unknown as { output: StepOutput<MagicWordsResult> }).output.result.kind === 'none_found',
+    noMagicWords: notProvided('guard noMagicWords'),
     /** EXTRACT_MAGIC_WORDS → MAP_TO_TIERS: magic words were found (an empty "found" list is NULL_ZERO_CONFUSION). */
-    magicWordsFound: ({ event }) => (event as unknown as { output: StepOutput<MagicWordsResult> }).output.result.kind === 'found',
+    magicWordsFound: notProvided('guard magicWordsFound'),
     /** TRAVERSE_TRUNK → LOAD_CONTEXT: the trunk covers every magic word. */
-    trunkResolvesQuery: ({ event }) => (event as unknown as { output: StepOutput<TrunkResult> }).output.result.resolves,
+    trunkResolvesQuery: notProvided('guard trunkResolvesQuery'),
     /** TRAVERSE_TRUNK → BRANCH_IF_NEEDED: some magic word is not covered by the trunk. */
-    trunkDoesNotResolveQuery: ({ event }) => !(event as unknown as { output: StepOutput<TrunkResult> }).output.result.resolves,
+    trunkDoesNotResolveQuery: notProvided('guard trunkDoesNotResolveQuery'),
     /** VALIDATE_COMPRESSION → EXIT_BLOCKED: compression_ratio < gate AND the load exceeded the budget. */
-    compressionBelowGateAndOverBudget: ({ event }) => {
-      const c = (event as unknown as { output: StepOutput<CompressionResult> }).output.result;
-      return c.ratio < c.gate && c.demand_over_budget;
-    },
+    compressionBelowGateAndOverBudget: notProvided('guard compressionBelowGateAndOverBudget'),
     /** VALIDATE_COMPRESSION → BUILD_ARTIFACTS: the compression gate let the load through. */
-    compressionGatePassed: ({ event }) => {
-      const c = (event as unknown as { output: StepOutput<CompressionResult> }).output.result;
-      return !(c.ratio < c.gate && c.demand_over_budget);
-    },
+    compressionGatePassed: notProvided('guard compressionGatePassed'),
     /** SOCRATIC_REVIEW → EXIT_BLOCKED: a limit exceeded, a forbidden state entered, or nothing valid to pass. */
-    budgetExceededOrInvariantViolated: ({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<ReviewResult> }).output;
-      return allViolations(context, out).length > 0 || out.result.limits_exceeded.length > 0 || !out.result.compression_valid || !context.artifacts?.complete;
-    },
+    budgetExceededOrInvariantViolated: notProvided('guard budgetExceededOrInvariantViolated'),
     /** SOCRATIC_REVIEW → TRAVERSE_TRUNK: the critique asks for re-navigation AND the budget allows it. */
-    critiqueRequiresRenavigationAndBudgetAllows: ({ event }) => {
-      const r = (event as unknown as { output: StepOutput<ReviewResult> }).output.result;
-      return r.renavigate && r.budget_allows;
-    },
+    critiqueRequiresRenavigationAndBudgetAllows: notProvided('guard critiqueRequiresRenavigationAndBudgetAllows'),
     /** SOCRATIC_REVIEW → EXIT_PASS: artifacts complete and compression valid. */
-    artifactsCompleteAndCompressionValid: ({ context, event }) => {
-      const r = (event as unknown as { output: StepOutput<ReviewResult> }).output.result;
-      return context.artifacts?.complete === true && r.compression_valid;
-    },
+    artifactsCompleteAndCompressionValid: notProvided('guard artifactsCompleteAndCompressionValid'),
   },
   actions: {
-    storeCapsule: assign({ capsule: ({ event }) => (event as NavigatorMachineEvent).capsule }),
-    storeIntake: assign(({ event }) => ({ intake: (event as unknown as { output: StepOutput<IntakeResult> }).output.result })),
-    storeMagicWords: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<MagicWordsResult> }).output;
-      return { magic: out.result, violations: allViolations(context, out) };
-    }),
-    storeTiers: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<TierMap> }).output;
-      return { tiers: out.result, violations: allViolations(context, out) };
-    }),
-    storeTrunk: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<TrunkResult> }).output;
-      return { trunk: out.result, branch: undefined, tier_path: [...context.tier_path, ...out.result.entries], violations: allViolations(context, out) };
-    }),
-    storeBranch: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<BranchResult> }).output;
-      return { branch: out.result, tier_path: [...context.tier_path, ...out.result.entries], violations: allViolations(context, out) };
-    }),
-    storeLoad: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<LoadResult> }).output;
-      return { load: out.result, violations: allViolations(context, out) };
-    }),
-    storeCompression: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<CompressionResult> }).output;
-      return { compression: out.result, violations: allViolations(context, out) };
-    }),
-    storeArtifacts: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<Artifacts> }).output;
-      return { artifacts: out.result, violations: allViolations(context, out) };
-    }),
-    storeReview: assign(({ context, event }) => {
-      const out = (event as unknown as { output: StepOutput<ReviewResult> }).output;
-      return { review: out.result, violations: allViolations(context, out) };
-    }),
-    startNextPass: assign({ pass: ({ context }) => context.pass + 1 }),
+    storeCapsule: notProvided('action storeCapsule'),
+    storeIntake: notProvided('action storeIntake'),
+    storeMagicWords: notProvided('action storeMagicWords'),
+    storeTiers: notProvided('action storeTiers'),
+    storeTrunk: notProvided('action storeTrunk'),
+    storeBranch: notProvided('action storeBranch'),
+    storeLoad: notProvided('action storeLoad'),
+    storeCompression: notProvided('action storeCompression'),
+    storeArtifacts: notProvided('action storeArtifacts'),
+    storeReview: notProvided('action storeReview'),
+    startNextPass: notProvided('action startNextPass'),
   },
 }).createMachine({
   id: 'navigator',

@@ -41,7 +41,11 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
   forensics: async () => (await import('./commands/forensics.js')).registerForensicsCommand,
-  completion: async () => (await import('./commands/completion.js')).registerCompletionCommand,
+  // The script must know every command: it gets the full program from here (completion.ts never imports this module).
+  completion: async () => {
+    const { registerCompletionCommand } = await import('./commands/completion.js');
+    return (program) => registerCompletionCommand(program, () => buildProgram());
+  },
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate']);
 

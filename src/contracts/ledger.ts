@@ -125,7 +125,7 @@ export const AuditReport = z.object({
       budget_skips: z.int().describe('Routes where tier 3 was skipped because the call could overrun the budget'),
     })
     .describe('How tier 3 fared in this run'),
-  latency_us: z.object({ p50: z.number(), p99: z.number(), max: z.number() }),
+  latency_us: z.object({ p50: z.number(), p99: z.number(), max: z.number() }).describe('Kernel time per route, in microseconds'),
   flows_hashes: z.array(z.string()).describe('Distinct flow definitions the run was routed with, in order of use'),
   escalations: z.array(Escalation),
 });

@@ -6,7 +6,7 @@ export const NavigatorBudget = z
     max_files: z.int().positive().default(8).describe('Files loaded into the context, at most'),
     max_lines: z.int().positive().default(400).describe('Lines shown in the context (sum of lines_shown), at most; lines read are reported, not bounded'),
     max_tool_calls: z.int().positive().default(30).describe('Registry reads plus file reads, at most'),
-    max_tokens: z.int().positive().default(8000).describe('Tokens of the loaded context (js-tiktoken o200k_base), at most'),
+    max_tokens: z.int().positive().default(8000).describe('Tokens of the loaded context (counted by gpt-tokenizer, o200k_base), at most'),
   })
   .strict();
 export type NavigatorBudget = z.infer<typeof NavigatorBudget>;

@@ -84,6 +84,7 @@ export interface RouteRecord {
   request_hash: string;
   request: RouteRequest;
   decision: Decision;
+  /** The kernel's time for this route, in whole microseconds. */
   latency_us: number;
   cost_usd: number;
   kernel_version: string;
@@ -145,7 +146,13 @@ export interface StoredRoute {
   request: string;
   decision_json: string;
   state: string;
+  /** The route's kernel time as stored, in the unit `latency_unit` names (read it with `routeLatencyUs`). */
   latency_us: number;
+  /**
+   * The unit `latency_us` was written in: 'us' (microseconds, schema version 5 on), or 'ms' for routes written before
+   * (navkernel 0.1.0 stored milliseconds in this column; the hash chain covers the stored number, so they stay as written).
+   */
+  latency_unit: 'us' | 'ms';
   cost_usd: number;
   llm_calls: number;
   kernel_version: string;
@@ -278,7 +285,7 @@ export interface StoredRunListing extends StoredRun {
   status: RunStatus;
 }
 
-/** One page of runs (`LedgerReader.runPage`). */
+/** One page of runs (`StatsReader.runPage`). */
 export interface RunPage {
   runs: StoredRunListing[];
   /** Runs matching the filters, on every page. */
@@ -287,7 +294,7 @@ export interface RunPage {
   next: RunPageKey | null;
 }
 
-/** Ledger-wide totals (`LedgerReader.ledgerTotals`). */
+/** Ledger-wide totals (`StatsReader.ledgerTotals`). */
 export interface LedgerTotals {
   runs: number;
   /** Sum of the runs' last seq (routes recorded). */
@@ -298,7 +305,7 @@ export interface LedgerTotals {
   last_ms: number | null;
 }
 
-/** Routes, LLM calls and USD of the routes whose `ts` falls in one time bucket (`LedgerReader.costBuckets`). */
+/** Routes, LLM calls and USD of the routes whose `ts` falls in one time bucket (`StatsReader.costBuckets`). */
 export interface CostBucket {
   /** Start of the bucket, ms since the epoch (0 for routes whose ts does not parse). */
   bucket_ms: number;
@@ -307,25 +314,19 @@ export interface CostBucket {
   usd: number;
 }
 
-/** The read side of a ledger, for every command that reads one. Every method reads committed data only. */
-export interface LedgerReader {
-  /** Where the ledger is, for messages (a file path, or a URL without its password). */
+// The read side is split by who uses it (issue 22.11): the run reader (audit, replay, verify, export, migrate), the
+// ledger-wide statistics (the run listing, /v1/stats, the UI) and escalations (audit, the UI, resolve). Each caller takes
+// only the part it uses; every store implements every part (`Ledger`). Every method reads committed data only.
+
+/** What every part names: where the ledger is, for messages (a file path, or a URL without its password). */
+export interface LedgerLocation {
   readonly location: string;
+}
+
+/** The run reader: one run's recorded routes and LLM calls, as audit, replay, verify, export and `migrate` read them. */
+export interface RunReader extends LedgerLocation {
   /** The run's summary row, or undefined. */
   run(run_id: string): Promise<StoredRun | undefined>;
-  /** Every run's summary row, oldest first (created_ts, then run_id). */
-  runs(): Promise<StoredRun[]>;
-  /**
-   * One page of the run listing, filtered and paged by the store: one query for the page (status, flows and open
-   * escalations included) and one for the total. Same order as `runs()`.
-   */
-  runPage(query: RunPageQuery): Promise<RunPage>;
-  /** Run count, routes recorded, and the time span of the runs, in one query. */
-  ledgerTotals(): Promise<LedgerTotals>;
-  /** Routes per (tier, rule, decision) over the whole ledger, sorted by tier, rule, decision. */
-  ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;
-  /** Routes per bucket of `width_ms` (a whole number of seconds) of their `ts`, sorted by bucket. */
-  costBuckets(width_ms: number): Promise<CostBucket[]>;
   /** Run ids known to the summary rows, the routes or the run register (they differ only in a damaged ledger), sorted. */
   runIds(): Promise<string[]>;
   /** Up to `limit` routes of a run with seq > afterSeq, in seq order. */
@@ -349,10 +350,6 @@ export interface LedgerReader {
   arbiterFootprint(run_id: string): Promise<boolean>;
   /** Routes per (tier, rule, decision), sorted by tier, rule, decision. */
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;
-  openEscalationCount(run_id: string): Promise<number>;
-  escalation(escalation_id: string): Promise<StoredEscalation | undefined>;
-  /** A run's escalations by seq. */
-  runEscalations(run_id: string): Promise<StoredEscalation[]>;
   /** The stored hash of one route. */
   routeHash(run_id: string, seq: number): Promise<string | undefined>;
   /**
@@ -360,9 +357,41 @@ export interface LedgerReader {
    * verify notices a run deleted whole.
    */
   runRegister(): Promise<StoredRunEntry[]>;
+}
+
+/** Ledger-wide statistics: the run listing (the CLI's `runs`, the UI) and the totals of `/v1/stats`. */
+export interface StatsReader extends LedgerLocation {
+  /** Every run's summary row, oldest first (created_ts, then run_id). */
+  runs(): Promise<StoredRun[]>;
+  /**
+   * One page of the run listing, filtered and paged by the store: one query for the page (status, flows and open
+   * escalations included) and one for the total. Same order as `runs()`.
+   */
+  runPage(query: RunPageQuery): Promise<RunPage>;
+  /** Run count, routes recorded, and the time span of the runs, in one query. */
+  ledgerTotals(): Promise<LedgerTotals>;
+  /** Routes per (tier, rule, decision) over the whole ledger, sorted by tier, rule, decision. */
+  ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;
+  /** Routes per bucket of `width_ms` (a whole number of seconds) of their `ts`, sorted by bucket. */
+  costBuckets(width_ms: number): Promise<CostBucket[]>;
+}
+
+/** Escalations as audit and the UI read them (appends open them: see KernelStore.append). */
+export interface EscalationReader extends LedgerLocation {
+  openEscalationCount(run_id: string): Promise<number>;
+  escalation(escalation_id: string): Promise<StoredEscalation | undefined>;
+  /** A run's escalations by seq. */
+  runEscalations(run_id: string): Promise<StoredEscalation[]>;
+}
+
+/** Escalations and their resolution by a person: the store's one write besides `KernelStore.append`. */
+export interface EscalationStore extends EscalationReader {
   /** Marks an open escalation resolved; false when it was not open any more (resolved meanwhile by someone else). */
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean>;
 }
+
+/** @deprecated The former wide read port: every read part and the escalations' write. Take the part you use. */
+export interface LedgerReader extends RunReader, StatsReader, EscalationStore {}
 
 /**
  * A ledger's decisions.jsonl mirror, when it writes one: files derived from the store, never the truth.
@@ -379,7 +408,7 @@ export interface DecisionsMirror {
   repair(run_id?: string): Promise<JsonlRepair[]>;
 }
 
-/** A full ledger: the kernel's store, the read side, and optionally a decisions.jsonl mirror. */
-export interface Ledger extends KernelStore, LedgerReader {
+/** A full ledger: every part (the kernel's store, the run reader, statistics, escalations), and optionally a decisions.jsonl mirror. */
+export interface Ledger extends KernelStore, RunReader, StatsReader, EscalationStore {
   readonly mirror: DecisionsMirror | undefined;
 }

@@ -55,7 +55,7 @@ export const RecordedDecision = z.object({
   step: z.string(),
   status: z.string().describe("The runner's reported status"),
   ts: z.string(),
-  latency_us: z.number(),
+  latency_us: z.number().describe('The kernel’s time for this route, in microseconds (routes recorded before ledger schema 5 are converted from the milliseconds they were stored in)'),
   cost_usd: z.number(),
   decision: Decision,
   llm_calls: z.array(LlmCallRecord),

@@ -1,5 +1,5 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { kernelMachine, type ArbiterResult } from '../../machines/kernel.machine.js';
+import { runContext, runMachine, type ArbiterResult } from './run-machine.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -63,7 +63,7 @@ export interface Kernel {
   close(): Promise<void>;
 }
 
-type RunActor = Actor<typeof kernelMachine>;
+type RunActor = Actor<typeof runMachine>;
 
 /** Creates a routing kernel. See README "Embedding the kernel". */
 export function createKernel(options: KernelOptions): Kernel {
@@ -84,9 +84,11 @@ export function createKernel(options: KernelOptions): Kernel {
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
   const timeoutMs = options.arbiterTimeoutMs ?? options.navigatorTimeoutMs ?? 30_000;
 
-  const machine = kernelMachine.provide({
+  const machine = runMachine.provide({
     actors: {
-      arbiter: fromPromise<ArbiterResult, RouteWork>(async ({ input: w, signal }) => {
+      // The machine's actor is untyped (machines/ knows nothing of the kernel's types): its input is the held RouteWork.
+      arbiter: fromPromise<unknown, unknown>(async ({ input, signal }): Promise<ArbiterResult> => {
+        const w = input as RouteWork;
         if (!arbiter) return { failure: 'no arbiter' };
         const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
         try {
@@ -156,11 +158,11 @@ export function createKernel(options: KernelOptions): Kernel {
 
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number): Promise<Decision> {
     const ts = isoNow();
-    const work = buildRouteWork(req, flows, actor.getSnapshot().context.run, ts, arbiter !== undefined);
+    const work = buildRouteWork(req, flows, runContext(actor).run, ts, arbiter !== undefined);
     actor.send({ type: 'ROUTE', work });
     let snap = actor.getSnapshot();
     if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
-    const outcome = snap.context.outcome!;
+    const outcome = (snap.context as ReturnType<typeof runContext>).outcome!;
     assertDecisionTargets(outcome.decision, work);
     const record: RouteRecord = {
       run_id: req.run_id,
@@ -171,7 +173,8 @@ export function createKernel(options: KernelOptions): Kernel {
       request_hash: requestHash,
       request: req,
       decision: outcome.decision,
-      latency_us: Math.round((performance.now() - t0) * 1000) / 1000,
+      // performance.now() is in ms: the ledger keeps whole µs (see docs/decisions.md, latency unit).
+      latency_us: Math.round((performance.now() - t0) * 1000),
       cost_usd: outcome.cost_usd,
       kernel_version: VERSION,
       flows_hash: flows.hash,
@@ -231,7 +234,8 @@ export function createKernel(options: KernelOptions): Kernel {
   async function stateOf(run_id: string): Promise<RunState | undefined> {
     const pending = busy.get(run_id);
     if (pending) await pending.then(noop, noop);
-    return actors.get(run_id)?.getSnapshot().context.run ?? (await store.loadRun(run_id));
+    const live = actors.get(run_id);
+    return (live ? runContext(live).run : undefined) ?? (await store.loadRun(run_id));
   }
 
   return {

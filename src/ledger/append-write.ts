@@ -34,7 +34,7 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
     route: {
       run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, decision: decision.decision,
       next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
-      state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
+      state: stateJson, latency_us: record.latency_us, latency_unit: 'us', cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
       kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
       prev_hash: Buffer.from(prevHex, 'hex'), hash: Buffer.from(hash, 'hex'), field_sums: fieldSums(chained),
     },

@@ -1,6 +1,6 @@
 // Copying a ledger into another (`navkernel migrate`): every route, LLM call and escalation as stored, hashes
 // included, so the copy's chains verify. Either end may be SQLite or PostgreSQL.
-import type { Ledger, StoredEscalation, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
+import type { EscalationReader, Ledger, RunReader, StoredEscalation, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { PostgresLedger } from './postgres/postgres-ledger.js';
 import type { AppendWrite } from './sql.js';
@@ -51,7 +51,7 @@ async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
 }
 
 /** Copies every run of `from` into the empty ledger `to`. */
-export async function copyLedger(from: Ledger, to: Ledger, onProgress?: (report: CopyReport) => void): Promise<CopyReport> {
+export async function copyLedger(from: RunReader & EscalationReader, to: Ledger, onProgress?: (report: CopyReport) => void): Promise<CopyReport> {
   const existing = await to.runIds();
   if (existing.length > 0) throw new LedgerNotEmptyError(to.location, existing.length);
   const report: CopyReport = { runs: 0, routes: 0, llm_calls: 0, escalations: 0, resolutions: 0 };

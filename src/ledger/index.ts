@@ -8,7 +8,7 @@ export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
 export { SqliteExplorerSessionStore, openExplorerStore, explorerCallSummaries } from './explorer-sessions.js';
 export { verifyLedger, type VerifyOptions } from './verify.js';
-export { requireRun, toEscalation } from './stored-rows.js';
+export { requireRun, routeLatencyUs, toEscalation } from './stored-rows.js';
 export { recordResolution } from './record-resolution.js';
 export { offRoadRecord, offRoadLine, readJsonl } from './decisions-jsonl.js';
 export { decisionsJsonlPath, pathSegment } from './paths.js';

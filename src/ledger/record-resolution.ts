@@ -1,6 +1,6 @@
 import { canonicalJson } from '../contracts/canonical-json.js';
 import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
-import type { LedgerReader, StoredEscalation } from '../contracts/ports.js';
+import type { EscalationStore, RunReader, StoredEscalation } from '../contracts/ports.js';
 import { resolutionHash } from './chain.js';
 import { EscalationAlreadyResolvedError } from './errors.js';
 import { toEscalation } from './stored-rows.js';
@@ -10,7 +10,7 @@ import { toEscalation } from './stored-rows.js';
  * it is edited. The move is checked against the flow by the caller (`resolveEscalation`); this only records it.
  * Two resolvers racing: the second gets EscalationAlreadyResolvedError naming the first.
  */
-export async function recordResolution(ledger: LedgerReader, row: StoredEscalation, resolution: EscalationResolution): Promise<Escalation> {
+export async function recordResolution(ledger: EscalationStore & Pick<RunReader, 'routeHash'>, row: StoredEscalation, resolution: EscalationResolution): Promise<Escalation> {
   const json = canonicalJson(resolution);
   const routeHash = await ledger.routeHash(row.run_id, row.seq);
   const hash = resolutionHash(routeHash ?? '', row.escalation_id, json);

@@ -11,7 +11,7 @@ import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './error
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 4;
+export const LEDGER_SCHEMA_VERSION = 5;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -146,6 +146,15 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   // scan that stops after the page instead of a sort of every run. Written only when a run is created (an append
   // to an existing run does not change created_ts).
   `CREATE INDEX IF NOT EXISTS runs_created ON runs (created_ts, run_id);`,
+  // v5: the unit of routes.latency_us. Routes written before v5 hold milliseconds (a unit error of navkernel 0.1.0);
+  // the hash chain covers the stored number, so they are marked, not converted: every row already there gets 'ms'
+  // (the column's default, no table rewrite), and every append from v5 on writes 'us' explicitly. Readers convert
+  // with routeLatencyUs (src/ledger/stored-rows.ts).
+  // (Skipped when the column is there already, as IF NOT EXISTS would: SQLite's ADD COLUMN has no such clause.)
+  (db) => {
+    const cols = db.prepare("SELECT name FROM pragma_table_info('routes')").pluck().all() as string[];
+    if (!cols.includes('latency_unit')) db.exec(`ALTER TABLE routes ADD COLUMN latency_unit TEXT NOT NULL DEFAULT 'ms' CHECK (latency_unit IN ('ms', 'us'))`);
+  },
 ];
 
 /** The synchronous setting a ledger runs with. */
@@ -258,7 +267,7 @@ export interface AppendWrite {
 
 const ROUTE_COLUMNS =
   "r.run_id, r.seq, r.flow, r.step, r.request_id, '' AS request_hash, r.field_sums, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, " +
-  "r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, coalesce(f.flows_hash, '') AS flows_hash, r.ts, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash";
+  "r.latency_us, r.latency_unit, r.cost_usd, r.llm_calls, r.kernel_version, coalesce(f.flows_hash, '') AS flows_hash, r.ts, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash";
 const RUN_COLUMNS =
   'run_id, flow, created_ts, updated_ts, last_seq, lower(hex(head_hash)) AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step';
 const ESCALATION_COLUMNS =
@@ -304,7 +313,7 @@ export class LedgerSql {
     this.s = {
       insertRoute: db.prepare(
         'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, ' +
-          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash, field_sums) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash, field_sums, latency_unit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       ),
       upsertRun: db.prepare(
         'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) ' +
@@ -380,7 +389,7 @@ export class LedgerSql {
       const flowSet = this.flowSetId(r.flows_hash);
       this.s.insertRoute.run(
         r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state,
-        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash, r.field_sums,
+        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash, r.field_sums, r.latency_unit,
       );
       if (r.seq === 1) {
         const prev = (this.s.registerHead.get() as Buffer | undefined)?.toString('hex') ?? GENESIS_HASH;

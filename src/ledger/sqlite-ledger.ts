@@ -60,7 +60,7 @@ interface QueuedAppend {
 
 /**
  * The SQLite ledger: the KernelStore the kernel records every route into, and the source of truth that
- * runs, audit, verify, replay and resolve read (through the LedgerReader methods). SQLite is the truth;
+ * runs, audit, verify, replay and resolve read (through the RunReader, StatsReader and EscalationStore methods). SQLite is the truth;
  * decisions.jsonl files are derived from it and repaired from it.
  *
  * Group commit: appends made while a commit is pending (concurrent routes of different runs in this process)
@@ -212,7 +212,7 @@ export class SqliteLedger implements Ledger {
     this.sql.close();
   }
 
-  // ---- LedgerReader -----------------------------------------------------------------------------------
+  // ---- RunReader, StatsReader, EscalationStore -----------------------------------------------------------------------------------
 
   run(run_id: string): Promise<StoredRun | undefined> {
     return Promise.resolve(this.sql.run(run_id));

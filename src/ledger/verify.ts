@@ -6,7 +6,7 @@ import { GENESIS_HASH, changedFields, fieldSums, llmCallsJson, registerHash, res
 import { readJsonl } from './decisions-jsonl.js';
 import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
-import type { DecisionsMirror, Ledger, LedgerReader, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
+import type { DecisionsMirror, EscalationReader, Ledger, RunReader, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
 import { requireRun } from './stored-rows.js';
 
 export interface VerifyOptions {
@@ -25,7 +25,7 @@ const PAGE = 2000;
  * and compares each decisions.jsonl file with the lines the database implies. Reads only; the one write is the
  * JSONL repair (`repair: false` to skip it).
  */
-export async function verifyLedger(ledger: Ledger, options: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<Ledger, 'mirror'>, options: VerifyOptions = {}): Promise<VerifyReport> {
   let runIds: string[];
   if (options.run !== undefined) {
     if ((await ledger.run(options.run)) === undefined && (await ledger.routes(options.run, 0, 1)).length === 0) await requireRun(ledger, options.run);
@@ -53,7 +53,7 @@ export async function verifyLedger(ledger: Ledger, options: VerifyOptions = {}):
 
 type IssueExtra = { table?: string; field?: string };
 
-async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyIssue[], progress: (n: number) => void): Promise<number> {
+async function verifyChain(ledger: RunReader & EscalationReader, run_id: string, issues: VerifyIssue[], progress: (n: number) => void): Promise<number> {
   let expectedSeq = 1;
   let prev = GENESIS_HASH;
   let lastSeq = 0;
@@ -62,6 +62,7 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
   const byEscalationId = new Map(escalations.map((e) => [e.escalation_id, e]));
   const matchedEscalations = new Set<string>();
   const hashes = new Map<number, string>();
+  let sawMicros = false;
   // What the run's summary row must say, recomputed from its routes.
   const sum = { flow: '', created_ts: '', updated_ts: '', offroad: 0, llm_calls: 0, cost_usd: 0, last_decision: '', last_step: '' };
   const issue = (seq: number | null, kind: VerifyIssue['kind'], message: string, extra: IssueExtra = {}) => {
@@ -134,6 +135,9 @@ async function verifyChain(ledger: LedgerReader, run_id: string, issues: VerifyI
           for (const [field, stored, want] of copies) {
             if (stored !== want) bad('field_mismatch', `routes.${field} is ${JSON.stringify(stored)} but the hashed decision says ${JSON.stringify(want)}`, { table: 'routes', field });
           }
+          // The latency unit (not hashed) only ever changed once, from 'ms' to 'us' (schema version 5): a run's 'ms' rows come first.
+          if (row.latency_unit === 'us') sawMicros = true;
+          else if (sawMicros) bad('field_mismatch', "routes.latency_unit is 'ms' after a route recorded in 'us': only routes written before schema version 5 hold ms", { table: 'routes', field: 'latency_unit' });
           if (decision.decision === 'ESCALATE') {
             hashes.set(row.seq, hash);
             const id = decision.escalation_id ?? `${run_id}:${row.seq}`;
@@ -255,7 +259,7 @@ function editedFields(row: StoredRoute, chained: ChainedFields): string[] {
 }
 
 /** The run register: a chain with one entry per run, so that a run deleted whole (all its rows) is noticed. */
-async function verifyRegister(ledger: LedgerReader, issues: VerifyIssue[], only?: string): Promise<void> {
+async function verifyRegister(ledger: RunReader, issues: VerifyIssue[], only?: string): Promise<void> {
   const entries = await ledger.runRegister();
   let prev = GENESIS_HASH;
   const registered = new Set<string>();
@@ -296,7 +300,7 @@ function llmColumnMismatch(c: StoredLlmCall): string | null {
   return null;
 }
 
-async function verifyJsonl(ledger: LedgerReader, mirror: DecisionsMirror, run_id: string, issues: VerifyIssue[]): Promise<number> {
+async function verifyJsonl(ledger: RunReader, mirror: DecisionsMirror, run_id: string, issues: VerifyIssue[]): Promise<number> {
   const expected = expectedLines(await ledger.offroadRows(run_id));
   // Files on disk for flows the database has no off-road decision in (their folder names may be hashed:
   // match them against the run's flows).

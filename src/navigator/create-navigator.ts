@@ -1,5 +1,6 @@
 import { createActor, fromPromise, waitFor } from 'xstate';
-import { navigatorMachine, type NavigatorMachineContext, type StepOutput } from '../../machines/navigator.machine.js';
+import type { NavigatorMachineContext } from '../../machines/navigator.machine.js';
+import { navigatorFsm, type NavigatorContext, type StepOutput } from './navigator-machine.js';
 import type { FlightPlan } from '../contracts/index.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { indexRepo, type IndexStats, type MapFile, type RepoIndex } from '../repomap/index.js';
@@ -158,12 +159,12 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
   };
 }
 
-function found(ctx: NavigatorMachineContext): Extract<MagicWordsResult, { kind: 'found' }> {
+function found(ctx: NavigatorContext): Extract<MagicWordsResult, { kind: 'found' }> {
   if (ctx.magic?.kind !== 'found') throw new NavkernelError('NAVIGATOR_FAULT', 'navigator: a traversal step ran without magic words');
   return ctx.magic;
 }
 
-function traversalInput(ctx: NavigatorMachineContext): TraversalInput {
+function traversalInput(ctx: NavigatorContext): TraversalInput {
   const m = found(ctx);
   const skip = ctx.violations.length > 0;
   return {
@@ -180,18 +181,18 @@ function traversalInput(ctx: NavigatorMachineContext): TraversalInput {
 
 
 /** Loaded files with the magic words each matched. */
-function loadedWords(ctx: NavigatorMachineContext): { path: string; words: string[] }[] {
+function loadedWords(ctx: NavigatorContext): { path: string; words: string[] }[] {
   return (ctx.load?.files ?? []).map((f) => ({ path: f.path, words: ctx.load!.matches[f.path] ?? [] }));
 }
 
 /** navigation_map.json's northstar_metric: only when the capsule gives a NORTHSTAR that was read. */
-function northstarMetric(ctx: NavigatorMachineContext): { northstar_metric?: NorthstarMetric | null } {
+function northstarMetric(ctx: NavigatorContext): { northstar_metric?: NorthstarMetric | null } {
   const docs = ctx.intake?.northstars ?? [];
   if (!docs.length) return {};
   return { northstar_metric: chooseMetric(docs, ctx.intake!.task ?? '', loadedWords(ctx)) ?? null };
 }
 
-function stopReason(ctx: NavigatorMachineContext, exit: NavigatorExit): string {
+function stopReason(ctx: NavigatorContext, exit: NavigatorExit): string {
   if (exit === 'EXIT_PASS') return 'PASS';
   if (exit === 'EXIT_NEED_INFO') {
     if (ctx.intake && ctx.intake.missing.length) return `NEED_INFO: ${ctx.intake.missing.join('; ')}`;
@@ -214,9 +215,9 @@ function stopReason(ctx: NavigatorMachineContext, exit: NavigatorExit): string {
 export function createNavigator(options: NavigatorOptions = {}) {
   const steps: NavigatorSteps = { ...defaultSteps(options), ...options.steps };
   const rung = options.rungTarget !== undefined ? { rung_target: options.rungTarget } : {};
-  const step = <T>(fn: (ctx: NavigatorMachineContext) => Promise<StepOutput<T>>) =>
-    fromPromise<StepOutput<T>, { context: NavigatorMachineContext }>(async ({ input }) => fn(input.context));
-  const machine = navigatorMachine.provide({
+  const step = <T>(fn: (ctx: NavigatorContext) => Promise<StepOutput<T>>) =>
+    fromPromise<unknown, { context: NavigatorMachineContext }>(async ({ input }) => fn(input.context as NavigatorContext));
+  const machine = navigatorFsm.provide({
     actors: {
       intakeQuery: step(async (ctx) => ({ result: await steps.intakeQuery(ctx.capsule), violations: [] })),
       extractMagicWords: step(async (ctx) => {
@@ -294,7 +295,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
       if (err instanceof NavkernelError) throw err;
       throw new NavkernelError('NAVIGATOR_FAULT', `navigator failed in ${states[states.length - 1]}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
-    const ctx = snap.context;
+    const ctx = snap.context as NavigatorContext;
     const exit = String(snap.value) as NavigatorExit;
     const stop_reason = stopReason(ctx, exit);
     const words = ctx.magic?.kind === 'found' ? ctx.magic.words : [];

@@ -3,19 +3,9 @@ import type { MapFile, RepoIndex } from '../repomap/index.js';
 import type { NorthstarDoc } from './northstar.js';
 import type { TextIndex } from './text-index.js';
 
-/** The seed-002 forbidden states. Entering one ends the run in EXIT_BLOCKED naming it. */
-export const FORBIDDEN_STATES = [
-  'FULL_CORPUS_LOAD',
-  'SKIP_TRUNK',
-  'COMPRESSION_BYPASS',
-  'MAGIC_WORD_INVENTION',
-  'SCOPE_EXPANSION',
-  'NULL_ZERO_CONFUSION',
-  'CONTEXT_ACCUMULATION',
-  // Issue 16: a NORTHSTAR given but not read before BUILD_ARTIFACTS; loaded context that contradicts a stated non-goal.
-  'NORTHSTAR_UNREAD',
-  'NORTHSTAR_MISALIGNED',
-] as const;
+/** The seed-002 forbidden states: named with the machine (machines/navigator.machine.ts). */
+import { FORBIDDEN_STATES } from '../../machines/navigator.machine.js';
+export { FORBIDDEN_STATES };
 export type ForbiddenState = (typeof FORBIDDEN_STATES)[number];
 
 /** A forbidden state detected while the machine ran. */

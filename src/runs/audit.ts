@@ -1,8 +1,8 @@
 import { decisionTargets } from '../contracts/decision-targets.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
-import type { LedgerReader, RunPageKey, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
-import { requireRun, toEscalation } from '../ledger/index.js';
+import type { EscalationReader, RunPageKey, RunReader, StatsReader, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
+import { requireRun, routeLatencyUs, toEscalation } from '../ledger/index.js';
 import { nearestName } from '../contracts/nearest-name.js';
 import type { FlowSet } from '../kernel/index.js';
 
@@ -10,7 +10,7 @@ const PAGE = 2000;
 const LIST_PAGE = 1000;
 
 /** A stored run's summary, its status worked out as the listing's SQL does (2 or 3 queries: for one run, not a list). */
-export async function summarizeRun(ledger: LedgerReader, run: StoredRun): Promise<RunSummary> {
+export async function summarizeRun(ledger: RunReader & EscalationReader, run: StoredRun): Promise<RunSummary> {
   const open = await ledger.openEscalationCount(run.run_id);
   let status: RunSummary['status'] = 'active';
   if (run.last_decision === 'TERMINATE') status = 'terminated';
@@ -39,7 +39,7 @@ export async function summarizeRun(ledger: LedgerReader, run: StoredRun): Promis
 }
 
 /** Routes of a run whose decision needs a person, counted as the listing's SQL counts them (on the decision's JSON text). */
-async function needsHumanCount(ledger: LedgerReader, run_id: string): Promise<number> {
+async function needsHumanCount(ledger: RunReader, run_id: string): Promise<number> {
   let n = 0;
   for (let after = 0; ; ) {
     const rows = await ledger.routes(run_id, after, PAGE);
@@ -72,14 +72,14 @@ export function listedSummary(r: StoredRunListing): RunSummary {
   };
 }
 
-/** One page of run summaries, oldest first, filtered and paged by the store (`LedgerReader.runPage`). */
-export async function runsPage(ledger: LedgerReader, query: RunPageQuery): Promise<{ runs: RunSummary[]; total: number; next: RunPageKey | null }> {
+/** One page of run summaries, oldest first, filtered and paged by the store (`StatsReader.runPage`). */
+export async function runsPage(ledger: StatsReader, query: RunPageQuery): Promise<{ runs: RunSummary[]; total: number; next: RunPageKey | null }> {
   const page = await ledger.runPage(query);
   return { runs: page.runs.map(listedSummary), total: page.total, next: page.next };
 }
 
 /** One summary per run, oldest first (read in pages of LIST_PAGE runs, one query each). */
-export async function listRuns(ledger: LedgerReader): Promise<RunSummary[]> {
+export async function listRuns(ledger: StatsReader): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
   for (let after: RunPageKey | undefined; ; ) {
     const page = await ledger.runPage({ limit: LIST_PAGE, ...(after ? { after } : {}) });
@@ -90,7 +90,7 @@ export async function listRuns(ledger: LedgerReader): Promise<RunSummary[]> {
 }
 
 /** The summary of one run (UnknownRunError when absent). */
-export async function runSummary(ledger: LedgerReader, run_id: string): Promise<RunSummary> {
+export async function runSummary(ledger: RunReader & EscalationReader, run_id: string): Promise<RunSummary> {
   return summarizeRun(ledger, await requireRun(ledger, run_id));
 }
 
@@ -112,7 +112,7 @@ function entry(row: StoredRoute, d: Decision): DecisionEntry {
 }
 
 /** Every route of a run in order, with its parsed decision, read in pages. */
-export async function* runRoutes(ledger: LedgerReader, run_id: string): AsyncGenerator<{ row: StoredRoute; decision: Decision }> {
+export async function* runRoutes(ledger: RunReader, run_id: string): AsyncGenerator<{ row: StoredRoute; decision: Decision }> {
   for (let after = 0; ; ) {
     const rows = await ledger.routes(run_id, after, PAGE);
     if (rows.length === 0) return;
@@ -127,7 +127,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** "Why did this run take 12 iterations?": decisions by tier and rule, off-road decisions, loops, signatures, cost. */
-export async function auditRun(ledger: LedgerReader, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
+export async function auditRun(ledger: RunReader & EscalationReader, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
   const run = await requireRun(ledger, run_id);
   const offroad: DecisionEntry[] = [];
   const needsHuman: DecisionEntry[] = [];
@@ -152,7 +152,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
       nav.consulted++;
       if (decision.tier === 3) nav.decided++;
     }
-    latencies.push(row.latency_us);
+    latencies.push(routeLatencyUs(row));
     if (flowsHashes[flowsHashes.length - 1] !== row.flows_hash && !flowsHashes.includes(row.flows_hash)) flowsHashes.push(row.flows_hash);
     if (row.seq === run.last_seq) lastState = JSON.parse(row.state) as RunState;
     if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
@@ -202,7 +202,7 @@ export async function auditRun(ledger: LedgerReader, run_id: string, options: { 
  * step of the run's flows (the loaded `flows` of the run's flow ids, and every step its decisions name) is
  * reported as `unknown_step`, with the nearest one.
  */
-export async function whyStep(ledger: LedgerReader, run_id: string, step: string, flows?: FlowSet): Promise<WhyReport> {
+export async function whyStep(ledger: RunReader & EscalationReader, run_id: string, step: string, flows?: FlowSet): Promise<WhyReport> {
   await requireRun(ledger, run_id);
   const entries: WhyReport['entries'] = [];
   const steps = new Set<string>();

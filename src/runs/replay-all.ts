@@ -3,7 +3,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ReplayReport } from '../contracts/ledger.js';
-import type { LedgerReader } from '../contracts/ports.js';
+import type { RunReader } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
 import { replayRun } from './replay.js';
 import type { ReplayJob, ReplayWorkerData, ReplayWorkerMessage } from './replay-worker.js';
@@ -13,7 +13,7 @@ export interface ReplayAllOptions {
   maxDivergences?: number;
   /**
    * Where worker threads open the ledger themselves: the SQLite file or the postgres:// URL (with its password;
-   * `LedgerReader.location` hides it). Without it every run replays on this thread.
+   * `RunReader.location` hides it). Without it every run replays on this thread.
    */
   open?: string;
   /** The flows folder or file the workers load; default: the definitions of `flows`, rebuilt in each worker. */
@@ -36,7 +36,7 @@ export function replayThreads(runs: number, requested?: number): number {
  * run at a time to whichever worker is free. The reports come back in run order (`runIds()`) and are the same
  * as replaying each run with `replayRun` on this thread.
  */
-export async function replayAll(ledger: LedgerReader, flows: FlowSet, options: ReplayAllOptions = {}): Promise<ReplayReport[]> {
+export async function replayAll(ledger: RunReader, flows: FlowSet, options: ReplayAllOptions = {}): Promise<ReplayReport[]> {
   const runs = await ledger.runIds();
   // From TypeScript sources (tsx, vitest) there is no compiled worker file: replay on this thread then.
   const workerFile = new URL('./replay-worker.js', import.meta.url);

@@ -5,7 +5,7 @@ import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { createKernel, type FlowSet } from '../kernel/index.js';
-import type { LedgerReader } from '../contracts/ports.js';
+import type { RunReader } from '../contracts/ports.js';
 import { requireRun } from '../ledger/index.js';
 import { candidateId } from '../contracts/candidate-id.js';
 
@@ -80,7 +80,7 @@ export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
  * Re-routes the recorded requests of a run, in order, through a fresh in-memory kernel with `flows`, using
  * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
  */
-export async function replayRun(ledger: LedgerReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
+export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
   const run = await requireRun(ledger, run_id);
   // The recorded route tier 3 is asked about, built (and its decision parsed) only when tier 3 asks.
   let seq = 0;

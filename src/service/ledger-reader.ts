@@ -14,9 +14,9 @@ import type {
   VerifyReport,
   WhyReport,
 } from '../contracts/index.js';
-import type { KernelStore, Ledger, RunPageKey, RunPageQuery, RunState } from '../contracts/ports.js';
+import type { KernelStore, Ledger, RunPageKey, RunPageQuery, RunState, StatsReader } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
-import { toEscalation } from '../ledger/index.js';
+import { routeLatencyUs, toEscalation } from '../ledger/index.js';
 import { verifyLedger } from '../ledger/index.js';
 import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, runsPage, whyStep, type ResolveInput } from '../runs/index.js';
 
@@ -30,7 +30,7 @@ export interface ServiceLedger {
   /** The store the kernel records routes into. */
   readonly store: KernelStore;
   listRuns(): Promise<RunSummary[]>;
-  /** One page of runs, filtered and paged by the store (see `LedgerReader.runPage`). */
+  /** One page of runs, filtered and paged by the store (see `StatsReader.runPage`). */
   runsPage(query: RunPageQuery): Promise<{ runs: RunSummary[]; total: number; next: RunPageKey | null }>;
   runDetail(run_id: string, after: number, limit: number): Promise<RunDetail>;
   audit(run_id: string): Promise<AuditReport>;
@@ -50,6 +50,27 @@ const HOUR_MS = 3_600_000;
 /** The width of /v1/stats' cost buckets: the finest of 1 s … 1 day that cuts the ledger's time span into at most 240. */
 export function bucketWidth(spanMs: number): number {
   return [1_000, 10_000, 60_000, 300_000, HOUR_MS, 24 * HOUR_MS].find((w) => spanMs / w <= 240) ?? 24 * HOUR_MS;
+}
+
+/** `/v1/stats`: three aggregate queries, whatever the number of runs: totals, counts by tier/rule/decision, cost by time bucket. */
+export async function ledgerStats(ledger: StatsReader): Promise<LedgerStats> {
+  const totals = await ledger.ledgerTotals();
+  const byTier = new Map<number, number>();
+  const byRule = (await ledger.ledgerTierRuleCounts()).map((t) => {
+    byTier.set(t.tier, (byTier.get(t.tier) ?? 0) + t.count);
+    return { tier: t.tier as Tier, rule: t.rule, decision: t.decision as DecisionKind, count: t.count };
+  });
+  const span = totals.first_ms !== null && totals.last_ms !== null ? totals.last_ms - totals.first_ms : 0;
+  const width = bucketWidth(span);
+  const buckets = await ledger.costBuckets(width);
+  return {
+    runs: totals.runs,
+    routes: totals.routes,
+    by_tier: [...byTier].sort((a, b) => a[0] - b[0]).map(([tier, count]) => ({ tier: tier as Tier, count })),
+    by_tier_rule: byRule.sort((a, b) => a.tier - b.tier || b.count - a.count || a.rule.localeCompare(b.rule)),
+    bucket_seconds: width / 1000,
+    cost_over_time: buckets.map((b) => ({ bucket: new Date(b.bucket_ms).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),
+  };
 }
 
 /** The service's view of a ledger. */
@@ -78,7 +99,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
         step: row.step,
         status: (JSON.parse(row.request) as RouteRequest).status,
         ts: row.ts,
-        latency_us: row.latency_us,
+        latency_us: routeLatencyUs(row),
         cost_usd: row.cost_usd,
         decision: JSON.parse(row.decision_json) as Decision,
         llm_calls: calls.get(row.seq) ?? [],
@@ -100,26 +121,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
     },
     resolve: (flows, input) => resolveEscalation(ledger, flows, input),
     verify: () => verifyLedger(ledger, { repair: false }),
-    async stats() {
-      // Three aggregate queries, whatever the number of runs: totals, counts by tier/rule/decision, cost by time bucket.
-      const totals = await ledger.ledgerTotals();
-      const byTier = new Map<number, number>();
-      const byRule = (await ledger.ledgerTierRuleCounts()).map((t) => {
-        byTier.set(t.tier, (byTier.get(t.tier) ?? 0) + t.count);
-        return { tier: t.tier as Tier, rule: t.rule, decision: t.decision as DecisionKind, count: t.count };
-      });
-      const span = totals.first_ms !== null && totals.last_ms !== null ? totals.last_ms - totals.first_ms : 0;
-      const width = bucketWidth(span);
-      const buckets = await ledger.costBuckets(width);
-      return {
-        runs: totals.runs,
-        routes: totals.routes,
-        by_tier: [...byTier].sort((a, b) => a[0] - b[0]).map(([tier, count]) => ({ tier: tier as Tier, count })),
-        by_tier_rule: byRule.sort((a, b) => a.tier - b.tier || b.count - a.count || a.rule.localeCompare(b.rule)),
-        bucket_seconds: width / 1000,
-        cost_over_time: buckets.map((b) => ({ bucket: new Date(b.bucket_ms).toISOString(), routes: b.routes, llm_calls: b.llm_calls, usd: b.usd })),
-      };
-    },
+    stats: () => ledgerStats(ledger),
     close: () => ledger.close(),
   };
 }

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findConfig } from '../../src/cli/config.js';
 import { BIN } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
+import { tempDir } from '../support/temp.js';
 
 const request = JSON.stringify({ run_id: 'c1', flow: 'build', step_completed: 'build-step-3', status: 'UNVERIFIED', forensics: { lint: { errors: 2, output: 'eslint: 2 errors' } } });
 
@@ -19,7 +19,7 @@ function cli(cwd: string, args: string[], input = '') {
 
 describe('where flows, the ledger and run folders come from', () => {
   it('outside a project with no flows, every command uses the sample flows shipped with navkernel and says so', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-noflows-'));
+    const dir = tempDir('nk-noflows-');
     const r = cli(dir, ['route', '--no-ledger'], request);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'LOOP', next_step_id: 'build-step-3' });
@@ -34,7 +34,7 @@ describe('where flows, the ledger and run folders come from', () => {
   });
 
   it('reads navkernel.config.yaml (paths relative to it) from a subfolder; flags win', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-config-'));
+    const dir = tempDir('nk-config-');
     cpSync(path.join(ROOT, 'charters'), path.join(dir, 'my-flows'), { recursive: true });
     writeFileSync(path.join(dir, 'navkernel.config.yaml'), 'flows: my-flows\nledger: data/ledger.sqlite\n');
     const sub = path.join(dir, 'sub');
@@ -51,7 +51,7 @@ describe('where flows, the ledger and run folders come from', () => {
   });
 
   it('reads the navkernel key of package.json and refuses unknown keys with the file named', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-config-'));
+    const dir = tempDir('nk-config-');
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', navkernel: { budget_usd: 0.5, flows: 'f' } }));
     expect(findConfig(dir)).toEqual({ config: { budget_usd: 0.5, flows: path.join(dir, 'f') }, file: path.join(dir, 'package.json') });
     writeFileSync(path.join(dir, 'navkernel.config.json'), JSON.stringify({ flow: 'typo' }));

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { oneLine } from '../../src/cli/conventions.js';
 import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)', () => {
   it('a mistyped option is one line with a suggestion, exit 2, no usage dump', () => {
@@ -19,7 +19,7 @@ describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)
   });
 
   it('with --json an error is the JSON error line on stdout', () => {
-    const missing = path.join(mkdtempSync(path.join(tmpdir(), 'nk-conv-')), 'none.sqlite');
+    const missing = path.join(tempDir('nk-conv-'), 'none.sqlite');
     const r = runCli(['audit', 'r1', '--json', '--ledger', missing]);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'LEDGER_NOT_FOUND', message: expect.stringContaining(missing) } });
@@ -38,7 +38,7 @@ describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)
     const ok = runCli(['validate', 'charters', '--json']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({ ok: true, flows: 7, requests: 0, problems: [], warnings: [] });
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-conv-'));
+    const dir = tempDir('nk-conv-');
     const broken = path.join(dir, 'broken.yaml');
     writeFileSync(broken, 'flow: [\n');
     const bad = runCli(['validate', broken, '--json']);

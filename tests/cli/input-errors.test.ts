@@ -2,12 +2,12 @@
 // unwritable files, unknown flows, the typo suggester, the fish completion and the wording of validate and route.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { firstSentence, fishQuote } from '../../src/cli/commands/completion.js';
 import { prefixSuggestion } from '../../src/cli/conventions.js';
 import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 const step = (step_completed: string, status: string) => JSON.stringify({ run_id: 'e1', flow: 'build', step_completed, status });
 const jsonError = (r: { stdout: string }) => (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error;
@@ -15,7 +15,7 @@ const jsonError = (r: { stdout: string }) => (JSON.parse(r.stdout) as { error: {
 let dir: string;
 let ledger: string;
 beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'nk-input-errors-'));
+  dir = tempDir('nk-input-errors-');
   ledger = path.join(dir, 'ledger.sqlite');
   const r = runCli(['route', '--flows', 'charters', '--ledger', ledger], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'UNVERIFIED')].join('\n'));
   expect(r.code).toBe(0);

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { coProcess, runCli } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 const line = (o: object) => JSON.stringify(o);
 const step = (step_completed: string, status: string, extra: object = {}) => line({ run_id: 'cli-1', flow: 'build', step_completed, status, ...extra });
@@ -34,7 +34,7 @@ describe('navkernel route', () => {
   });
 
   it('on SIGTERM answers what it read, closes the ledger and exits 143; verify passes afterwards', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-term-'));
+    const dir = tempDir('nk-term-');
     const ledger = path.join(dir, 'ledger.sqlite');
     const co = coProcess(['route', '--flows', 'charters', '--ledger', ledger]);
     expect(JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')))).toMatchObject({ decision: 'LOOP', seq: 1 });
@@ -81,7 +81,7 @@ describe('navkernel route', () => {
 
 describe('navkernel validate', () => {
   it('accepts the sample charters and valid requests', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    const dir = tempDir('nk-val-');
     writeFileSync(path.join(dir, 'req.json'), step('build-step-1', 'VERIFIED'));
     writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('build-step-2', 'b')}\n${step('build-review', 'APPROVED')}\n`);
     const r = runCli(['validate', 'charters', path.join(dir, 'req.json'), path.join(dir, 'reqs.jsonl')]);
@@ -90,7 +90,7 @@ describe('navkernel validate', () => {
   });
 
   it('checks a request exactly as route does: a step that is not in the flow is a problem in both', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    const dir = tempDir('nk-val-');
     const req = step('no-such-step', 'VERIFIED');
     writeFileSync(path.join(dir, 'req.json'), req);
     const v = runCli(['validate', path.join(dir, 'req.json')]); // flows from --flows' default, ./charters
@@ -102,7 +102,7 @@ describe('navkernel validate', () => {
   });
 
   it('lists every problem of bad flow and request files', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nk-val-'));
+    const dir = tempDir('nk-val-');
     writeFileSync(path.join(dir, 'flow.yaml'), 'flow: f\ncharter: { goal: g, key_question: q }\nsteps:\n  - { id: a, agent: x, next: b }\n');
     writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('a', 'b')}\n{"run_id": 1}\n`);
     const r = runCli(['validate', path.join(dir, 'flow.yaml'), path.join(dir, 'reqs.jsonl')]);
@@ -116,7 +116,7 @@ describe('navkernel validate', () => {
 
 describe('navkernel demo and help', () => {
   it('routes a few hundred simulated steps and summarises by tier', () => {
-    const ledger = path.join(mkdtempSync(path.join(tmpdir(), 'nk-demo-')), 'ledger.sqlite');
+    const ledger = path.join(tempDir('nk-demo-'), 'ledger.sqlite');
     const r = runCli(['demo', '--json', '--ledger', ledger]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -138,7 +138,7 @@ describe('navkernel demo and help', () => {
   });
 
   it('simulates runs of flows of your own (--flows), starting from the flows nothing else injects', () => {
-    const ledger = path.join(mkdtempSync(path.join(tmpdir(), 'nk-demo-custom-')), 'ledger.sqlite');
+    const ledger = path.join(tempDir('nk-demo-custom-'), 'ledger.sqlite');
     const r = runCli(['demo', '--json', '--ledger', ledger, '--flows', 'examples/custom-flow']);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
+import { tempDir } from '../support/temp.js';
 
 const NAVKERNEL = `${process.execPath} ${BIN}`;
 const run = (cmd: string, args: string[], timeout = 120_000) => {
@@ -18,7 +19,7 @@ describe('examples', () => {
   it('embed-kernel: a TypeScript runner compiles against the package exports and routes a build run into a ledger', () => {
     const tsc = run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'examples/tsconfig.json']);
     expect(tsc.out).toBe('');
-    const ledger = path.join(mkdtempSync(path.join(tmpdir(), 'nk-ex-')), 'ledger.sqlite');
+    const ledger = path.join(tempDir('nk-ex-'), 'ledger.sqlite');
     const r = run(process.execPath, ['dist-examples/embed-kernel/runner.js', ledger]);
     expect(r.code, r.out).toBe(0);
     expect(r.stdout).toMatch(/build-step-3\s+→ LOOP\s+build-step-3 \(tier 2 microloop\)/);

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LanguageModel, LlmGenerateRequest } from '../../src/llm/index.js';
 import { BIN } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
+import { tempDir } from '../support/temp.js';
 
 /** A small TypeScript repository written to a fresh temp dir (real files for the real repo map). */
 export const REPO_FILES: Record<string, string> = {
@@ -59,7 +59,7 @@ export const REPO_FILES: Record<string, string> = {
 };
 
 export function makeRepo(): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'nk-explorer-repo-'));
+  const root = tempDir('nk-explorer-repo-');
   for (const [rel, text] of Object.entries(REPO_FILES)) {
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     writeFileSync(path.join(root, rel), text);
@@ -67,8 +67,9 @@ export function makeRepo(): string {
   return root;
 }
 
+/** A fresh temporary directory, removed after the test file. */
 export function tmpDir(prefix = 'nk-explorer-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** A clock that advances one second per reading, from the seed example's time. */

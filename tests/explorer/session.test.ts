@@ -199,7 +199,7 @@ describe('the USD budget is enforced before each call', () => {
     const probe = scripted([finalize()]);
     await runExplorer({ ...base, repo, task: TASK, model: probe, onBudgetCheck: (c) => checks.push(c) });
     const est = await estimateExplorerCallUsd(probe.requests[0]!, { model_name: 'gemini-2.0-flash', input_per_million: 0.075, output_per_million: 0.3 });
-    // The check the loop made is the estimate of the request it sent: js-tiktoken input (with margin) + the 1024-token output cap.
+    // The check the loop made is the estimate of the request it sent: gpt-tokenizer input (with margin) + the 1024-token output cap.
     expect(checks).toEqual([expect.objectContaining({ estimateUsd: est.usd, outputTokens: 1024, allowed: true })]);
     expect(est.usd).toBeCloseTo((est.inputTokens * 0.075 + 1024 * 0.3) / 1e6, 12);
     const state = (spent: number, max: number) => NavigatorState.parse({ user_task: 't', repo_path: repo, budget_config: { max_spend_usd: max, current_spend_usd: spent, model_pricing_rates: { model_name: 'm', input_per_million: 1, output_per_million: 1 } }, flight_plan: {} });

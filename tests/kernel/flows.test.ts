@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FlowValidationError } from '../../src/contracts/index.js';
 import { defineFlows, loadFlows } from '../../src/kernel/index.js';
 import { CHARTERS, TEST_FLOWS } from '../support/kernel-fixtures.js';
+import { tempDir } from '../support/temp.js';
 
 async function problemsOf(files: Record<string, string>): Promise<string[]> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'nk-flows-'));
+  const dir = tempDir('nk-flows-');
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   try {
     await loadFlows(dir);
@@ -96,6 +96,6 @@ steps:
   });
 
   it('fails clearly on a folder with no flow files', async () => {
-    await expect(loadFlows(mkdtempSync(path.join(tmpdir(), 'nk-empty-')))).rejects.toThrow(/no flow files/);
+    await expect(loadFlows(tempDir('nk-empty-'))).rejects.toThrow(/no flow files/);
   });
 });

@@ -1,15 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../../src/contracts/index.js';
 import type { LlmCallRecord, ArbiterPort, RouteRequest, Decision } from '../../src/contracts/index.js';
 import { createKernel, loadFlows, type FlowSet, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, type LedgerOptions, type SqliteLedger } from '../../src/ledger/index.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
+import { tempDir } from '../support/temp.js';
 
-/** A fresh folder under the OS tmp dir; remove it with `cleanup`. */
+/** A fresh folder under the OS tmp dir; remove it with `cleanup` (else it goes after the test file). */
 export function tmpDir(): { dir: string; file: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-ledger-'));
+  const dir = tempDir('navkernel-ledger-');
   return { dir, file: path.join(dir, 'ledger.sqlite'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

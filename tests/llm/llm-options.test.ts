@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
@@ -7,8 +6,9 @@ import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../../src/cli/ll
 import { compileValidator } from '../../src/contracts/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { arbiterInput } from './arbiter-fixture.js';
+import { tempDir } from '../support/temp.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-llm-'));
+const dir = tempDir('navkernel-llm-');
 const script = [{ when: '"status":"UNVERIFIED"', pick: ['loop:*'], reason: 'tests still fail' }, { pick: 'escalate' }];
 const scriptFile = path.join(dir, 'answers.json');
 writeFileSync(scriptFile, JSON.stringify({ model: 'claude-haiku-4-5', mode: 'rules', answers: script }));

@@ -111,7 +111,7 @@ describe('scripted model', () => {
     const a = await navigate(arbiterInput());
     expect(a.proposal).toEqual({ candidate_id: 'detour:auto-linter', reason: 'lint blocks the planned work' });
     expect(a.calls[0]).toMatchObject({ provider: 'scripted', outcome: 'ok', usd: 0 });
-    expect(a.calls[0]!.input_tokens).toBeGreaterThan(100); // counted by js-tiktoken
+    expect(a.calls[0]!.input_tokens).toBeGreaterThan(100); // counted by gpt-tokenizer (cl100k_base)
   });
   it('rules mode reuses entries by `when`, priced as a real model', async () => {
     const model = createScriptedModel({ model: 'claude-haiku-4-5', mode: 'rules', answers: [{ when: '"status":"UNVERIFIED"', pick: 'loop:*' }, { pick: 'escalate' }] });

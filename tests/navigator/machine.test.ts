@@ -1,7 +1,8 @@
 import { getAdjacencyMap } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { transition, type AnyStateNode } from 'xstate';
-import { navigatorMachine, type NavigatorMachineContext } from '../../machines/navigator.machine.js';
+import { navigatorMachine } from '../../machines/navigator.machine.js';
+import { navigatorFsm, type NavigatorContext } from '../../src/navigator/navigator-machine.js';
 
 // Seed 002 §5, typed in from the seed: [from, to, condition]. The guard names are ours.
 const SEED: [string, string, string, string | null][] = [
@@ -62,10 +63,11 @@ const EVENTS = {
   reviewPass: done('socraticReview', { limits_exceeded: [], compression_valid: true, renavigate: false, budget_allows: true }),
 };
 
-function at(value: string, context: Partial<NavigatorMachineContext> = {}) {
-  return navigatorMachine.resolveState({ value, context: { capsule: {}, pass: 1, tier_path: [], violations: [], ...context } as NavigatorMachineContext });
+// Guards and actions are the navigator's (src/navigator provides them): the walks below run the provided machine.
+function at(value: string, context: Partial<NavigatorContext> = {}) {
+  return navigatorFsm.resolveState({ value, context: { capsule: {}, pass: 1, tier_path: [], violations: [], ...context } as NavigatorContext });
 }
-const next = (value: string, event: never, context: Partial<NavigatorMachineContext> = {}) => String(transition(navigatorMachine, at(value, context), event)[0].value);
+const next = (value: string, event: never, context: Partial<NavigatorContext> = {}) => String(transition(navigatorFsm, at(value, context), event)[0].value);
 
 describe('navigator machine topology', () => {
   it('has exactly the seed\'s 14 states', () => {
@@ -78,7 +80,7 @@ describe('navigator machine topology', () => {
   });
 
   it('reaches every seed transition when @xstate/graph explores the machine with actor results', () => {
-    const adj = getAdjacencyMap(navigatorMachine, { events: Object.values(EVENTS), serializeState: (s) => JSON.stringify([s.value, s.context.pass > 1]) });
+    const adj = getAdjacencyMap(navigatorFsm, { events: Object.values(EVENTS), serializeState: (s) => JSON.stringify([s.value, s.context.pass > 1]) });
     const walked = new Set<string>();
     for (const v of Object.values(adj))
       for (const t of Object.values(v.transitions) as { state: { value: unknown } }[]) {
@@ -129,7 +131,7 @@ describe('navigator machine guards', () => {
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewViolation, complete)).toBe('EXIT_BLOCKED');
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewPass, { ...complete, violations: [{ state: 'SCOPE_EXPANSION', at: 'LOAD_CONTEXT', detail: 'x' }] })).toBe('EXIT_BLOCKED');
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewPass, { artifacts: { complete: false } as never })).toBe('EXIT_BLOCKED');
-    const [after] = transition(navigatorMachine, at('SOCRATIC_REVIEW', complete), EVENTS.reviewRenavigate);
+    const [after] = transition(navigatorFsm, at('SOCRATIC_REVIEW', complete), EVENTS.reviewRenavigate);
     expect(after.value).toBe('TRAVERSE_TRUNK');
     expect(after.context.pass).toBe(2);
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewRenavigateNoBudget, complete)).toBe('EXIT_PASS');

@@ -22,7 +22,7 @@ function write(run_id: string, seq: number, prevHex: string, opts: { escalate?: 
   return {
     route: {
       run_id, seq, flow: 'build', step: `s${seq}`, request_id: `req-${seq}`, decision: opts.escalate ? 'ESCALATE' : 'CONTINUE', next_step: null, tier: 1,
-      rule: 'success', request: '{"a":"\\"quoted\\" ü"}', decision_json: '{"decision":"CONTINUE"}', state: `{"seq":${seq}}`, latency_us: 12.5,
+      rule: 'success', request: '{"a":"\\"quoted\\" ü"}', decision_json: '{"decision":"CONTINUE"}', state: `{"seq":${seq}}`, latency_us: 12.5, latency_unit: 'us',
       cost_usd: 0.001, llm_calls: opts.calls ?? 0, kernel_version: '0.1.0', flows_hash: 'f'.repeat(64), ts: '2026-01-01T00:00:00.000Z',
       prev_hash: Buffer.from(prevHex, 'hex'), hash, field_sums: 'x',
     },

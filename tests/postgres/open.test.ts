@@ -49,7 +49,7 @@ describePostgres('opening a PostgreSQL ledger', () => {
     const again = await openPostgresPool(url);
     expect(again.schema).toEqual({ found: 3, version: PG_SCHEMA_VERSION });
     await again.pool.end();
-    expect(PG_SCHEMA_VERSION).toBe(4);
+    expect(PG_SCHEMA_VERSION).toBeGreaterThanOrEqual(4);
     expect(await indexdef()).toMatch(/\(created_ts, run_id\)/);
   });
 

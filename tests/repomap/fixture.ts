@@ -1,14 +1,14 @@
-import { cpSync, mkdtempSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../support/temp.js';
 
 /** The committed fixture repository (real code in six languages plus Markdown). */
 export const SHOP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/shop');
 
-/** A fresh temporary directory. */
+/** A fresh temporary directory, removed after the test file. */
 export function tmpDir(prefix = 'nk-'): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** A writable copy of the shop fixture. */

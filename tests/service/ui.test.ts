@@ -2,18 +2,18 @@
 // missing), driven by playwright-core: runs list, a run with its highlighted path and timeline, resolving an
 // escalation through the form, the ledger page. Saves the README's screenshots under docs/.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/kernel-fixtures.js';
 import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 import { GATE_RUN, routeAll, startServer, type TestServer } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The README's screenshots are rewritten with NAVKERNEL_SCREENSHOTS=1; otherwise they go to a temp folder. */
-const SHOTS = process.env.NAVKERNEL_SCREENSHOTS === '1' ? path.join(ROOT, 'docs') : mkdtempSync(path.join(tmpdir(), 'navkernel-shots-'));
+const SHOTS = process.env.NAVKERNEL_SCREENSHOTS === '1' ? path.join(ROOT, 'docs') : tempDir('navkernel-shots-');
 /** The flags that work on this machine (no sandbox as root, no background network calls). */
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
@@ -25,7 +25,7 @@ describe('the web UI in headless Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) execFileSync('bash', [path.join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdio: 'inherit', timeout: 590_000 });
     if (!existsSync(path.join(ROOT, 'dist', 'ui', 'index.html'))) execFileSync(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'build-ui.js')], { cwd: ROOT, stdio: 'inherit' });
-    const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-ui-'));
+    const dir = tempDir('navkernel-ui-');
     const file = path.join(dir, 'ledger.sqlite');
     const demo = runCli(['demo', '-q', '--ledger', file, '--run-prefix', 'demo']);
     expect(demo.code, demo.stderr).toBe(0);

@@ -1,4 +1,5 @@
-// The store contract (src/contracts/ports.ts: KernelStore, LedgerReader), run against every store factory.
+// The store contract (src/contracts/ports.ts), run against every store factory, one describe per part of the port:
+// KernelStore (the kernel), RunReader (audit, replay, verify, export), StatsReader (listing, /v1/stats), EscalationStore.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   IdempotencyConflictError,
@@ -19,6 +20,7 @@ import { legacyListRuns, legacyStats } from '../../bench/runs-listing.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
+import { ESCALATION_READER, STORE_PORTS } from './ports.js';
 
 let flows: FlowSet;
 beforeAll(async () => {
@@ -87,6 +89,17 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
     return handle();
   }
 
+  it('implements every part of the store port, each a separate interface (KernelStore, RunReader, StatsReader, EscalationStore)', async () => {
+    const s = await fresh();
+    const all = Object.values(STORE_PORTS).flat();
+    expect(new Set(all).size).toBe(all.length); // the parts do not overlap
+    for (const [port, names] of Object.entries(STORE_PORTS)) {
+      for (const m of names) expect(typeof (s as unknown as Record<string, unknown>)[m], `${port}.${m}`).toBe('function');
+    }
+    expect(ESCALATION_READER.every((m) => (STORE_PORTS.EscalationStore as readonly string[]).includes(m))).toBe(true);
+    expect(typeof s.location).toBe('string');
+  });
+
   describe('KernelStore', () => {
     it('knows nothing of a run never seen', async () => {
       const s = await fresh();
@@ -149,7 +162,7 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
     });
   });
 
-  describe('with a kernel', () => {
+  describe('RunReader, with a kernel (audit, replay, verify, export)', () => {
     it('records what an in-memory kernel decides, survives a restart, and verifies and replays', async () => {
       const s = await fresh();
       const ref: { request: RouteRequest; decision: Decision }[] = [];
@@ -238,172 +251,9 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
       expect(cli.stdout).toMatch(/run_missing/);
     });
 
-    describe('run listing and ledger stats (runPage, ledgerTotals, ledgerTierRuleCounts, costBuckets)', () => {
-      /**
-       * The demo and the harsh simulation (loops, detours, rebase injected into build, escalations), plus three gate
-       * runs ending in an escalation: one resolved with TERMINATE (terminated), one with LOOP (active), one left open.
-       */
-      async function listingLedger(): Promise<Ledger> {
-        const s = await fresh();
-        const k = createKernel({ flows, store: s, clock: steppingClock(), arbiter: scriptedArbiter() });
-        await simulate(k, HARSH_SCENARIO, {});
-        await simulate(k, DEMO_SCENARIO, { runPrefix: 'demo' });
-        await k.close();
-        // No arbiter: the gate's stray status goes to tier 5 (ESCALATE).
-        const g = createKernel({ flows, store: await handle(), clock: steppingClock(Date.UTC(2025, 0, 2)) });
-        for (const id of ['gate-x', 'gate-y', 'gate-z']) for (const req of gateRun(id)) await g.route(req);
-        await g.close();
-        const r = await handle();
-        const open = (id: string) => r.runEscalations(id).then((es) => es.find((e) => e.status === 'open')!.escalation_id);
-        await resolveEscalation(r, flows, { escalation_id: await open('gate-x'), decision: 'TERMINATE', by: 'ada', reason: 'enough' }, steppingClock());
-        await resolveEscalation(r, flows, { escalation_id: await open('gate-y'), decision: 'LOOP', by: 'ada', reason: 'again' }, steppingClock());
-        return r;
-      }
+  });
 
-      it('lists every run in the order of runs(), as the former per-run computation did, in pages with no gap or duplicate', async () => {
-        const r = await listingLedger();
-        const reference = await legacyListRuns(r);
-        expect(reference.map((x) => x.run_id)).toEqual((await r.runs()).map((x) => x.run_id));
-        expect(reference.length).toBe(HARSH_SCENARIO.runs + DEMO_SCENARIO.runs + 3);
-        // The cases the status rule has: a resolved escalation that ended the run with TERMINATE counts as terminated.
-        const byId = new Map(reference.map((x) => [x.run_id, x]));
-        expect(byId.get('gate-x')).toMatchObject({ last_decision: 'ESCALATE', open_escalations: 0, status: 'terminated' });
-        expect(byId.get('gate-y')).toMatchObject({ last_decision: 'ESCALATE', open_escalations: 0, status: 'active' });
-        expect(byId.get('gate-z')).toMatchObject({ last_decision: 'ESCALATE', open_escalations: 1, status: 'escalated' });
-        expect(reference.some((x) => x.last_decision === 'TERMINATE' && x.status === 'terminated')).toBe(true);
-        expect(reference.some((x) => x.flows.includes('rebase'))).toBe(true);
-        for (const limit of [1, 2, 5, reference.length - 1, reference.length, 500]) {
-          const { runs, total, pages } = await allPages(r, {}, limit);
-          expect(total).toBe(reference.length);
-          expect(pages).toBe(Math.max(1, Math.ceil(reference.length / limit)));
-          expect(runs).toEqual(reference);
-        }
-        expect(await listRuns(r)).toEqual(reference);
-      });
-
-      it('filters by status, flow (an injected one too) and open escalation, with totals, as the former code did', async () => {
-        const r = await listingLedger();
-        const reference = await legacyListRuns(r);
-        const queries: Omit<RunPageQuery, 'limit'>[] = [
-          { status: 'active' },
-          { status: 'escalated' },
-          { status: 'terminated' },
-          { flow: 'rebase' },
-          { flow: 'gate' },
-          { flow: 'build' },
-          { flow: 'no-such-flow' },
-          { has_open_escalation: true },
-          { has_open_escalation: false },
-          { status: 'terminated', flow: 'gate' },
-          { status: 'escalated', has_open_escalation: true },
-          { status: 'active', has_open_escalation: false, flow: 'gate' },
-        ];
-        for (const q of queries) {
-          const expected = reference.filter(
-            (x) =>
-              (q.status === undefined || x.status === q.status) &&
-              (q.flow === undefined || x.flows.includes(q.flow)) &&
-              (q.has_open_escalation === undefined || x.open_escalations > 0 === q.has_open_escalation),
-          );
-          for (const limit of [1, 3, 500]) {
-            const { runs, total } = await allPages(r, q, limit);
-            expect({ q, limit, ids: runs.map((x) => x.run_id) }).toEqual({ q, limit, ids: expected.map((x) => x.run_id) });
-            expect(runs).toEqual(expected);
-            expect(total).toBe(expected.length);
-          }
-        }
-        // Each filter selects something and leaves something out on this ledger (so the comparison above says something).
-        for (const q of queries.slice(0, 4)) {
-          const n = (await r.runPage({ ...q, limit: 1 })).total;
-          expect(n, JSON.stringify(q)).toBeGreaterThan(0);
-          expect(n, JSON.stringify(q)).toBeLessThan(reference.length);
-        }
-        expect((await r.runPage({ status: 'terminated', limit: 500 })).runs.map((x) => x.run_id)).toContain('gate-x');
-        expect((await r.runPage({ status: 'active', limit: 500 })).runs.map((x) => x.run_id)).toContain('gate-y');
-      });
-
-      it('skips `offset` matching runs (the former cursors)', async () => {
-        const r = await listingLedger();
-        const reference = (await legacyListRuns(r)).filter((x) => x.status === 'terminated');
-        for (const offset of [0, 1, 4, reference.length - 1, reference.length, reference.length + 3]) {
-          const page = await r.runPage({ status: 'terminated', limit: 3, offset });
-          expect(page.runs.map(listedSummary)).toEqual(reference.slice(offset, offset + 3));
-          expect(page.total).toBe(reference.length);
-          expect(page.next === null).toBe(offset + 3 >= reference.length);
-        }
-      });
-
-      it('pages stay gap- and duplicate-free while runs are created between pages (keyset: ties on created_ts by run_id)', async () => {
-        const s = await fresh();
-        // Five runs created at the same instant, two more a second apart.
-        const ts = '2025-03-01T00:00:00.000Z';
-        for (const id of ['t-c', 't-a', 't-e', 't-b', 't-d']) await s.append(record(id, 1, { ts }), stateAt(id, 1));
-        for (const [id, t] of [['u-1', '2025-03-01T00:00:01.000Z'], ['u-2', '2025-03-01T00:00:02.000Z']] as const) await s.append(record(id, 1, { ts: t }), stateAt(id, 1));
-        const before = (await s.runs()).map((x) => x.run_id);
-        expect(before).toEqual(['t-a', 't-b', 't-c', 't-d', 't-e', 'u-1', 'u-2']);
-        const seen: string[] = [];
-        let after: RunPageKey | undefined;
-        for (let i = 0; ; i++) {
-          const page = await s.runPage({ limit: 2, ...(after ? { after } : {}) });
-          seen.push(...page.runs.map((x) => x.run_id));
-          if (!page.next) break;
-          after = page.next;
-          // Between pages: a run created earlier than everything, one at the tied instant, one at the end, and an append to a listed run.
-          await s.append(record(`early-${i}`, 1, { ts: '2024-01-01T00:00:00.000Z' }), stateAt(`early-${i}`, 1));
-          await s.append(record(`t-${i}z`, 1, { ts }), stateAt(`t-${i}z`, 1));
-          await s.append(record(`v-${i}`, 1, { ts: `2025-03-02T00:00:0${i}.000Z` }), stateAt(`v-${i}`, 1));
-          if (i === 0) await s.append(record('t-a', 2, { ts: '2025-03-05T00:00:00.000Z' }), stateAt('t-a', 2));
-        }
-        expect(new Set(seen).size).toBe(seen.length);
-        expect(seen.filter((id) => before.includes(id))).toEqual(before);
-        // What was seen is in listing order: the ones created behind the cursor are not, the ones ahead of it are.
-        const order = (await s.runs()).map((x) => x.run_id);
-        expect(seen).toEqual(order.filter((id) => seen.includes(id)));
-        expect(seen.some((id) => id.startsWith('early-'))).toBe(false);
-        expect(seen.filter((id) => id.startsWith('v-')).length).toBeGreaterThan(0);
-      });
-
-      it('an empty ledger lists nothing and has empty stats', async () => {
-        const s = await fresh();
-        expect(await s.runPage({ limit: 50 })).toEqual({ runs: [], total: 0, next: null });
-        expect(await s.runPage({ limit: 50, status: 'active', flow: 'x', has_open_escalation: false })).toEqual({ runs: [], total: 0, next: null });
-        expect(await s.ledgerTotals()).toEqual({ runs: 0, routes: 0, first_ms: null, last_ms: null });
-        expect(await s.ledgerTierRuleCounts()).toEqual([]);
-        expect(await s.costBuckets(1000)).toEqual([]);
-        expectSameStats(await serviceLedger(s).stats(), await legacyStats(s));
-      });
-
-      it('stats: totals, counts by tier/rule/decision and cost buckets as the former per-run computation gave them', async () => {
-        const r = await listingLedger();
-        const reference = await legacyStats(r);
-        expect(reference.cost_over_time.length).toBeGreaterThan(1);
-        expect(reference.by_tier.length).toBeGreaterThan(2);
-        expectSameStats(await serviceLedger(r).stats(), reference);
-        // Every route, each width: the buckets are what bucketing each route's ts in JS gives.
-        const routes = (await Promise.all((await r.runs()).map((x) => r.routes(x.run_id, 0, 100_000)))).flat();
-        expect(routes.some((x) => x.cost_usd > 0)).toBe(true);
-        for (const width of [1_000, 60_000, 3_600_000, 86_400_000]) {
-          const js = new Map<number, { routes: number; llm_calls: number; usd: number }>();
-          for (const x of routes) {
-            const h = Math.floor(Date.parse(x.ts) / width) * width;
-            const b = js.get(h) ?? { routes: 0, llm_calls: 0, usd: 0 };
-            js.set(h, { routes: b.routes + 1, llm_calls: b.llm_calls + x.llm_calls, usd: b.usd + x.cost_usd });
-          }
-          const got = await r.costBuckets(width);
-          expect(got.map((b) => [b.bucket_ms, b.routes, b.llm_calls])).toEqual([...js].sort((a, b) => a[0] - b[0]).map(([h, b]) => [h, b.routes, b.llm_calls]));
-          got.forEach((b) => expect(b.usd).toBeCloseTo(js.get(b.bucket_ms)!.usd, 9));
-        }
-        const totals = await r.ledgerTotals();
-        const runs = await r.runs();
-        expect(totals).toEqual({
-          runs: runs.length,
-          routes: routes.length,
-          first_ms: Math.min(...runs.map((x) => Date.parse(x.created_ts))),
-          last_ms: Math.max(...runs.map((x) => Date.parse(x.updated_ts))),
-        });
-      });
-    });
-
+  describe('EscalationStore', () => {
     it('resolves an escalation once, and shows it in audit and why', async () => {
       const s = await fresh();
       const k = createKernel({ flows, store: s, clock: steppingClock() });
@@ -418,6 +268,172 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
       await expect(resolveEscalation(r, flows, { escalation_id: esc.escalation_id, decision: 'TERMINATE', by: 'bob', reason: 'again' })).rejects.toMatchObject({ code: 'ESCALATION_ALREADY_RESOLVED' });
       expect((await whyStep(r, run.run_id, esc.step)).escalations.some((e) => e.escalation_id === esc.escalation_id)).toBe(true);
       expect((await verifyLedger(r)).issues).toEqual([]);
+    });
+  });
+
+  describe('StatsReader: the run listing and ledger stats (runPage, ledgerTotals, ledgerTierRuleCounts, costBuckets)', () => {
+    /**
+     * The demo and the harsh simulation (loops, detours, rebase injected into build, escalations), plus three gate
+     * runs ending in an escalation: one resolved with TERMINATE (terminated), one with LOOP (active), one left open.
+     */
+    async function listingLedger(): Promise<Ledger> {
+      const s = await fresh();
+      const k = createKernel({ flows, store: s, clock: steppingClock(), arbiter: scriptedArbiter() });
+      await simulate(k, HARSH_SCENARIO, {});
+      await simulate(k, DEMO_SCENARIO, { runPrefix: 'demo' });
+      await k.close();
+      // No arbiter: the gate's stray status goes to tier 5 (ESCALATE).
+      const g = createKernel({ flows, store: await handle(), clock: steppingClock(Date.UTC(2025, 0, 2)) });
+      for (const id of ['gate-x', 'gate-y', 'gate-z']) for (const req of gateRun(id)) await g.route(req);
+      await g.close();
+      const r = await handle();
+      const open = (id: string) => r.runEscalations(id).then((es) => es.find((e) => e.status === 'open')!.escalation_id);
+      await resolveEscalation(r, flows, { escalation_id: await open('gate-x'), decision: 'TERMINATE', by: 'ada', reason: 'enough' }, steppingClock());
+      await resolveEscalation(r, flows, { escalation_id: await open('gate-y'), decision: 'LOOP', by: 'ada', reason: 'again' }, steppingClock());
+      return r;
+    }
+
+    it('lists every run in the order of runs(), as the former per-run computation did, in pages with no gap or duplicate', async () => {
+      const r = await listingLedger();
+      const reference = await legacyListRuns(r);
+      expect(reference.map((x) => x.run_id)).toEqual((await r.runs()).map((x) => x.run_id));
+      expect(reference.length).toBe(HARSH_SCENARIO.runs + DEMO_SCENARIO.runs + 3);
+      // The cases the status rule has: a resolved escalation that ended the run with TERMINATE counts as terminated.
+      const byId = new Map(reference.map((x) => [x.run_id, x]));
+      expect(byId.get('gate-x')).toMatchObject({ last_decision: 'ESCALATE', open_escalations: 0, status: 'terminated' });
+      expect(byId.get('gate-y')).toMatchObject({ last_decision: 'ESCALATE', open_escalations: 0, status: 'active' });
+      expect(byId.get('gate-z')).toMatchObject({ last_decision: 'ESCALATE', open_escalations: 1, status: 'escalated' });
+      expect(reference.some((x) => x.last_decision === 'TERMINATE' && x.status === 'terminated')).toBe(true);
+      expect(reference.some((x) => x.flows.includes('rebase'))).toBe(true);
+      for (const limit of [1, 2, 5, reference.length - 1, reference.length, 500]) {
+        const { runs, total, pages } = await allPages(r, {}, limit);
+        expect(total).toBe(reference.length);
+        expect(pages).toBe(Math.max(1, Math.ceil(reference.length / limit)));
+        expect(runs).toEqual(reference);
+      }
+      expect(await listRuns(r)).toEqual(reference);
+    });
+
+    it('filters by status, flow (an injected one too) and open escalation, with totals, as the former code did', async () => {
+      const r = await listingLedger();
+      const reference = await legacyListRuns(r);
+      const queries: Omit<RunPageQuery, 'limit'>[] = [
+        { status: 'active' },
+        { status: 'escalated' },
+        { status: 'terminated' },
+        { flow: 'rebase' },
+        { flow: 'gate' },
+        { flow: 'build' },
+        { flow: 'no-such-flow' },
+        { has_open_escalation: true },
+        { has_open_escalation: false },
+        { status: 'terminated', flow: 'gate' },
+        { status: 'escalated', has_open_escalation: true },
+        { status: 'active', has_open_escalation: false, flow: 'gate' },
+      ];
+      for (const q of queries) {
+        const expected = reference.filter(
+          (x) =>
+            (q.status === undefined || x.status === q.status) &&
+            (q.flow === undefined || x.flows.includes(q.flow)) &&
+            (q.has_open_escalation === undefined || x.open_escalations > 0 === q.has_open_escalation),
+        );
+        for (const limit of [1, 3, 500]) {
+          const { runs, total } = await allPages(r, q, limit);
+          expect({ q, limit, ids: runs.map((x) => x.run_id) }).toEqual({ q, limit, ids: expected.map((x) => x.run_id) });
+          expect(runs).toEqual(expected);
+          expect(total).toBe(expected.length);
+        }
+      }
+      // Each filter selects something and leaves something out on this ledger (so the comparison above says something).
+      for (const q of queries.slice(0, 4)) {
+        const n = (await r.runPage({ ...q, limit: 1 })).total;
+        expect(n, JSON.stringify(q)).toBeGreaterThan(0);
+        expect(n, JSON.stringify(q)).toBeLessThan(reference.length);
+      }
+      expect((await r.runPage({ status: 'terminated', limit: 500 })).runs.map((x) => x.run_id)).toContain('gate-x');
+      expect((await r.runPage({ status: 'active', limit: 500 })).runs.map((x) => x.run_id)).toContain('gate-y');
+    });
+
+    it('skips `offset` matching runs (the former cursors)', async () => {
+      const r = await listingLedger();
+      const reference = (await legacyListRuns(r)).filter((x) => x.status === 'terminated');
+      for (const offset of [0, 1, 4, reference.length - 1, reference.length, reference.length + 3]) {
+        const page = await r.runPage({ status: 'terminated', limit: 3, offset });
+        expect(page.runs.map(listedSummary)).toEqual(reference.slice(offset, offset + 3));
+        expect(page.total).toBe(reference.length);
+        expect(page.next === null).toBe(offset + 3 >= reference.length);
+      }
+    });
+
+    it('pages stay gap- and duplicate-free while runs are created between pages (keyset: ties on created_ts by run_id)', async () => {
+      const s = await fresh();
+      // Five runs created at the same instant, two more a second apart.
+      const ts = '2025-03-01T00:00:00.000Z';
+      for (const id of ['t-c', 't-a', 't-e', 't-b', 't-d']) await s.append(record(id, 1, { ts }), stateAt(id, 1));
+      for (const [id, t] of [['u-1', '2025-03-01T00:00:01.000Z'], ['u-2', '2025-03-01T00:00:02.000Z']] as const) await s.append(record(id, 1, { ts: t }), stateAt(id, 1));
+      const before = (await s.runs()).map((x) => x.run_id);
+      expect(before).toEqual(['t-a', 't-b', 't-c', 't-d', 't-e', 'u-1', 'u-2']);
+      const seen: string[] = [];
+      let after: RunPageKey | undefined;
+      for (let i = 0; ; i++) {
+        const page = await s.runPage({ limit: 2, ...(after ? { after } : {}) });
+        seen.push(...page.runs.map((x) => x.run_id));
+        if (!page.next) break;
+        after = page.next;
+        // Between pages: a run created earlier than everything, one at the tied instant, one at the end, and an append to a listed run.
+        await s.append(record(`early-${i}`, 1, { ts: '2024-01-01T00:00:00.000Z' }), stateAt(`early-${i}`, 1));
+        await s.append(record(`t-${i}z`, 1, { ts }), stateAt(`t-${i}z`, 1));
+        await s.append(record(`v-${i}`, 1, { ts: `2025-03-02T00:00:0${i}.000Z` }), stateAt(`v-${i}`, 1));
+        if (i === 0) await s.append(record('t-a', 2, { ts: '2025-03-05T00:00:00.000Z' }), stateAt('t-a', 2));
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.filter((id) => before.includes(id))).toEqual(before);
+      // What was seen is in listing order: the ones created behind the cursor are not, the ones ahead of it are.
+      const order = (await s.runs()).map((x) => x.run_id);
+      expect(seen).toEqual(order.filter((id) => seen.includes(id)));
+      expect(seen.some((id) => id.startsWith('early-'))).toBe(false);
+      expect(seen.filter((id) => id.startsWith('v-')).length).toBeGreaterThan(0);
+    });
+
+    it('an empty ledger lists nothing and has empty stats', async () => {
+      const s = await fresh();
+      expect(await s.runPage({ limit: 50 })).toEqual({ runs: [], total: 0, next: null });
+      expect(await s.runPage({ limit: 50, status: 'active', flow: 'x', has_open_escalation: false })).toEqual({ runs: [], total: 0, next: null });
+      expect(await s.ledgerTotals()).toEqual({ runs: 0, routes: 0, first_ms: null, last_ms: null });
+      expect(await s.ledgerTierRuleCounts()).toEqual([]);
+      expect(await s.costBuckets(1000)).toEqual([]);
+      expectSameStats(await serviceLedger(s).stats(), await legacyStats(s));
+    });
+
+    it('stats: totals, counts by tier/rule/decision and cost buckets as the former per-run computation gave them', async () => {
+      const r = await listingLedger();
+      const reference = await legacyStats(r);
+      expect(reference.cost_over_time.length).toBeGreaterThan(1);
+      expect(reference.by_tier.length).toBeGreaterThan(2);
+      expectSameStats(await serviceLedger(r).stats(), reference);
+      // Every route, each width: the buckets are what bucketing each route's ts in JS gives.
+      const routes = (await Promise.all((await r.runs()).map((x) => r.routes(x.run_id, 0, 100_000)))).flat();
+      expect(routes.some((x) => x.cost_usd > 0)).toBe(true);
+      for (const width of [1_000, 60_000, 3_600_000, 86_400_000]) {
+        const js = new Map<number, { routes: number; llm_calls: number; usd: number }>();
+        for (const x of routes) {
+          const h = Math.floor(Date.parse(x.ts) / width) * width;
+          const b = js.get(h) ?? { routes: 0, llm_calls: 0, usd: 0 };
+          js.set(h, { routes: b.routes + 1, llm_calls: b.llm_calls + x.llm_calls, usd: b.usd + x.cost_usd });
+        }
+        const got = await r.costBuckets(width);
+        expect(got.map((b) => [b.bucket_ms, b.routes, b.llm_calls])).toEqual([...js].sort((a, b) => a[0] - b[0]).map(([h, b]) => [h, b.routes, b.llm_calls]));
+        got.forEach((b) => expect(b.usd).toBeCloseTo(js.get(b.bucket_ms)!.usd, 9));
+      }
+      const totals = await r.ledgerTotals();
+      const runs = await r.runs();
+      expect(totals).toEqual({
+        runs: runs.length,
+        routes: routes.length,
+        first_ms: Math.min(...runs.map((x) => Date.parse(x.created_ts))),
+        last_ms: Math.max(...runs.map((x) => Date.parse(x.updated_ts))),
+      });
     });
   });
 });

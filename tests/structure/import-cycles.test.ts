@@ -3,7 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/kernel-fixtures.js';
 
-/** Every relative import (type-only ones included, unless `runtimeOnly`) of every module under src/ and machines/. */
+/**
+ * Every relative import of every module under src/ and machines/: static ones (type-only ones included, unless
+ * `runtimeOnly`) and dynamic `import('./x.js')` ones (left out with `runtimeOnly`: they load later, when called).
+ */
 function importGraph(runtimeOnly = false): Map<string, string[]> {
   const files = ['src', 'machines'].flatMap((d) =>
     (readdirSync(path.join(ROOT, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, d, f)),
@@ -11,7 +14,9 @@ function importGraph(runtimeOnly = false): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    const deps = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s([^;]*?)from\s+'(\.[^']+)'/g)].filter((m) => !(runtimeOnly && /^type\s/.test(m[1]!))).map((m) => m[2]!).map((m) => path.resolve(path.dirname(file), m.replace(/\.js$/, '.ts')));
+    const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s([^;]*?)from\s+'(\.[^']+)'/g)].filter((m) => !(runtimeOnly && /^type\s/.test(m[1]!))).map((m) => m[2]!);
+    if (!runtimeOnly) specifiers.push(...[...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) => m[1]!));
+    const deps = specifiers.map((m) => path.resolve(path.dirname(file), m.replace(/\.js$/, '.ts')));
     graph.set(file, deps);
   }
   return graph;
@@ -67,7 +72,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Only llm/redact.ts of llm (checked below): the same secret redaction as every other input.
   forensics: ['contracts', 'llm'],
   kernel: ['contracts', 'llm', 'machines'],
-  machines: ['contracts', 'kernel', 'navigator'],
+  // Topology and names only: src/ provides the implementations with .provide(), so nothing in machines/ imports src/.
+  machines: [],
   runs: ['contracts', 'kernel', 'ledger'],
   navigator: ['contracts', 'machines', 'repomap'],
   explorer: ['contracts', 'llm', 'navigator', 'repomap'],
@@ -98,8 +104,23 @@ describe('module structure', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('has no import cycles (type-only imports included)', () => {
+  it('has no import cycles in src/ and machines/ (type-only and dynamic imports included)', () => {
     expect(cycles(importGraph())).toEqual([]);
+  });
+
+  it('arrows run one way between machines/ and src/: src/ may import a machine, a machine imports nothing from src/', () => {
+    const graph = importGraph();
+    const up = [...graph].filter(([f]) => part(f) === 'machines').flatMap(([f, deps]) => deps.filter((d) => part(d) !== 'machines').map((d) => `${path.relative(ROOT, f)} -> ${path.relative(ROOT, d)}`));
+    expect(up).toEqual([]);
+    // ...and the kernel and the navigator do run on their machines (the implementations are provided there).
+    const users = [...graph].filter(([f, deps]) => part(f) !== 'machines' && deps.some((d) => part(d) === 'machines')).map(([f]) => path.relative(ROOT, f));
+    expect(users).toEqual(expect.arrayContaining(['src/kernel/run-machine.ts', 'src/navigator/navigator-machine.ts']));
+  });
+
+  it('the cycle check sees dynamic imports (the CLI loads its commands with import())', () => {
+    const main = importGraph().get(path.join(ROOT, 'src', 'cli', 'main.ts'))!.map((d) => path.relative(ROOT, d));
+    expect(main).toContain('src/cli/commands/completion.ts');
+    expect(importGraph(true).get(path.join(ROOT, 'src', 'cli', 'main.ts'))!.map((d) => path.relative(ROOT, d))).not.toContain('src/cli/commands/completion.ts');
   });
 
   it('the kernel entry (navkernel/kernel) loads no barrel, ledger, LLM, repo map, navigator, explorer or service module', () => {

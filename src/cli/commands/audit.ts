@@ -18,11 +18,16 @@ function cells(e: DecisionEntry): string[] {
   return [`#${e.seq}`, `${e.flow}/${e.step}`, e.decision, target(e), `tier ${e.tier}`, `${e.rule}: ${e.reason}`];
 }
 
+/** A kernel time (µs) for people: µs below a millisecond, ms with one decimal above. */
+function micros(us: number): string {
+  return us < 1000 ? `${us.toFixed(1)} µs` : `${(us / 1000).toFixed(1)} ms`;
+}
+
 function printAudit(r: AuditReport): void {
   const out: string[] = [];
   const run = r.run;
   out.push(`run ${run.run_id}: ${run.status}, ${run.steps} routes in ${run.flows.join(', ')}, ${run.offroad} off-road, ${run.llm_calls} LLM calls, $${run.cost_usd.toFixed(4)}, ${run.open_escalations} open escalations`);
-  out.push(`  from ${run.first_ts} to ${run.last_ts}; kernel time per route p50 ${r.latency_us.p50.toFixed(1)} µs, p99 ${r.latency_us.p99.toFixed(1)} µs`);
+  out.push(`  from ${run.first_ts} to ${run.last_ts}; kernel time per route p50 ${micros(r.latency_us.p50)}, p99 ${micros(r.latency_us.p99)}`);
   if (r.flows_hashes.length > 1) out.push(`  routed with ${r.flows_hashes.length} different flow definitions: ${r.flows_hashes.map((h) => h.slice(0, 12)).join(', ')}`);
   out.push('', 'Decisions by tier and rule:');
   out.push(...alignColumns(r.by_tier_rule.map((t) => [`tier ${t.tier}`, t.rule, t.decision, String(t.count)]), { right: [3], indent: '  ' }));

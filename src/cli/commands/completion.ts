@@ -63,8 +63,11 @@ function fish(commands: CommandInfo[]): string {
   return out.join('\n') + '\n';
 }
 
-/** `navkernel completion bash|zsh|fish`: a completion script built from the command definitions. */
-export function registerCompletionCommand(program: Command): void {
+/**
+ * `navkernel completion bash|zsh|fish`: a completion script built from the command definitions. `fullProgram` builds
+ * the program with every command loaded (the CLI's entry passes it, so this module never imports the entry).
+ */
+export function registerCompletionCommand(program: Command, fullProgram: () => Promise<Command>): void {
   program
     .command('completion')
     .description('Print a shell completion script (bash, zsh or fish) for every command and option')
@@ -74,8 +77,7 @@ export function registerCompletionCommand(program: Command): void {
     .action(async (shell: string, opts: { json?: boolean }) => {
       if (!SHELLS.includes(shell as Shell)) throw new UsageError(`unknown shell ${JSON.stringify(shell)} (expected bash, zsh or fish)`);
       // The full program, every command loaded: the script must know them all.
-      const { buildProgram } = await import('../main.js');
-      const commands = describeCommands(await buildProgram());
+      const commands = describeCommands(await fullProgram());
       if (opts.json) {
         process.stdout.write(JSON.stringify({ shell, commands: commands.map((c) => ({ name: c.name, options: c.options.map((o) => o.long ?? o.short) })) }) + '\n');
         return;

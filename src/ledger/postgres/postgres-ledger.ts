@@ -249,7 +249,7 @@ export class PostgresLedger implements Ledger {
     await this.commit(missing, true);
   }
 
-  // ---- LedgerReader: every read sees committed data only --------------------------------------------------
+  // ---- RunReader, StatsReader, EscalationStore: every read sees committed data only --------------------------------------------------
 
   run(run_id: string): Promise<StoredRun | undefined> {
     return this.read((sql) => sql.run(run_id));

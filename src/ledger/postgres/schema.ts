@@ -5,7 +5,7 @@ import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 5;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -125,6 +125,11 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
   // v4: the run listing's order as an index, as the SQLite ledger's v4: a page of runs (runPage) is a range scan that
   // stops after the page. created_ts never changes after a run's first route, so appends keep their HOT updates.
   'CREATE INDEX IF NOT EXISTS runs_created ON runs (created_ts, run_id);',
+  // v5: the unit of routes.latency_us, as the SQLite ledger's v5: rows already there are marked 'ms' (a constant default
+  // is stored in the catalog, no table rewrite), appends write 'us'. The hash chain covers the stored number, so old rows
+  // are marked, never converted.
+  `ALTER TABLE routes ADD COLUMN IF NOT EXISTS latency_unit ${T} NOT NULL DEFAULT 'ms' CHECK (latency_unit IN ('ms', 'us'));
+   ALTER TABLE routes ALTER COLUMN latency_unit SET DEFAULT 'us';`,
 ];
 
 /**

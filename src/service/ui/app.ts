@@ -175,6 +175,11 @@ function move(d: RecordedDecision): string {
   return `${x.decision}${x.next_step_id ? ` → ${x.next_flow ? `${x.next_flow}/` : ''}${x.next_step_id}` : ''}`;
 }
 
+/** A route's kernel time (latency_us, microseconds): µs below a millisecond, ms above. */
+function kernelTime(us: number): string {
+  return us < 1000 ? `${Math.round(us)} µs` : `${(us / 1000).toFixed(1)} ms`;
+}
+
 function timeline(decisions: RecordedDecision[]): HTMLElement {
   return el(
     'ol',
@@ -203,6 +208,7 @@ function timeline(decisions: RecordedDecision[]): HTMLElement {
           el('span', { class: 'move' }, [move(d)]),
           el('code', {}, [x.rule]),
           x.iteration && x.iteration > 1 ? el('span', { class: 'muted' }, [`iteration ${x.iteration}`]) : null,
+          el('span', { class: 'muted latency', title: 'kernel time for this route' }, [kernelTime(d.latency_us)]),
         ]),
         el('div', { class: 'tl-reason' }, [x.reason]),
         extra.length ? el('div', { class: 'tl-extra' }, extra) : null,
