@@ -6,7 +6,9 @@ Two ways to reach the kernel, one interface:
 * ``CoProcess``: a long-lived ``navkernel route`` child process speaking JSON lines on stdin/stdout.
 
 Both return decisions as plain dicts (``schemas/decision.schema.json``) and raise ``NavkernelError`` with the
-stable error ``code`` (``INVALID_FORENSICS``, ``UNKNOWN_RUN``, ...) when the kernel refuses a request.
+stable error ``code`` (``INVALID_REQUEST``, ``INVALID_FORENSICS``, ``UNKNOWN_RUN``, ...) when the kernel refuses a request.
+A request-level error is ``INVALID_REQUEST``; versions before it answered ``INVALID_FORENSICS``, which stays
+readable as ``NavkernelError.legacy_code``.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import json
 import subprocess
 import threading
 import urllib.parse
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TypedDict
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, TypedDict
 
 __all__ = ["Client", "CoProcess", "NavkernelError", "Decision", "RouteRequest", "collect_forensics", "with_reports"]
 
@@ -63,6 +65,9 @@ class NavkernelError(Exception):
         self.message = message
         self.status = status
         self.details: Dict[str, Any] = details or {}
+        # The code earlier versions gave this error: INVALID_FORENSICS where the code is now INVALID_REQUEST.
+        error = self.details.get("error")
+        self.legacy_code: Optional[str] = self.details.get("legacy_code") or (error.get("legacy_code") if isinstance(error, dict) else None)
 
 
 class Client:
@@ -157,7 +162,16 @@ class Client:
         for attempt in (1, 2):
             conn = self._connection()
             try:
-                conn.request(method, self._prefix + path, body=data, headers=headers)
+                try:
+                    conn.request(method, self._prefix + path, body=data, headers=headers)
+                except (ConnectionResetError, BrokenPipeError):
+                    # The server may have answered before reading the whole body (a 413 for a body over its
+                    # --max-bytes) and closed: that answer is still there to read.
+                    answer = self._answer_after_broken_send(conn)
+                    if answer is None:
+                        raise
+                    res, raw = answer
+                    break
                 res = conn.getresponse()
                 raw = res.read()
                 break
@@ -167,7 +181,7 @@ class Client:
                 self.close()
                 if attempt == 2 or (method == "POST" and not (isinstance(body, dict) and body.get("request_id"))):
                     raise
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8", "replace")
         if res.status >= 400:
             try:
                 problem = json.loads(text)
@@ -177,6 +191,18 @@ class Client:
         if res.headers.get("content-type", "").startswith("application/json"):
             return json.loads(text)
         return text
+
+
+    def _answer_after_broken_send(self, conn: http.client.HTTPConnection) -> Optional[Tuple[http.client.HTTPResponse, bytes]]:
+        """The response a server sent before it stopped reading the request, if any (then the connection is closed)."""
+        try:
+            res = conn.getresponse()
+            raw = res.read()
+        except (OSError, http.client.HTTPException):
+            return None
+        finally:
+            self.close()
+        return res, raw
 
 
 class CoProcess:

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { NOT_UTF8, decodeUtf8, idsFromBytes } from '../contracts/request-input.js';
 
 /** One JSON document read from a stream, with the line it started on. */
 export interface ReadDocument {
@@ -77,7 +78,7 @@ export async function* readJsonDocuments(input: Readable | AsyncIterable<Buffer 
     try {
       text = decoder.decode(bytes);
     } catch {
-      throw new DocumentSyntaxError(start, 'not valid UTF-8');
+      throw new DocumentSyntaxError(start, NOT_UTF8);
     }
     if (text === '') return undefined; // a byte-order mark alone
     try {
@@ -192,7 +193,7 @@ export async function* readJsonDocuments(input: Readable | AsyncIterable<Buffer 
 export type ReadLine =
   | { line: number; text: string }
   | { line: number; tooLarge: number }
-  | { line: number; notUtf8: true };
+  | { line: number; notUtf8: true; ids?: Record<string, string> };
 
 const NL = 0x0a;
 
@@ -203,7 +204,6 @@ const NL = 0x0a;
  * A byte-order mark at the start of a line is dropped. Blank lines are yielded too (the caller skips them).
  */
 export async function* readLines(input: AsyncIterable<Buffer | string>, maxBytes: number): AsyncGenerator<ReadLine> {
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let parts: Buffer[] = [];
   let size = 0;
   let skipped = -1; // bytes of an over-long line being skipped, or -1
@@ -219,11 +219,11 @@ export async function* readLines(input: AsyncIterable<Buffer | string>, maxBytes
     parts = [];
     size = 0;
     if (buf.length && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
-    try {
-      return { line: lineNo, text: decoder.decode(buf) };
-    } catch {
-      return { line: lineNo, notUtf8: true };
-    }
+    // The input rule every transport shares (src/contracts/request-input.ts); the ids are still echoed when readable.
+    const text = decodeUtf8(buf);
+    if (text !== undefined) return { line: lineNo, text };
+    const ids = idsFromBytes(buf);
+    return ids ? { line: lineNo, notUtf8: true, ids } : { line: lineNo, notUtf8: true };
   };
   for await (const chunk of input) {
     let buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;

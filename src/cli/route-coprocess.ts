@@ -8,9 +8,9 @@
 //     once the kernel resolved it (after its commit, with a ledger) and only after every earlier line's answer.
 import type { Writable } from 'node:stream';
 import type { Decision } from '../contracts/decision.js';
-import { isErrorCode, type ErrorCode } from '../contracts/error-codes.js';
-import { NavkernelError, ValidationError } from '../contracts/errors.js';
-import { DEFAULT_LIMITS, InputTooLargeError } from '../contracts/limits.js';
+import type { ErrorCode } from '../contracts/error-codes.js';
+import { DEFAULT_LIMITS } from '../contracts/limits.js';
+import { NOT_UTF8, classifyRouteError, idsFromText, jsonSyntaxMessage, tooLargeMessage, type RouteRefusal } from '../contracts/request-input.js';
 import type { RouteErrorLine } from '../contracts/route-answer.js';
 import { readJsonDocuments, readLines, type ReadLine } from './read-documents.js';
 
@@ -49,45 +49,8 @@ export interface CoProcessOutcome {
   outputError?: string;
 }
 
-/** A co-process error code and path for anything route() or the framing threw. */
-export function classifyRouteError(err: unknown): { code: ErrorCode; message: string; path?: string } {
-  if (err instanceof InputTooLargeError) return { code: 'INPUT_TOO_LARGE', message: err.message.slice(err.source.length + 2), path: err.path };
-  if (err instanceof ValidationError) {
-    const first = err.issues[0];
-    return { code: 'INVALID_FORENSICS', message: err.issues.map((i) => `${i.path}: ${i.message}`).join('; '), ...(first ? { path: first.path } : {}) };
-  }
-  if (err instanceof NavkernelError) return { code: isErrorCode(err.code) ? err.code : 'INTERNAL', message: err.message };
-  const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : String(err);
-  // SQLite and file-system failures (disk full, I/O error, locked past the busy timeout) come from the store.
-  if (typeof code === 'string' && /^(SQLITE_|E[A-Z]{2,}$)/.test(code)) return { code: 'STORE_UNAVAILABLE', message };
-  return { code: 'INTERNAL', message };
-}
-
-/** V8's JSON.parse message without the excerpt of the input it quotes (which may hold a secret). */
-export function jsonSyntaxMessage(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  return m.replace(/, .* is not valid JSON$/s, "");
-}
-
-/**
- * The run_id and request_id of a line that is not JSON (truncated, say), when they can still be read: a string
- * member `"run_id": "…"` anywhere in it. Lets a pipelining runner match even that answer by id.
- */
-export function idsFromText(text: string): Record<string, string> | undefined {
-  let out: Record<string, string> | undefined;
-  for (const key of ['run_id', 'request_id']) {
-    const m = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.){1,1024}")`).exec(text);
-    if (!m) continue;
-    try {
-      const v: unknown = JSON.parse(m[1]!);
-      if (typeof v === 'string') (out ??= {})[key] = v;
-    } catch {
-      // an escape that does not parse: not readable
-    }
-  }
-  return out;
-}
+// The input rule and the wording of refusals are shared with `navkernel serve` (src/contracts/request-input.ts).
+export { classifyRouteError, idsFromText, jsonSyntaxMessage };
 
 /** Longest error message written (characters). */
 const MAX_MESSAGE = 2000;
@@ -97,8 +60,8 @@ function echo(v: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 1024 ? v : undefined;
 }
 
-function errorLine(line: number, e: { code: ErrorCode; message: string; path?: string }, doc?: unknown): RouteErrorLine {
-  const out: RouteErrorLine = { error: { code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}), line } };
+function errorLine(line: number, e: { code: ErrorCode; message: string; path?: string; legacy_code?: RouteRefusal['legacy_code'] }, doc?: unknown): RouteErrorLine {
+  const out: RouteErrorLine = { error: { code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}), line, ...(e.legacy_code ? { legacy_code: e.legacy_code } : {}) } };
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
     const d = doc as Record<string, unknown>;
     const request_id = echo(d.request_id);
@@ -211,7 +174,10 @@ export async function serveCoProcess(
       }
       return p.then(
         (d) => settle(slot, decisionLine(d, doc as Record<string, unknown>)),
-        (e) => answerError(slot, errorLine(line, classifyRouteError(e), doc)),
+        (e) => {
+          const { issues: _issues, ...refusal } = classifyRouteError(e);
+          answerError(slot, errorLine(line, refusal, doc));
+        },
       );
     };
     if (typeof run_id !== 'string') return void go();
@@ -258,8 +224,8 @@ export async function serveCoProcess(
       if ('text' in r && r.text.trim() === '') continue;
       const slot: Slot = {};
       slots.push(slot);
-      if ('tooLarge' in r) answerError(slot, errorLine(r.line, { code: 'INPUT_TOO_LARGE', path: '$', message: `line ${r.line}: the line is ${r.tooLarge} bytes, larger than the limit of ${maxLineBytes} bytes` }));
-      else if ('notUtf8' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: not valid UTF-8` }));
+      if ('tooLarge' in r) answerError(slot, errorLine(r.line, { code: 'INPUT_TOO_LARGE', path: '$', message: `line ${r.line}: ${tooLargeMessage('the line', r.tooLarge, maxLineBytes)}` }));
+      else if ('notUtf8' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: ${NOT_UTF8}` }, r.ids));
       else if ('syntax' in r) answerError(slot, errorLine(r.line, { code: r.oversized ? 'INPUT_TOO_LARGE' : 'INVALID_JSON', message: r.syntax }));
       else {
         let doc: unknown;

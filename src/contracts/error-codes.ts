@@ -9,8 +9,14 @@
 export const ERROR_CODES = {
   /** The line (or body) is not JSON: a syntax error, a truncated document, bytes that are not UTF-8. */
   INVALID_JSON: { http: 400, summary: 'not valid JSON (syntax, truncated document, or bytes that are not UTF-8)' },
-  /** The request fails the RouteRequest schema, holds ill-formed Unicode, or names an unknown flow or step. */
-  INVALID_FORENSICS: { http: 422, summary: 'the request fails the schema, holds ill-formed Unicode, or names an unknown flow or step' },
+  /**
+   * A request-level field (run_id, flow, step_completed, status, iteration, envelope, an unknown member) fails the
+   * RouteRequest schema or holds ill-formed Unicode, or the request names an unknown flow or step. Earlier versions
+   * answered INVALID_FORENSICS for these: the answer carries `legacy_code: "INVALID_FORENSICS"`.
+   */
+  INVALID_REQUEST: { http: 400, summary: 'a request-level field is wrong, or the request names an unknown flow or step (earlier versions: INVALID_FORENSICS)' },
+  /** The request's forensics fail the schema or hold ill-formed Unicode in an id (failure_signature) or a key. */
+  INVALID_FORENSICS: { http: 422, summary: 'the forensics fail the schema, or an id or key in them holds ill-formed Unicode' },
   /** The request is larger than the size limit or nested deeper than the depth limit. */
   INPUT_TOO_LARGE: { http: 413, summary: 'the request exceeds the size or the depth limit' },
   /** The same request_id was routed before with a different body. Nothing is recorded. */

@@ -49,12 +49,34 @@ export class ValidationError extends NavkernelError {
   }
 }
 
-/** The route request does not match the RouteRequest schema, or names a flow/step the kernel does not know. */
+/**
+ * The route request's forensics do not match the schema (code INVALID_FORENSICS). Also the base class of
+ * {@link InvalidRequestError}, so `instanceof InvalidForensicsError` still catches every bad route request.
+ */
 export class InvalidForensicsError extends ValidationError {
-  constructor(source: string, issues: ValidationIssue[]) {
-    super('INVALID_FORENSICS', source, issues);
+  constructor(source: string, issues: ValidationIssue[], code: 'INVALID_FORENSICS' | 'INVALID_REQUEST' = 'INVALID_FORENSICS') {
+    super(code, source, issues);
     this.name = 'InvalidForensicsError';
   }
+}
+
+/**
+ * A request-level field of a route request (run_id, flow, step_completed, status, iteration, envelope, an unknown
+ * top-level member) is wrong, or it names a flow or step the kernel does not know: code INVALID_REQUEST.
+ * Versions before 0.2 called this INVALID_FORENSICS; transports give that as `legacy_code`.
+ */
+export class InvalidRequestError extends InvalidForensicsError {
+  constructor(source: string, issues: ValidationIssue[]) {
+    super(source, issues, 'INVALID_REQUEST');
+    this.name = 'InvalidRequestError';
+  }
+}
+
+/** The error for problems of a route request: INVALID_FORENSICS when every one is inside `$.forensics`, else INVALID_REQUEST. */
+export function routeRequestError(source: string, issues: ValidationIssue[]): InvalidForensicsError {
+  return issues.length > 0 && issues.every((i) => i.path === '$.forensics' || i.path.startsWith('$.forensics.') || i.path.startsWith('$.forensics['))
+    ? new InvalidForensicsError(source, issues)
+    : new InvalidRequestError(source, issues);
 }
 
 /** One or more flow files are malformed or describe a broken graph. Lists every problem at once. */

@@ -11,6 +11,25 @@ export const Charter = z.object({
 });
 export type Charter = z.infer<typeof Charter>;
 
+/**
+ * What the iteration cap does (seed 003 tier 2, "iteration count >= max -> ADVANCE with warning"): `advance` goes on
+ * to the step's next step with a warning and needs_human (the default), `escalate` opens an escalation instead
+ * (rule `iteration_cap_escalate`).
+ */
+export const OnExhausted = z.enum(['advance', 'escalate']);
+/**
+ * What the iteration cap does when the route still reports an unaddressed HIGH or CRITICAL concern (seed 003:
+ * "3rd iteration + HIGH concern unaddressed -> ESCALATE"): `escalate` (the default, rule
+ * `iteration_cap_open_concern`) or `advance` (the flow opts out: the cap's on_exhausted applies).
+ */
+export const OnOpenConcern = z.enum(['escalate', 'advance']);
+/**
+ * What a failure-looking status (FAILED, FAILURE, FAIL, ERROR, ERRORED, BLOCKED, or the step's `failure`) that
+ * matches no branch does: `warn` takes the step's default `next` with a warning and needs_human (the default);
+ * `off` does not take the default, so the later tiers decide (tier 3, the envelope, else ESCALATE).
+ */
+export const FailureDefault = z.enum(['warn', 'off']);
+
 /** A microloop on a step: repeat until a status in `exit_when` or `max_iterations` runs. */
 export const Loop = z.object({
   to: StepId.optional().describe('Step to loop back to; defaults to the step itself'),
@@ -20,6 +39,8 @@ export const Loop = z.object({
     .boolean()
     .optional()
     .describe("When true, a loop the critic calls futile (can_further_iteration_help: no) without meeting exit_when ESCALATEs instead of continuing"),
+  on_exhausted: OnExhausted.optional().describe("What the iteration cap does for this loop (overrides the flow's on_exhausted; default advance)"),
+  on_open_concern: OnOpenConcern.optional().describe("What the iteration cap does when a HIGH/CRITICAL concern is still open (overrides the flow's; default escalate)"),
 });
 export type Loop = z.infer<typeof Loop>;
 
@@ -34,6 +55,19 @@ export const Step = z
     loop: Loop.optional(),
     returns: z.boolean().optional().describe('Utility step: afterwards control returns to the step that detoured here'),
     terminal: z.boolean().optional(),
+    success: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Statuses that mean success here, besides VERIFIED, SUCCEEDED, SUCCESS, PASS, PASSED (any case): a step without branches or loop continues to next'),
+    failure: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Statuses that mean failure here, besides FAILED, FAILURE, FAIL, ERROR, ERRORED, BLOCKED: one that falls to a branch default is flagged (needs_human)'),
+    statuses: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("The statuses this step's agent reports: `navkernel validate` warns about any that no rule of the step handles"),
+    on_failure_default: FailureDefault.optional().describe("Overrides the flow's on_failure_default for this step"),
   })
   .strict();
 export type Step = z.infer<typeof Step>;
@@ -77,6 +111,9 @@ export const Flow = z
       .strict()
       .default({ allowed: false, max_nodes: 3 })
       .describe('Whether tier 3 may propose ad-hoc nodes here, and how many'),
+    on_exhausted: OnExhausted.optional().describe('What the iteration cap does in this flow (a loop may override it; default advance)'),
+    on_open_concern: OnOpenConcern.optional().describe('What the iteration cap does when a HIGH/CRITICAL concern is still open (default escalate)'),
+    on_failure_default: FailureDefault.optional().describe('What a failure-looking status that matches no branch does (default warn)'),
   })
   .strict();
 export type Flow = z.infer<typeof Flow>;

@@ -18,6 +18,7 @@ export * from './explorer-contracts.js';
 export * from './explorer-sessions.js';
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, httpStatusFor, type ErrorCode } from './error-codes.js';
 export * from './limits.js';
+export * from './request-input.js';
 export * from './route-answer.js';
 export * from './service-api.js';
 export type * from './archive-port.js';

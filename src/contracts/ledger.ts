@@ -66,6 +66,11 @@ export const RunSummary = z.object({
   llm_calls: z.int().min(0),
   cost_usd: z.number().min(0),
   open_escalations: z.int().min(0),
+  needs_human: z
+    .int()
+    .min(0)
+    .optional()
+    .describe('Routes whose decision needs a person (needs_human: true): escalations, the iteration cap, a failure taking a branch default. In listings and audits'),
   status: z.enum(['active', 'escalated', 'terminated']),
   last_decision: DecisionKind,
   last_step: z.string(),
@@ -92,6 +97,10 @@ export const AuditReport = z.object({
   run: RunSummary,
   by_tier_rule: z.array(z.object({ tier: Tier, rule: z.string(), decision: DecisionKind, count: z.int() })),
   offroad: z.array(DecisionEntry).describe('Every off-road decision, in order'),
+  needs_human: z
+    .array(DecisionEntry)
+    .optional()
+    .describe('Every decision that needs a person (needs_human: true), in order: escalations, and CONTINUEs such as the iteration cap that a runner ignoring needs_human would carry past'),
   steps: z
     .array(
       z.object({
@@ -134,9 +143,20 @@ export const WhyReport = z.object({
   entries: z.array(
     DecisionEntry.extend({
       touched_as: z.array(z.enum(['completed', 'next', 'detour_target', 'return_to'])),
+      sightings: z
+        .array(z.int().min(1))
+        .optional()
+        .describe("For a decision on a failure signature (\"seen N times\"): the seqs of the routes of this step that carried it, this one last"),
     }),
   ),
   escalations: z.array(Escalation),
+  unknown_step: z
+    .object({
+      steps: z.array(z.string()).describe("The steps of the run's flows (those loaded, and those its decisions name)"),
+      did_you_mean: z.string().optional(),
+    })
+    .optional()
+    .describe("Present when the step is not a step of the run's flows: a misspelling, with the nearest step"),
 });
 export type WhyReport = z.infer<typeof WhyReport>;
 

@@ -1,4 +1,4 @@
-import { InvalidForensicsError, NavkernelError } from './errors.js';
+import { NavkernelError, routeRequestError } from './errors.js';
 
 /** Limits every request is held to before anything else looks at it (README "Limits, Unicode and secrets"). */
 export interface InputLimits {
@@ -63,7 +63,8 @@ const isWellFormed: (s: string) => boolean =
  * BigInt, function, symbol, Date or class instance: what a library caller might pass). Throws InputTooLargeError
  * or InvalidForensicsError (issue codes `ill_formed_unicode`, `not_json`), each naming the JSON path.
  */
-export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_LIMITS, source = 'route()'): void {
+export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_LIMITS, source = 'route()', options: { repairFreeText?: boolean } = {}): RepairedString[] | undefined {
+  let repaired: RepairedString[] | undefined;
   // A lower bound of the JSON size, summed as the walk goes: string lengths in UTF-16 units (never more than
   // their UTF-8 bytes) plus punctuation. Exact bytes are computed only when the bound gets close to the limit.
   let approx = 0;
@@ -73,11 +74,15 @@ export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_L
     const v = f.value;
     if (typeof v === 'string') {
       approx += v.length + 2;
-      if (!isWellFormed(v)) throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'ill_formed_unicode', message: 'expected well-formed Unicode (the string holds a lone surrogate)' }]);
+      if (!isWellFormed(v)) {
+        const path = pathOf(f);
+        if (!(options.repairFreeText && isFreeText(path))) throw routeRequestError(source, [{ path, code: 'ill_formed_unicode', message: 'expected well-formed Unicode (the string holds a lone surrogate)' }]);
+        (repaired ??= []).push({ path, keys: keysOf(f) });
+      }
     } else if (v !== null && typeof v === 'object') {
       const proto = Object.getPrototypeOf(v) as unknown;
       if (!Array.isArray(v) && proto !== Object.prototype && proto !== null)
-        throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${(v as object).constructor?.name ?? 'an object'}` }]);
+        throw routeRequestError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${(v as object).constructor?.name ?? 'an object'}` }]);
       if (f.depth >= limits.maxDepth) throw new InputTooLargeError(source, pathOf(f), 'depth', `nested deeper than the limit of ${limits.maxDepth} levels`);
       if (Array.isArray(v)) {
         approx += 2 + v.length;
@@ -90,12 +95,12 @@ export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_L
         for (let i = keys.length - 1; i >= 0; i--) {
           const k = keys[i]!;
           approx += k.length + 3;
-          if (!isWellFormed(k)) throw new InvalidForensicsError(source, [{ path: pathOf(f, k), code: 'ill_formed_unicode', message: 'expected a well-formed Unicode key (the key holds a lone surrogate)' }]);
+          if (!isWellFormed(k)) throw routeRequestError(source, [{ path: pathOf(f, k), code: 'ill_formed_unicode', message: 'expected a well-formed Unicode key (the key holds a lone surrogate)' }]);
           stack.push({ value: (v as Record<string, unknown>)[k], depth: f.depth + 1, parent: f, key: k });
         }
       }
     } else if (typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'boolean' && v !== null && v !== undefined) {
-      throw new InvalidForensicsError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${typeof v === 'number' ? String(v) : `a ${typeof v}`}` }]);
+      throw routeRequestError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${typeof v === 'number' ? String(v) : `a ${typeof v}`}` }]);
     } else approx += 8;
     if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
   }
@@ -104,4 +109,40 @@ export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_L
     const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
     if (bytes > limits.maxBytes) throw new InputTooLargeError(source, '$', 'size', `the request is ${bytes} bytes, larger than the limit of ${limits.maxBytes} bytes`);
   }
+  return repaired;
+}
+
+/** A free-text string that held a lone surrogate: where it is (JSON path and keys from the root). */
+export interface RepairedString {
+  path: string;
+  keys: (string | number)[];
+}
+
+/**
+ * Strings the kernel never interprets as an id: every string under `$.forensics` but `failure_signature` (a
+ * Python runner's `surrogateescape` log text lands there). A lone surrogate in one is replaced with U+FFFD (with a
+ * warning) instead of refusing the route; in an id, a key, or anything outside the forensics it is still refused.
+ */
+function isFreeText(path: string): boolean {
+  return path.startsWith('$.forensics.') && path !== '$.forensics.failure_signature';
+}
+
+function keysOf(f: Frame): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let x: Frame | undefined = f; x && x.key !== undefined; x = x.parent) keys.push(x.key);
+  return keys.reverse();
+}
+
+const toWellFormed = (s: string): string => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
+/** A copy of `value` with each repaired string's lone surrogates replaced by U+FFFD (the input is not changed). */
+export function repairStrings<T>(value: T, repaired: readonly RepairedString[]): T {
+  const out = structuredClone(value);
+  for (const { keys } of repaired) {
+    let parent = out as unknown as Record<string | number, unknown>;
+    for (const k of keys.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+    const last = keys[keys.length - 1]!;
+    parent[last] = toWellFormed(parent[last] as string);
+  }
+  return out;
 }

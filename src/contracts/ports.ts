@@ -280,6 +280,8 @@ export interface StoredRunListing extends StoredRun {
   flows: string[];
   /** Open escalations of the run (as `openEscalationCount`). */
   open_escalations: number;
+  /** Routes whose decision has needs_human: true. */
+  needs_human: number;
   status: RunStatus;
 }
 

@@ -72,6 +72,10 @@ export const Concern = z
   .object({
     severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']),
     description: z.string(),
+    addressed: z
+      .boolean()
+      .optional()
+      .describe('true once the concern was dealt with; a HIGH/CRITICAL concern not addressed at the iteration cap escalates (rule iteration_cap_open_concern)'),
   })
   .loose();
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ValidationIssue } from './errors.js';
+import { didYouMean } from './nearest-name.js';
 import { packageRoot } from '../package-root.js';
 
 /** Result of validating a document at a boundary: expected outcomes are data, not exceptions. */
@@ -16,7 +17,7 @@ export function schemasDir(): string {
 }
 
 const ajvs = new Map<boolean, Ajv2020>();
-const cache = new Map<string, ValidateFunction>();
+const cache = new Map<string, { fn: ValidateFunction; schema: unknown }>();
 
 function sharedAjv(useDefaults: boolean): Ajv2020 {
   let ajv = ajvs.get(useDefaults);
@@ -34,17 +35,51 @@ export function toJsonPath(instancePath: string, extra?: string): string {
   return out;
 }
 
-function describe(err: ErrorObject): ValidationIssue {
+/** The value at an ajv instancePath of `doc` (undefined when it is not there). */
+function valueAt(doc: unknown, instancePath: string): unknown {
+  let v = doc;
+  for (const p of instancePath.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+/** The schema node at a JSON pointer (`#/$defs/Step`) of the root schema. */
+function schemaAt(root: unknown, pointer: string): unknown {
+  let v = root;
+  for (const p of pointer.replace(/^#/, '').split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+/** What a JSON value is, in words: `a string ("3")`, `a number`, `null`. */
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)})`;
+  if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a number';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function describe(err: ErrorObject, doc: unknown, root: unknown): ValidationIssue {
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'required':
       return { path: toJsonPath(err.instancePath, String(p.missingProperty)), code: 'required', message: 'is required' };
-    case 'additionalProperties':
-      return { path: toJsonPath(err.instancePath, String(p.additionalProperty)), code: 'unknown_property', message: 'is not an allowed property' };
+    case 'additionalProperties': {
+      const name = String(p.additionalProperty);
+      const props = (schemaAt(root, err.schemaPath.replace(/\/additionalProperties$/, '')) as { properties?: Record<string, unknown> } | undefined)?.properties;
+      const known = props ? Object.keys(props) : [];
+      const hint = known.length ? `${didYouMean(name, known)} (allowed: ${known.join(', ')})` : '';
+      return { path: toJsonPath(err.instancePath, name), code: 'unknown_property', message: `is not an allowed property${hint}` };
+    }
     case 'enum':
       return { path: toJsonPath(err.instancePath), code: 'enum', message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'type':
-      return { path: toJsonPath(err.instancePath), code: 'type', message: `expected ${String(p.type)}` };
+      return { path: toJsonPath(err.instancePath), code: 'type', message: `expected ${String(p.type)}, got ${kindOf(valueAt(doc, err.instancePath))}` };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
@@ -64,11 +99,11 @@ function describe(err: ErrorObject): ValidationIssue {
 }
 
 /** Issues from ajv errors, de-duplicated (unions report each branch) and in a stable order. */
-export function issuesFromAjv(errors: ErrorObject[] | null | undefined): ValidationIssue[] {
+export function issuesFromAjv(errors: ErrorObject[] | null | undefined, doc?: unknown, schema?: unknown): ValidationIssue[] {
   const seen = new Set<string>();
   const out: ValidationIssue[] = [];
   for (const e of errors ?? []) {
-    const issue = describe(e);
+    const issue = describe(e, doc, schema);
     const key = `${issue.path}|${issue.message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -86,14 +121,14 @@ export function issuesFromAjv(errors: ErrorObject[] | null | undefined): Validat
 export function compileValidator<T>(name: string, options: { applyDefaults?: boolean } = {}): CompiledValidator<T> {
   const applyDefaults = options.applyDefaults ?? false;
   const key = `${applyDefaults ? 'defaults:' : ''}${name}`;
-  let fn = cache.get(key);
-  if (!fn) {
+  let hit = cache.get(key);
+  if (!hit) {
     const file = path.join(schemasDir(), `${name}.schema.json`);
     const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    fn = sharedAjv(applyDefaults).compile(schema);
-    cache.set(key, fn);
+    hit = { fn: sharedAjv(applyDefaults).compile(schema), schema };
+    cache.set(key, hit);
   }
-  const validate = fn;
+  const { fn: validate, schema } = hit;
   if (applyDefaults) {
     return (doc: unknown) => {
       let copy: unknown;
@@ -102,8 +137,8 @@ export function compileValidator<T>(name: string, options: { applyDefaults?: boo
       } catch {
         return { success: false, issues: [{ path: '$', code: 'type', message: 'expected plain JSON data (it holds a function or another value that cannot be copied)' }] };
       }
-      return validate(copy) ? { success: true, data: copy as T } : { success: false, issues: issuesFromAjv(validate.errors) };
+      return validate(copy) ? { success: true, data: copy as T } : { success: false, issues: issuesFromAjv(validate.errors, copy, schema) };
     };
   }
-  return (doc: unknown) => (validate(doc) ? { success: true, data: doc as T } : { success: false, issues: issuesFromAjv(validate.errors) });
+  return (doc: unknown) => (validate(doc) ? { success: true, data: doc as T } : { success: false, issues: issuesFromAjv(validate.errors, doc, schema) });
 }

@@ -1,7 +1,9 @@
-import { InvalidForensicsError } from '../contracts/errors.js';
+import { InvalidRequestError } from '../contracts/errors.js';
 import type { ReturnPoint, RouteRequest, RunState } from '../contracts/index.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
+import { inputWarnings } from './request-guard.js';
+import { didYouMean } from '../contracts/nearest-name.js';
 
 /** The injected node `step` is, if the run is inside injected nodes of this flow. */
 function findInjectedNode(state: RunState, flow: string, step: string): { point: ReturnPoint; index: number } | undefined {
@@ -14,11 +16,20 @@ function findInjectedNode(state: RunState, flow: string, step: string): { point:
 /** Resolves a validated request against the flows and the run state. Unknown flow or step is bad input. */
 export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: RunState, ts: string, hasArbiter: boolean): RouteWork {
   const flow = flows.get(request.flow);
-  if (!flow) throw new InvalidForensicsError('route()', [{ path: '$.flow', code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"` }]);
+  if (!flow)
+    throw new InvalidRequestError('route()', [
+      { path: '$.flow', code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"${didYouMean(request.flow, flows.flows.keys())}` },
+    ]);
   const step = flow.steps.get(request.step_completed);
   const node = step ? undefined : findInjectedNode(state, flow.id, request.step_completed);
   if (!step && !node)
-    throw new InvalidForensicsError('route()', [{ path: '$.step_completed', code: 'unknown_step', message: `expected a step of flow ${flow.id}, got "${request.step_completed}"` }]);
+    throw new InvalidRequestError('route()', [
+      {
+        path: '$.step_completed',
+        code: 'unknown_step',
+        message: `expected a step of flow ${flow.id} (${[...flow.steps.keys()].join(', ')}), got "${request.step_completed}"${didYouMean(request.step_completed, flow.steps.keys())}`,
+      },
+    ]);
   const loopKey = `${flow.id}/${request.step_completed}`;
   const iteration = Math.max(request.iteration?.current ?? 1, 1 + (state.loops[loopKey] ?? 0));
   const max = step?.def.loop?.max_iterations ?? request.iteration?.max ?? null;
@@ -39,6 +50,8 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
     memo: {},
   };
   if (node) w.node = node;
+  const notes = inputWarnings.get(request);
+  if (notes) w.notes = notes;
   // A proposed next step that is no edge is refused whichever tier decides (tier 1 may decide by another rule).
   const proposed = request.envelope?.next_step_id;
   if (step && proposed && !step.edges.has(proposed))

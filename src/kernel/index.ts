@@ -6,3 +6,4 @@ export type { CompiledFlow, CompiledStep, FlowSet, ResolvedDetour } from './flow
 export { DEFAULT_SIGNATURES, buildSignatureTable, deriveSignature, type SignatureMatcher } from './signatures.js';
 export { emptyRunState } from './run-state.js';
 export { SUCCESS_STATUSES } from './route-work.js';
+export { flowWarnings, type FlowWarning } from './flows/flow-warnings.js';

@@ -1,8 +1,11 @@
-import { InvalidForensicsError } from '../contracts/errors.js';
-import { checkInputLimits, resolveLimits, type InputLimits } from '../contracts/limits.js';
+import { routeRequestError } from '../contracts/errors.js';
+import { checkInputLimits, repairStrings, resolveLimits, type InputLimits } from '../contracts/limits.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { compileValidator } from '../contracts/validate.js';
 import { createRedactor, type RedactOptions } from '../llm/redact.js';
+
+/** Warnings about a request the guard repaired (free text with a lone surrogate), kept beside it until it is routed. */
+export const inputWarnings = new WeakMap<RouteRequest, string[]>();
 
 /** How `route()` checks a request before any tier, store or model sees it. */
 export interface RequestGuardOptions {
@@ -28,10 +31,12 @@ export function createRequestGuard(options: RequestGuardOptions = {}, source = '
   return (request) => {
     let req = request as RouteRequest;
     if (validate) {
-      checkInputLimits(request, limits, source);
+      const repaired = checkInputLimits(request, limits, source, { repairFreeText: true });
+      if (repaired) request = repairStrings(request, repaired);
       const r = validateRequest(request);
-      if (!r.success) throw new InvalidForensicsError(source, r.issues);
+      if (!r.success) throw routeRequestError(source, r.issues);
       req = r.data;
+      if (repaired) inputWarnings.set(req, repaired.map((x) => `${x.path} held a lone surrogate (ill-formed Unicode); it was replaced with U+FFFD`));
     }
     if (!redactor) return req;
     const status = redactor.text(req.status);
@@ -40,6 +45,8 @@ export function createRequestGuard(options: RequestGuardOptions = {}, source = '
     const envelope = req.envelope === undefined ? undefined : redactor.value(req.envelope);
     if (status === req.status && agent === req.agent && forensics === req.forensics && envelope === req.envelope) return req;
     const out: RouteRequest = { ...req, status };
+    const notes = inputWarnings.get(req);
+    if (notes) inputWarnings.set(out, notes);
     if (agent !== undefined) out.agent = agent;
     if (forensics !== undefined) out.forensics = forensics;
     if (envelope !== undefined) out.envelope = envelope;

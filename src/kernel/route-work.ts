@@ -1,8 +1,7 @@
 import type { CandidateMove, Decision, DecisionKind, RejectedMove, ReturnPoint, RouteRequest, RunState, SkippedTier, Tier } from '../contracts/index.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from './flows/compiled-flow.js';
 
-/** Statuses that mean "this step succeeded" for a linear step (matched case-insensitively). */
-export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['verified', 'succeeded', 'success', 'pass', 'passed']);
+export { SUCCESS_STATUSES } from './statuses.js';
 
 /** The signature facts of one route, computed once (`signatureFacts`) and applied to the run state afterwards. */
 export interface SignatureFacts {
@@ -50,6 +49,8 @@ export interface RouteWork {
   signature?: SignatureFacts | null;
   /** The legal moves from the completed step, built once (tiers 2, 3 and 4 all consult them). */
   candidates?: CandidateMove[];
+  /** Warnings about the request itself (a repaired free-text field), added to whatever decision is made. */
+  notes?: string[];
   /** Memo of each tier's answer, so a guard and its action compute it once. */
   memo: Partial<Record<Tier, TierResult | null>>;
 }
@@ -72,7 +73,7 @@ export function decide(w: RouteWork, kind: DecisionKind, tier: Tier, rule: strin
     reason,
     confidence: f.confidence,
     needs_human: f.needs_human ?? false,
-    warnings: f.warnings ?? [],
+    warnings: w.notes ? [...w.notes, ...(f.warnings ?? [])] : (f.warnings ?? []),
     rejected: w.rejected.slice(),
     ...f.extra,
     iteration: w.iteration,

@@ -290,9 +290,12 @@ const RUN_STATUS =
   `CASE WHEN u.last_decision = 'TERMINATE' THEN 'terminated' WHEN ${OPEN_ESCALATIONS} > 0 THEN 'escalated' ` +
   "WHEN u.last_decision = 'ESCALATE' AND (SELECT CASE WHEN e.resolution IS NULL OR e.resolution = '' THEN NULL ELSE json_extract(e.resolution, '$.decision') END " +
   "FROM escalations e WHERE e.run_id = u.run_id AND e.seq = u.last_seq ORDER BY e.escalation_id LIMIT 1) = 'TERMINATE' THEN 'terminated' ELSE 'active' END";
+// Routes whose decision needs a person (escalations, the iteration cap, a failure taking a branch default): the
+// decision JSON is JSON.stringify's, so `"needs_human":true` appears exactly there (never inside an escaped string).
+const NEEDS_HUMAN = "(SELECT count(*) FROM routes r WHERE r.run_id = u.run_id AND instr(r.decision_json, '\"needs_human\":true') > 0)";
 const LISTING_COLUMNS =
   'u.run_id, u.flow, u.created_ts, u.updated_ts, u.last_seq, lower(hex(u.head_hash)) AS head_hash, u.offroad, u.llm_calls, u.cost_usd, ' +
-  `u.last_decision, u.last_step, ${OPEN_ESCALATIONS} AS open_escalations, ${RUN_STATUS} AS status, ` +
+  `u.last_decision, u.last_step, ${OPEN_ESCALATIONS} AS open_escalations, ${NEEDS_HUMAN} AS needs_human, ${RUN_STATUS} AS status, ` +
   '(SELECT json_group_array(flow ORDER BY flow) FROM (SELECT DISTINCT r.flow FROM routes r WHERE r.run_id = u.run_id)) AS flows';
 
 /** The WHERE clause of a run listing's filters (named parameters @status, @flow), and the shape it has. */

@@ -3,6 +3,8 @@ import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
 import type { EscalationReader, RunPageKey, RunReader, StatsReader, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
 import { requireRun, routeLatencyUs, toEscalation } from '../ledger/index.js';
+import { nearestName } from '../contracts/nearest-name.js';
+import type { FlowSet } from '../kernel/index.js';
 
 const PAGE = 2000;
 const LIST_PAGE = 1000;
@@ -27,6 +29,7 @@ export async function summarizeRun(ledger: RunReader & EscalationReader, run: St
     llm_calls: run.llm_calls,
     cost_usd: run.cost_usd,
     open_escalations: open,
+    needs_human: await needsHumanCount(ledger, run.run_id),
     status,
     last_decision: run.last_decision as DecisionKind,
     last_step: run.last_step,
@@ -34,6 +37,20 @@ export async function summarizeRun(ledger: RunReader & EscalationReader, run: St
     last_ts: run.updated_ts,
   };
 }
+
+/** Routes of a run whose decision needs a person, counted as the listing's SQL counts them (on the decision's JSON text). */
+async function needsHumanCount(ledger: RunReader, run_id: string): Promise<number> {
+  let n = 0;
+  for (let after = 0; ; ) {
+    const rows = await ledger.routes(run_id, after, PAGE);
+    if (rows.length === 0) return n;
+    for (const row of rows) if (row.decision_json.includes(NEEDS_HUMAN_TEXT)) n++;
+    after = rows[rows.length - 1]!.seq;
+  }
+}
+
+/** How `"needs_human": true` reads in a decision's JSON (JSON.stringify's, as the stores keep it). */
+const NEEDS_HUMAN_TEXT = '"needs_human":true';
 
 /** A run listing's row as a RunSummary (the store computed flows, open escalations and status, as `summary` does). */
 export function listedSummary(r: StoredRunListing): RunSummary {
@@ -46,6 +63,7 @@ export function listedSummary(r: StoredRunListing): RunSummary {
     llm_calls: r.llm_calls,
     cost_usd: r.cost_usd,
     open_escalations: r.open_escalations,
+    needs_human: r.needs_human,
     status: r.status,
     last_decision: r.last_decision as DecisionKind,
     last_step: r.last_step,
@@ -112,6 +130,7 @@ function percentile(sorted: number[], p: number): number {
 export async function auditRun(ledger: RunReader & EscalationReader, run_id: string, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
   const run = await requireRun(ledger, run_id);
   const offroad: DecisionEntry[] = [];
+  const needsHuman: DecisionEntry[] = [];
   const steps = new Map<string, AuditReport['steps'][number]>();
   const latencies: number[] = [];
   const flowsHashes: string[] = [];
@@ -126,6 +145,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
     if (decision.decision === 'LOOP') s.loops++;
     if (decision.iteration !== undefined) s.max_iteration = Math.max(s.max_iteration ?? 0, decision.iteration);
     if (decision.decision !== 'CONTINUE') offroad.push(entry(row, decision));
+    if (decision.needs_human) needsHuman.push(entry(row, decision));
     const skip3 = decision.skipped?.find((k) => k.tier === 3);
     if (skip3?.rule === 'budget_exceeded') nav.budget_skips++;
     if (decision.tier === 3 || (decision.tier > 3 && skip3?.rule !== 'navigator_unavailable')) {
@@ -152,6 +172,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
     run: await summarizeRun(ledger, run),
     by_tier_rule: (await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
     offroad,
+    needs_human: needsHuman,
     steps: [...steps.values()],
     signatures: Object.entries(lastState?.signatures ?? {})
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -175,20 +196,55 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
   };
 }
 
-/** The decisions that touched `step` in a run (completed it, went to it, detoured to it, returned to it), and why. */
-export async function whyStep(ledger: RunReader & EscalationReader, run_id: string, step: string): Promise<WhyReport> {
+/**
+ * The decisions that touched `step` in a run (completed it, went to it, detoured to it, returned to it), and why.
+ * A decision on a failure signature lists its sightings (the routes behind "seen N times"). A step that is not a
+ * step of the run's flows (the loaded `flows` of the run's flow ids, and every step its decisions name) is
+ * reported as `unknown_step`, with the nearest one.
+ */
+export async function whyStep(ledger: RunReader & EscalationReader, run_id: string, step: string, flows?: FlowSet): Promise<WhyReport> {
   await requireRun(ledger, run_id);
   const entries: WhyReport['entries'] = [];
+  const steps = new Set<string>();
+  const runFlows = new Set<string>();
+  // Signature sightings: the seqs at which each `<flow>/<step>:<signature>` counter of the run state went up.
+  const sightings = new Map<string, number[]>();
+  let seen: Record<string, { seen: number }> = {};
   for await (const { row, decision } of runRoutes(ledger, run_id)) {
+    runFlows.add(row.flow);
+    for (const s of [row.step, decision.next_step_id, decision.detour_target, decision.return_to]) if (s) steps.add(s);
+    const state = JSON.parse(row.state) as RunState;
+    for (const [key, v] of Object.entries(state.signatures)) {
+      if (v.seen > (seen[key]?.seen ?? 0)) {
+        let list = sightings.get(key);
+        if (!list) sightings.set(key, (list = []));
+        list.push(row.seq);
+      }
+    }
+    seen = state.signatures;
     const touched: WhyReport['entries'][number]['touched_as'] = [];
     if (row.step === step) touched.push('completed');
     if (decision.next_step_id === step) touched.push('next');
     if (decision.detour_target === step) touched.push('detour_target');
     if (decision.return_to === step) touched.push('return_to');
-    if (touched.length > 0) entries.push({ ...entry(row, decision), touched_as: touched });
+    if (touched.length > 0) {
+      const e: WhyReport['entries'][number] = { ...entry(row, decision), touched_as: touched };
+      if (decision.signature && row.step === step) {
+        const list = sightings.get(`${row.flow}/${row.step}:${decision.signature}`);
+        if (list?.length) e.sightings = list.slice();
+      }
+      entries.push(e);
+    }
   }
   const escalations = (await ledger.runEscalations(run_id))
     .map(toEscalation)
     .filter((e) => e.step === step || e.resolution?.next_step_id === step);
-  return { run_id, step, entries, escalations };
+  const report: WhyReport = { run_id, step, entries, escalations };
+  for (const id of runFlows) for (const s of flows?.get(id)?.steps.keys() ?? []) steps.add(s);
+  if (!steps.has(step)) {
+    const known = [...steps].sort();
+    const near = nearestName(step, known);
+    report.unknown_step = { steps: known, ...(near !== undefined ? { did_you_mean: near } : {}) };
+  }
+  return report;
 }

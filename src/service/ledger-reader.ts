@@ -35,7 +35,8 @@ export interface ServiceLedger {
   runsPage(query: RunPageQuery): Promise<{ runs: RunSummary[]; total: number; next: RunPageKey | null }>;
   runDetail(run_id: string, after: number, limit: number): Promise<RunDetail>;
   audit(run_id: string): Promise<AuditReport>;
-  why(run_id: string, step: string): Promise<WhyReport>;
+  /** `flows`: the served flows, so a step of the run's flows no decision touched is not reported as unknown. */
+  why(run_id: string, step: string, flows?: FlowSet): Promise<WhyReport>;
   replay(run_id: string, flows: FlowSet, maxDivergences?: number): Promise<ReplayReport>;
   /** The run an escalation belongs to (to serialise it with the run's routes), or undefined. */
   escalationRun(escalation_id: string): Promise<string | undefined>;
@@ -116,7 +117,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
       };
     },
     audit: (run_id) => auditRun(ledger, run_id),
-    why: (run_id, step) => whyStep(ledger, run_id, step),
+    why: (run_id, step, flows) => whyStep(ledger, run_id, step, flows),
     replay: (run_id, flows, maxDivergences) => replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {}),
     async escalationRun(id) {
       return (await ledger.escalation(id))?.run_id;

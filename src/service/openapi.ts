@@ -69,7 +69,7 @@ export function buildOpenApi(): Record<string, unknown> {
           operationId: 'route',
           summary: 'Route the step a runner just finished: one request, one decision (idempotent by request_id)',
           requestBody: body('RouteRequest'),
-          responses: { '200': ok('Decision', 'The decision, recorded in the ledger'), ...problems('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'INPUT_TOO_LARGE', 'INVALID_FORENSICS', 'IDEMPOTENCY_CONFLICT', 'LEDGER_CONFLICT', 'TIMEOUT') },
+          responses: { '200': ok('Decision', 'The decision, recorded in the ledger'), ...problems('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'INPUT_TOO_LARGE', 'INVALID_REQUEST', 'INVALID_FORENSICS', 'IDEMPOTENCY_CONFLICT', 'LEDGER_CONFLICT', 'TIMEOUT') },
         },
       },
       '/v1/runs': {

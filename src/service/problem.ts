@@ -25,7 +25,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   ESCALATION_ALREADY_RESOLVED: 'The escalation is already resolved',
   INPUT_TOO_LARGE: 'The body is too large or too deep',
   UNSUPPORTED_MEDIA_TYPE: 'The body must be application/json',
-  INVALID_FORENSICS: 'The route request does not match its schema or names an unknown flow or step',
+  INVALID_FORENSICS: 'The forensics of the route request do not match their schema',
   INVALID_RESOLUTION: 'The flow graph does not allow this resolution',
   INVALID_REPORT: 'A report file named by the request cannot be read',
   INTERNAL: 'Internal error',
@@ -40,10 +40,13 @@ const TITLES: Record<ApiErrorCode, string> = {
 /** A problem the service answers on purpose, with its stable code. */
 export class ApiError extends NavkernelError {
   readonly issues: ValidationIssue[] | undefined;
-  constructor(code: ApiErrorCode, message: string, issues?: ValidationIssue[]) {
+  /** The code earlier versions answered with (INVALID_FORENSICS for what is now INVALID_REQUEST). */
+  readonly legacy_code: ApiErrorCode | undefined;
+  constructor(code: ApiErrorCode, message: string, issues?: ValidationIssue[], legacy_code?: ApiErrorCode) {
     super(code, message);
     this.name = 'ApiError';
     this.issues = issues;
+    this.legacy_code = legacy_code;
   }
 }
 
@@ -83,7 +86,10 @@ export function problemFor(err: unknown, instance: string): Problem {
     const code = isCode(err.code) ? err.code : 'INVALID_FORENSICS';
     return problem(code, err.message, instance, err.issues);
   }
-  if (err instanceof ApiError && isCode(err.code)) return problem(err.code, err.message, instance, err.issues);
+  if (err instanceof ApiError && isCode(err.code)) {
+    const p = problem(err.code, err.message, instance, err.issues);
+    return err.legacy_code ? { ...p, legacy_code: err.legacy_code } : p;
+  }
   if (err instanceof NavkernelError) {
     if (isCode(err.code)) return problem(err.code, err.message, instance);
     if (err.code === 'INPUT_TOO_DEEP' || err.code === 'INPUT_TOO_LARGE') return problem('INPUT_TOO_LARGE', err.message, instance);

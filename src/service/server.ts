@@ -4,8 +4,13 @@ import fastifyStatic from '@fastify/static';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import {
+  DEFAULT_LIMITS,
+  NOT_UTF8,
   NavkernelError,
   ValidationError,
+  classifyRouteError,
+  decodeUtf8,
+  tooLargeMessage,
   compileValidator,
   type Decision,
   type ArbiterPort,
@@ -41,7 +46,7 @@ export interface ServiceOptions {
   token?: string;
   /** Principals with scopes (`serve --tokens FILE`); combined with `token` when both are given. */
   principals?: PrincipalDirectory;
-  /** Largest accepted body in bytes (default 1 MiB). */
+  /** Largest accepted body in bytes, and the kernel's request size limit (default 1 MiB; `navkernel serve --max-bytes`). */
   bodyLimit?: number;
   /** Time limit for one request's handling in ms (default 30 s). */
   requestTimeoutMs?: number;
@@ -102,7 +107,9 @@ export function createService(options: ServiceOptions): Service {
   });
   const untraced = options.arbiter ?? options.navigator;
   const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
-  const kernel = createKernel({ flows, store, ...(arbiter ? { arbiter } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const bodyLimit = options.bodyLimit ?? DEFAULT_LIMITS.maxBytes;
+  // One size limit for the body and the request inside it (navkernel serve --max-bytes).
+  const kernel = createKernel({ flows, store, limits: { maxBytes: bodyLimit }, ...(arbiter ? { arbiter } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const openapi = buildOpenApi();
   const principals = options.principals ?? createPrincipalDirectory(options.token !== undefined ? { token: options.token } : {});
   const sharedToken = options.principals && options.token !== undefined ? createPrincipalDirectory({ token: options.token }) : undefined;
@@ -116,7 +123,7 @@ export function createService(options: ServiceOptions): Service {
 
   const app = Fastify({
     logger: false,
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    bodyLimit,
     // Receiving one request (headers and body) may take at most this long; slow clients do not hold a slot.
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: 5_000,
@@ -126,9 +133,12 @@ export function createService(options: ServiceOptions): Service {
   // JSON only (Fastify would otherwise accept text/plain bodies as strings), parsed here so that a syntax error
   // names where the JSON breaks, and keys that could pollute a prototype are refused.
   app.removeContentTypeParser(['text/plain', 'application/json']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+  // Bytes, not a string: the body is decoded by the input rule every transport shares (strict UTF-8).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
     try {
-      done(null, parseJsonBody(text as string));
+      const text = decodeUtf8(body as Buffer);
+      if (text === undefined) throw new ApiError('INVALID_JSON', `the body is ${NOT_UTF8}`);
+      done(null, parseJsonBody(text));
     } catch (e) {
       done(e as Error, undefined);
     }
@@ -141,6 +151,11 @@ export function createService(options: ServiceOptions): Service {
 
   app.setErrorHandler((err, req, reply) => {
     let p = problemFor(err, req.url);
+    // Fastify refuses an oversized body before reading it: say the limit and the flag that sets it.
+    if (p.code === 'INPUT_TOO_LARGE' && (err as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const length = Number(req.headers['content-length']);
+      p = problem('INPUT_TOO_LARGE', tooLargeMessage('the body', Number.isSafeInteger(length) ? length : undefined, bodyLimit), req.url);
+    }
     if (p.code === 'UNSUPPORTED_MEDIA_TYPE') p = problem(p.code, `the body must be application/json (got ${JSON.stringify(req.headers['content-type'] ?? 'no content type')})`, req.url);
     // Internal faults go to stderr with their stack, never with the request's headers (the token).
     if (p.code === 'INTERNAL') process.stderr.write(`navkernel serve: ${req.method} ${req.url.split('?')[0]}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
@@ -223,6 +238,11 @@ export function createService(options: ServiceOptions): Service {
       return decision;
     } catch (e) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof NavkernelError ? e.code : 'INTERNAL' });
+      // Worded and coded as the co-process words it (src/contracts/request-input.ts).
+      if (e instanceof NavkernelError) {
+        const r = classifyRouteError(e);
+        if (r.code !== 'INTERNAL' && r.code !== 'STORE_UNAVAILABLE') throw new ApiError(r.code, r.message, r.issues, r.legacy_code);
+      }
       throw e;
     } finally {
       if (run_id !== undefined) routeSpans.delete(run_id);
@@ -277,7 +297,7 @@ export function createService(options: ServiceOptions): Service {
     const { id } = req.params as { id: string };
     const why = (req.query as { why?: unknown }).why;
     if (why !== undefined && (typeof why !== 'string' || why === '')) throw new ApiError('INVALID_REQUEST', 'why must name one step');
-    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why)));
+    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why, flows)));
     return json(reply, 'audit-report', await deadline(ledger.audit(id)));
   });
 

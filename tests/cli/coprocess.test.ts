@@ -269,7 +269,7 @@ describe('readJsonDocuments (--multiline framing)', () => {
 
     const notUtf8 = await readAll([Buffer.from('{"a":1}\n{"b": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]);
     expect(notUtf8.docs.map((d) => d.value)).toEqual([{ a: 1 }]);
-    expect(notUtf8.error?.message).toBe('line 2: not valid UTF-8');
+    expect(notUtf8.error?.message).toBe('line 2: not valid UTF-8 (requests are UTF-8 encoded JSON)');
   });
 
   it('--multiline through the co-process: documents on one line each get their answer, then the error ends the input', async () => {

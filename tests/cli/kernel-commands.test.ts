@@ -49,7 +49,7 @@ describe('navkernel route', () => {
     expect(r.code).toBe(1);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(answers).toHaveLength(3);
-    expect(answers[1]).toEqual({ error: { code: 'INVALID_FORENSICS', message: '$.iteration.current: expected a number >= 1', path: '$.iteration.current', line: 2 }, request_id: 'q-2', run_id: 'cli-1' });
+    expect(answers[1]).toEqual({ error: { code: 'INVALID_REQUEST', message: '$.iteration.current: expected a number >= 1', path: '$.iteration.current', line: 2, legacy_code: 'INVALID_FORENSICS' }, request_id: 'q-2', run_id: 'cli-1' });
     expect(answers[2]).toMatchObject({ decision: 'CONTINUE', run_id: 'cli-1' });
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });
@@ -58,7 +58,7 @@ describe('navkernel route', () => {
     const r = runCli(['route', '--no-ledger', '--fail-fast'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(2);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(answers.map((a) => a.decision ?? a.error.code)).toEqual(['CONTINUE', 'INVALID_FORENSICS']);
+    expect(answers.map((a) => a.decision ?? a.error.code)).toEqual(['CONTINUE', 'INVALID_REQUEST']);
   });
 
   it('never glues a truncated line onto the next one', () => {
@@ -95,9 +95,9 @@ describe('navkernel validate', () => {
     writeFileSync(path.join(dir, 'req.json'), req);
     const v = runCli(['validate', path.join(dir, 'req.json')]); // flows from --flows' default, ./charters
     expect(v.code).toBe(1);
-    expect(v.stderr).toContain('req.json: $.step_completed: expected a step of flow build, got "no-such-step"');
+    expect(v.stderr).toMatch(/req\.json: \$\.step_completed: expected a step of flow build \(build-step-1, [^)]*\), got "no-such-step"/);
     const r = runCli(['route', '--no-ledger'], req);
-    expect(r.stderr).toContain('$.step_completed: expected a step of flow build, got "no-such-step"');
+    expect(r.stderr).toMatch(/\$\.step_completed: expected a step of flow build \(build-step-1, [^)]*\), got "no-such-step"/);
     expect(runCli(['validate', path.join(dir, 'req.json'), '--no-flows']).stdout).toMatch(/^ok: 0 flow\(s\), 1 request\(s\) valid \(against the schema only/);
   });
 

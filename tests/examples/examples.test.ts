@@ -71,7 +71,7 @@ describe('examples', () => {
       expect(lines.slice(-4)).toEqual([
         'route package VERIFIED: CONTINUE check (tier 1 success)',
         'route check FAILED: LOOP check (tier 2 microloop)',
-        'a bad request is a tool error: INVALID_FORENSICS',
+        'a bad request is a tool error: INVALID_REQUEST',
         'audit: 2 routes, 1 off-road, active',
       ]);
     } finally {
@@ -105,6 +105,17 @@ describe('examples', () => {
       'CONTINUE publish branch',
       'TERMINATE - terminal_step',
     ]);
+  });
+
+  it('first-flow: a flow of your own driven from Python over the co-process and serve, the mistakes a runner makes, an open concern at the cap, audit', () => {
+    const r = run('python3', ['examples/first-flow/runner.py'], 240_000);
+    expect(r.code, r.out).toBe(0);
+    expect(r.stdout).toMatch(/^implement\s+FAILED\s+-> DETOUR\s+fix-lint\s+signature_detour\s+\| DETOUR fix-lint signature_detour$/m);
+    expect(r.stdout).toMatch(/^review\s+BOUNCE\s+-> CONTINUE\s+implement\s+branch/m);
+    expect(r.stdout).toContain('a misspelt step: INVALID_REQUEST | INVALID_REQUEST: $.step_completed: expected a step of flow fixbug (reproduce, implement, review, fix-lint, done), got "implment"; did you mean "implement"?');
+    expect(r.stdout).toContain('bytes that are not UTF-8: INVALID_JSON | INVALID_JSON; the co-process still echoes run_id bad-1');
+    expect(r.stdout).toContain('implement FAILED (iteration 3) -> ESCALATE iteration_cap_open_concern');
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('first-flow: every check held');
   });
 
   it('replay-ci: recorded runs replay identically, then an edited flow fails the build with each divergence', () => {

@@ -83,9 +83,9 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
 
   it('answers bad arguments with a tool error carrying the stable code, and keeps serving', async () => {
     const unknownFlow = errorOf(await call('route', { run_id: 'mcp-x', flow: 'nope', step_completed: 'package', status: 'VERIFIED' }));
-    expect(unknownFlow.code).toBe('INVALID_FORENSICS');
+    expect(unknownFlow.code).toBe('INVALID_REQUEST'); // request-level (issue 28.7); earlier versions: INVALID_FORENSICS
     expect(unknownFlow.issues?.map((i) => i.path)).toEqual(['$.flow']);
-    expect(errorOf(await call('route', {})).code).toBe('INVALID_FORENSICS');
+    expect(errorOf(await call('route', {})).code).toBe('INVALID_REQUEST');
     const bad = errorOf(await call('audit', { run: 1 }));
     expect(bad.code).toBe('INVALID_REQUEST');
     expect(bad.issues?.map((i) => i.path).sort()).toEqual(['$.run', '$.run_id']);

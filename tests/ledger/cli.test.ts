@@ -22,7 +22,7 @@ describe('ledger commands', () => {
   it('runs lists every run, as a table and as JSON lines', () => {
     const table = cli('runs');
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^RUN\s+FLOW\s+STEPS\s+OFF-ROAD\s+LLM\s+COST \$\s+OPEN ESC\s+STATUS/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^RUN\s+FLOW\s+STEPS\s+OFF-ROAD\s+LLM\s+COST \$\s+OPEN ESC\s+NEEDS HUMAN\s+STATUS/);
     const json = cli('runs', '--json');
     const runs = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunSummary);
     expect(runs.map((r) => r.run_id)).toEqual(Array.from({ length: HARSH_SCENARIO.runs }, (_, i) => `harsh-run-${i + 1}`));

@@ -93,7 +93,7 @@ with CoProcess([sys.argv[2], sys.argv[3], 'route', '--no-ledger', '--flows', sys
 `;
     const r = python(['-c', script, base, process.execPath, BIN, CHARTERS]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(['INVALID_FORENSICS 422', 'UNKNOWN_RUN 404', 'UNKNOWN_ESCALATION 404', 'UNAUTHORIZED 401', 'True', 'INVALID_FORENSICS 0', 'build-step-2']);
+    expect(r.stdout.trim().split('\n')).toEqual(['INVALID_REQUEST 400', 'UNKNOWN_RUN 404', 'UNKNOWN_ESCALATION 404', 'UNAUTHORIZED 401', 'True', 'INVALID_REQUEST 0', 'build-step-2']);
   });
 
   it('stops on SIGTERM: stops accepting, closes the ledger, exits 0; the ledger verifies', async () => {

@@ -60,6 +60,6 @@ describe('OpenTelemetry spans', () => {
     exporter.reset();
     await post(s.base, '/v1/route', { run_id: 'otel', flow: 'nope', step_completed: 'x', status: 'VERIFIED' });
     const [span] = exporter.getFinishedSpans();
-    expect(span!.status).toMatchObject({ code: 2, message: 'INVALID_FORENSICS' });
+    expect(span!.status).toMatchObject({ code: 2, message: 'INVALID_REQUEST' });
   });
 });

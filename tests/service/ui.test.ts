@@ -50,6 +50,9 @@ describe('the web UI in headless Chromium', () => {
     expect(ids).toEqual(expect.arrayContaining(['demo-run-1', 'gate-1']));
     const gate = page.locator('tr[data-run="gate-1"]');
     await expect(gate.locator('.badge').textContent()).resolves.toBe('escalated');
+    // Routes that need a person have their own column (issue 28.6): gate-1's escalation is one.
+    expect(await page.$$eval('table#runs thead th', (ths) => ths.map((th) => th.textContent))).toContain('Needs human');
+    await expect(gate.locator('td[data-needs-human]').getAttribute('data-needs-human')).resolves.toBe('1');
     await page.locator('input[name="has_open_escalation"]').check();
     await page.waitForFunction("document.querySelectorAll('table#runs tbody tr').length === 1");
     expect(await page.$$eval('table#runs tbody tr', (rows) => rows.map((r) => r.getAttribute('data-run')))).toEqual(['gate-1']);

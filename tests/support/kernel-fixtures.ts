@@ -42,3 +42,17 @@ export const testFlows = () => defineFlows(TEST_FLOWS);
 export function req(step: string, status: string, extra: Partial<RouteRequest> = {}): RouteRequest {
   return { run_id: 'run-1', flow: 'build', step_completed: step, status, ...extra };
 }
+
+/** examples/first-flow/fixbug.yaml without the statuses it declares (for tests about transports and messages, not flows). */
+export const FIXBUG_FLOW: FlowInput = {
+  flow: 'fixbug',
+  charter: { goal: 'Fix the reported bug', key_question: 'Does the bug still reproduce?' },
+  steps: [
+    { id: 'reproduce', agent: 'reproducer', next: 'implement' },
+    { id: 'implement', agent: 'coder', loop: { max_iterations: 3, exit_when: ['VERIFIED'] }, next: 'review' },
+    { id: 'review', agent: 'reviewer', branches: { APPROVED: 'done', BOUNCE: 'implement' }, next: 'done' },
+    { id: 'fix-lint', agent: 'linter', returns: true },
+    { id: 'done', agent: 'none', terminal: true },
+  ],
+  detours: { lint_errors: 'fix-lint' },
+};

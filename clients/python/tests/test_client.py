@@ -54,7 +54,7 @@ def test_resolves_an_escalation(serve: Serve) -> None:
 
 
 @pytest.mark.parametrize("call, code, status", [
-    (lambda c: c.route({"run_id": "x", "flow": "nope", "step_completed": "s", "status": "VERIFIED"}), "INVALID_FORENSICS", 422),
+    (lambda c: c.route({"run_id": "x", "flow": "nope", "step_completed": "s", "status": "VERIFIED"}), "INVALID_REQUEST", 400),
     (lambda c: c.run("no-such-run"), "UNKNOWN_RUN", 404),
     (lambda c: c.resolve("esc-nope", "CONTINUE", by="ana", reason="r"), "UNKNOWN_ESCALATION", 404),
 ])
@@ -83,5 +83,5 @@ def test_coprocess_routes_and_reports_error_lines(serve: Serve) -> None:
     with CoProcess(navkernel_command() + ["route", "--no-ledger", "--flows", serve.flows]) as co:
         with pytest.raises(NavkernelError) as e:
             co.route({"run_id": "x", "flow": "nope", "step_completed": "s", "status": "VERIFIED"})
-        assert (e.value.code, e.value.status) == ("INVALID_FORENSICS", 0)
+        assert (e.value.code, e.value.status, e.value.legacy_code) == ("INVALID_REQUEST", 0, "INVALID_FORENSICS")
         assert co.route(step("co-1", "build-step-1", "VERIFIED"))["next_step_id"] == "build-step-2"

@@ -3,6 +3,7 @@ import { explorerCallsKey, type AuditReport, type DecisionEntry, type WhyReport 
 import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { auditRun, whyStep } from '../../runs/index.js';
 import { UsageError } from '../conventions.js';
+import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 
@@ -32,6 +33,11 @@ function printAudit(r: AuditReport): void {
   out.push(...alignColumns(r.by_tier_rule.map((t) => [`tier ${t.tier}`, t.rule, t.decision, String(t.count)]), { right: [3], indent: '  ' }));
   out.push('', `Off-road decisions (${r.offroad.length}):`);
   out.push(...alignColumns(r.offroad.map(cells), { indent: '  ' }));
+  if (r.needs_human?.length) {
+    // CONTINUEs with needs_human (the iteration cap, a failure taking a branch default) are not off-road: listed here.
+    out.push('', `Routes that need a person (${r.needs_human.length}):`);
+    out.push(...alignColumns(r.needs_human.map(cells), { indent: '  ' }));
+  }
   out.push('', 'Steps (routes, loops, highest iteration):');
   out.push(...alignColumns(r.steps.map((s) => [`${s.flow}/${s.step}`, `${s.routes} routes`, `${s.loops} loops`, s.max_iteration === null ? '' : `iteration ${s.max_iteration}`]), { right: [1, 2], indent: '  ' }));
   if (r.signatures.length) {
@@ -57,6 +63,8 @@ function printAudit(r: AuditReport): void {
 function printWhy(r: WhyReport): void {
   const out = [`${r.entries.length} decisions touched ${r.step} in run ${r.run_id}:`];
   out.push(...alignColumns(r.entries.map((e) => { const c = cells(e); c[c.length - 1] += `  [${e.touched_as.join(', ')}]`; return c; }), { indent: '  ' }));
+  // What "seen N times" counted: the routes of the step that carried the signature.
+  for (const e of r.entries) if (e.sightings) out.push(`  #${e.seq} ${e.signature ?? 'signature'}: seen at ${e.sightings.map((s) => `#${s}`).join(', ')}`);
   for (const e of r.escalations) {
     out.push(`  escalation ${e.escalation_id} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${e.resolution.by}: ${e.resolution.reason}` : ''}`);
   }
@@ -71,7 +79,7 @@ export function registerAuditCommand(program: Command): void {
     .argument('<run>', 'run id')
     .option('--why <step>', 'only the decisions that touched this step, and why')
     .option('--json', 'print the report as JSON (schemas/audit-report or why-report)');
-  addLedgerOption(cmd).action(async (run: string, opts: LedgerCliOptions & { why?: string; json?: boolean }) => {
+  addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { why?: string; json?: boolean }) => {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('audit');
     try {
@@ -88,7 +96,13 @@ export function registerAuditCommand(program: Command): void {
         return;
       }
       if (opts.why !== undefined) {
-        const r = await whyStep(ledger, run, opts.why);
+        // The flows (--flows, the config, ./charters) name steps no decision touched yet; without them, the ledger's.
+        const flows = await loadCliFlows(opts).catch(() => undefined);
+        const r = await whyStep(ledger, run, opts.why, flows);
+        if (r.unknown_step) {
+          const near = r.unknown_step.did_you_mean;
+          throw new UsageError(`step ${JSON.stringify(opts.why)} does not exist in the flows of run ${run}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (steps: ${r.unknown_step.steps.join(', ')})`, 'UNKNOWN_STEP');
+        }
         if (r.entries.length === 0 && r.escalations.length === 0) throw new UsageError(`no decision of run ${run} touched step ${JSON.stringify(opts.why)}`, 'UNKNOWN_STEP');
         if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
         else printWhy(r);

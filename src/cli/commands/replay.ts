@@ -43,8 +43,14 @@ export function registerReplayCommand(program: Command): void {
           const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
           process.stdout.write(`replayed ${report.routes} routes of run ${report.run_id} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
           for (const d of report.divergences) {
-            process.stdout.write(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}\n  now:      ${show(d.now)}${d.error ? `\n  error:    ${d.error}` : ''}\n`);
+            const reasons = `\n            ${d.recorded.reason}` + (d.now ? `\n  now:      ${show(d.now)}\n            ${d.now.reason}` : `\n  now:      ${show(d.now)}`);
+            process.stdout.write(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}${reasons}${d.error ? `\n  error:    ${d.error}` : ''}\n`);
           }
+          const first = report.divergences[0];
+          if (first && report.routes > first.seq)
+            process.stdout.write(
+              `note: from seq ${first.seq} on, today's flows would have sent the run elsewhere (${show(first.now)}): the recorded requests after seq ${first.seq} would not have happened as recorded; they are replayed as recorded, so later divergences compare today's flows with a path the run would not have taken\n`,
+            );
           process.stdout.write(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
         }
         runs++;

@@ -27,9 +27,9 @@ export function registerRunsCommand(program: Command): void {
       if (runs.length)
         tables.push(
           table(
-            ['RUN', 'FLOW', 'STEPS', 'OFF-ROAD', 'LLM', 'COST $', 'OPEN ESC', 'STATUS', 'LAST'],
-            runs.map((r) => [r.run_id, r.flow, String(r.steps), String(r.offroad), String(r.llm_calls), r.cost_usd.toFixed(4), String(r.open_escalations), r.status, r.last_ts]),
-            [2, 6],
+            ['RUN', 'FLOW', 'STEPS', 'OFF-ROAD', 'LLM', 'COST $', 'OPEN ESC', 'NEEDS HUMAN', 'STATUS', 'LAST'],
+            runs.map((r) => [r.run_id, r.flow, String(r.steps), String(r.offroad), String(r.llm_calls), r.cost_usd.toFixed(4), String(r.open_escalations), String(r.needs_human ?? 0), r.status, r.last_ts]),
+            [2, 7],
           ),
         );
       if (explored.length)

@@ -1,5 +1,5 @@
 import { unwatchFile, watchFile } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
@@ -11,7 +11,8 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   port: string;
   token?: string;
   tokens?: string;
-  maxBodyBytes: string;
+  maxBytes?: string;
+  maxBodyBytes?: string;
   requestTimeoutMs: string;
   reportsRoot?: string;
 }
@@ -31,7 +32,8 @@ export function registerServeCommand(program: Command): void {
     .option('--port <port>', 'port (0: any free port)', '8787')
     .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
     .option('--tokens <file>', 'principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`')
-    .option('--max-body-bytes <n>', 'largest request body', String(1024 * 1024))
+    .option('--max-bytes <n>', 'largest request body, in bytes, as `navkernel route --max-bytes` (default 1048576)')
+    .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
@@ -47,7 +49,7 @@ export function registerServeCommand(program: Command): void {
       ...(arbiter ? { arbiter } : {}),
       ...(opts.token ? { token: opts.token } : {}),
       ...(principals ? { principals } : {}),
-      bodyLimit: whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30),
+      bodyLimit: opts.maxBytes !== undefined ? whole('--max-bytes', opts.maxBytes, 1, 1 << 30) : opts.maxBodyBytes !== undefined ? whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30) : 1024 * 1024,
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
     });

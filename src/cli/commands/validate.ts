@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, formatIssue, type ValidationIssue } from '../../contracts/index.js';
 import { existsSync } from 'node:fs';
-import { createKernel, loadFlows, parseFlowText, type FlowSet } from '../../kernel/index.js';
+import { createKernel, flowWarnings, loadFlows, parseFlowText, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
 import { UsageError, finding, readInputFile, writeJson } from '../conventions.js';
 
@@ -19,7 +19,7 @@ export function registerValidateCommand(program: Command): void {
     .command('validate')
     .description('Check flow files/folders and route-request files against the schemas and the flow graph')
     .argument('<paths...>', 'flow files (.yaml/.yml/.json), folders of them, or request files (.json/.jsonl)')
-    .option('--json', 'print {"ok", "flows", "requests", "problems"} as JSON');
+    .option('--json', 'print {"ok", "flows", "requests", "problems", "warnings"} as JSON');
   addKernelOptions(cmd);
   cmd.option('--no-flows', 'check requests against the schema only, not against any flows')
     .action(async (paths: string[], opts: { json?: boolean; flows: string | false }) => {
@@ -30,7 +30,7 @@ export function registerValidateCommand(program: Command): void {
       // The same contract as route(): limits and well-formed Unicode first, then the schema.
       const validateRequest = (v: unknown): { success: true } | { success: false; issues: ValidationIssue[] } => {
         try {
-          checkInputLimits(v);
+          checkInputLimits(v, undefined, 'route()', { repairFreeText: true }); // as route(): free text is repaired, not refused
         } catch (e) {
           if (e instanceof InputTooLargeError) return { success: false, issues: [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }] };
           if (e instanceof FlowValidationError || e instanceof ValidationError) return { success: false, issues: e.issues };
@@ -101,11 +101,14 @@ export function registerValidateCommand(program: Command): void {
         }
       }
       await kernel?.close();
+      // Warnings do not fail validation: statuses a step says its agent reports that no rule of it handles.
+      const warnings = flowTargets.length && flowSet ? flowWarnings(flowSet).map((w) => `${w.flow}: ${w.path}: ${w.message}`) : [];
       if (opts.json) {
-        writeJson({ ok: problems.length === 0, flows, requests, problems });
+        writeJson({ ok: problems.length === 0, flows, requests, problems, warnings });
         if (problems.length) finding();
         return;
       }
+      for (const line of warnings) process.stderr.write(`warning: ${line}\n`);
       if (problems.length) {
         for (const line of problems) process.stderr.write(`${line}\n`);
         process.stderr.write(`navkernel validate: ${problems.length} problem(s)\n`);

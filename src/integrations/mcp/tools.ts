@@ -143,7 +143,7 @@ export function toolDefs(allowResolve: boolean): ToolDef[] {
       inputSchema: published('route-request'),
       outputSchema: published('decision'),
       annotations: WRITE,
-      // The kernel checks the request against the same schema, and names the bad field (INVALID_FORENSICS).
+      // The kernel checks the request against the same schema, and names the bad field (INVALID_REQUEST, or INVALID_FORENSICS inside forensics).
       call: async (args, ctx) => (await ctx.kernel.route(args ?? {})) as unknown as Record<string, unknown>,
     },
     tool(

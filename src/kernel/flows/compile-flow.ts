@@ -1,6 +1,7 @@
 import { sha256 } from '../../contracts/canonical-json.js';
 import type { Flow } from '../../contracts/index.js';
 import { buildSignatureTable, canonicalSignature } from '../signatures.js';
+import { FAILURE_STATUSES, SUCCESS_STATUSES } from '../statuses.js';
 import { DEFAULT_MAX_ATTEMPTS, type CompiledFlow, type CompiledStep, type FlowSet, type ResolvedDetour } from './compiled-flow.js';
 
 const lower = (s: string) => s.trim().toLowerCase();
@@ -15,7 +16,19 @@ export function compileFlow(def: Flow): CompiledFlow {
     if (s.next) edges.add(s.next);
     for (const t of branches.values()) edges.add(t);
     if (loopTo) edges.add(loopTo);
-    steps.set(s.id, { def: s, id: s.id, branches, exitWhen: new Set((s.loop?.exit_when ?? []).map(lower)), loopTo, edges });
+    steps.set(s.id, {
+      def: s,
+      id: s.id,
+      branches,
+      exitWhen: new Set((s.loop?.exit_when ?? []).map(lower)),
+      loopTo,
+      edges,
+      success: s.success?.length ? new Set([...SUCCESS_STATUSES, ...s.success.map(lower)]) : SUCCESS_STATUSES,
+      failure: s.failure?.length ? new Set([...FAILURE_STATUSES, ...s.failure.map(lower)]) : FAILURE_STATUSES,
+      failureDefault: s.on_failure_default ?? def.on_failure_default ?? 'warn',
+      onExhausted: s.loop?.on_exhausted ?? def.on_exhausted ?? 'advance',
+      onOpenConcern: s.loop?.on_open_concern ?? def.on_open_concern ?? 'escalate',
+    });
   }
   const detours = new Map<string, ResolvedDetour>();
   for (const [name, target] of Object.entries(def.detours)) {

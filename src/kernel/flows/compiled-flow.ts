@@ -18,6 +18,16 @@ export interface CompiledStep {
   readonly loopTo: string | undefined;
   /** Steps a runner may legally go to from here: next, branch targets, the loop target. */
   readonly edges: ReadonlySet<string>;
+  /** Lower-cased statuses that mean success here: the built-in ones and the step's `success`. */
+  readonly success: ReadonlySet<string>;
+  /** Lower-cased statuses that mean failure here: the built-in ones and the step's `failure`. */
+  readonly failure: ReadonlySet<string>;
+  /** What a failure status that matches no branch does (step, else flow, else `warn`). */
+  readonly failureDefault: 'warn' | 'off';
+  /** What the iteration cap does (loop, else flow, else `advance`). */
+  readonly onExhausted: 'advance' | 'escalate';
+  /** What the iteration cap does with a HIGH/CRITICAL concern still open (loop, else flow, else `escalate`). */
+  readonly onOpenConcern: 'escalate' | 'advance';
 }
 
 /** A validated flow ready for routing: lookups instead of scans on the hot path. */

@@ -3,6 +3,7 @@ import type { RouteWork, TierResult } from '../route-work.js';
 import { decide } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
 import { candidateId } from '../../contracts/candidate-id.js';
+import { iterationCap } from './iteration-cap.js';
 
 /**
  * Tier 2: rules computed without judgment, in order: iteration cap, repeated failure signature, microloop.
@@ -14,6 +15,8 @@ export function deterministic(w: RouteWork): TierResult | undefined {
   const stepId = step.id;
 
   if (w.max !== null && w.iteration >= w.max && step.def.next) {
+    const capped = iterationCap(w, stepId);
+    if (capped) return capped;
     const warning = `${stepId} ran ${w.iteration} of at most ${w.max} iterations without meeting its exit condition; continuing to ${step.def.next} for a person to review`;
     return { decision: decide(w, 'CONTINUE', 2, 'max_iterations', warning, { next_step_id: step.def.next, confidence: 0.7, needs_human: true, warnings: [warning] }) };
   }

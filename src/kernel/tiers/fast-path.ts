@@ -1,5 +1,5 @@
 import type { RouteWork, TierResult } from '../route-work.js';
-import { SUCCESS_STATUSES, decide } from '../route-work.js';
+import { decide } from '../route-work.js';
 
 /**
  * Tier 1: obvious cases that need no judgment (seed 003). Returns nothing when none applies.
@@ -34,8 +34,15 @@ export function fastPath(w: RouteWork): TierResult | undefined {
   if (step.branches.size) {
     const target = step.branches.get(w.status);
     if (target) return { decision: decide(w, 'CONTINUE', 1, 'branch', `status ${w.request.status} selects branch ${target}`, { next_step_id: target, confidence: 1 }) };
-    if (step.def.next)
-      return { decision: decide(w, 'CONTINUE', 1, 'branch_default', `status ${w.request.status} matches no branch of ${stepId}; taking its default ${step.def.next}`, { next_step_id: step.def.next, confidence: 0.8 }) };
+    if (step.def.next) {
+      if (!step.failure.has(w.status))
+        return { decision: decide(w, 'CONTINUE', 1, 'branch_default', `status ${w.request.status} matches no branch of ${stepId}; taking its default ${step.def.next}`, { next_step_id: step.def.next, confidence: 0.8 }) };
+      // A failure falling to the default: flagged for a person, or (on_failure_default: off) left to the later tiers.
+      if (step.failureDefault === 'warn') {
+        const warning = `${stepId} reported ${w.request.status}, a failure, which matches no branch; taking its default ${step.def.next} (add a branch for ${w.request.status}, or on_failure_default: off to let the later tiers decide)`;
+        return { decision: decide(w, 'CONTINUE', 1, 'branch_default', `status ${w.request.status} matches no branch of ${stepId}; taking its default ${step.def.next}`, { next_step_id: step.def.next, confidence: 0.5, needs_human: true, warnings: [warning] }) };
+      }
+    }
   }
 
   if (step.loopTo) {
@@ -47,7 +54,7 @@ export function fastPath(w: RouteWork): TierResult | undefined {
     return undefined;
   }
 
-  if (!step.branches.size && SUCCESS_STATUSES.has(w.status)) {
+  if (!step.branches.size && step.success.has(w.status)) {
     if (step.def.next) return { decision: decide(w, 'CONTINUE', 1, 'success', `${stepId} reported ${w.request.status}`, { next_step_id: step.def.next, confidence: 1 }) };
     return { decision: decide(w, 'TERMINATE', 1, 'success_end', `${stepId} reported ${w.request.status} and has no next step`, { confidence: 1 }) };
   }

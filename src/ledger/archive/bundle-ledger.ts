@@ -82,7 +82,9 @@ export class BundleLedger implements Ledger {
     const open = this.bundle.escalations.filter((e) => e.status === 'open').length;
     const last = this.bundle.escalations.find((e) => e.seq === r.last_seq);
     const ended = r.last_decision === 'TERMINATE' || (r.last_decision === 'ESCALATE' && last?.resolution != null && (JSON.parse(last.resolution) as { decision?: string }).decision === 'TERMINATE');
-    const listing: StoredRunListing = { ...r, flows: this.flows(), open_escalations: open, status: ended ? 'terminated' : open > 0 ? 'escalated' : 'active' };
+    // As the stores' listing SQL counts it: routes whose decision JSON says needs_human.
+    const needsHuman = this.bundle.routes.filter((x) => x.decision_json.includes('"needs_human":true')).length;
+    const listing: StoredRunListing = { ...r, flows: this.flows(), open_escalations: open, needs_human: needsHuman, status: ended ? 'terminated' : open > 0 ? 'escalated' : 'active' };
     const filtered =
       (query.status === undefined || query.status === listing.status) &&
       (query.flow === undefined || listing.flows.includes(query.flow)) &&

@@ -38,9 +38,12 @@ const RUN_STATUS =
   `CASE WHEN u.last_decision = 'TERMINATE' THEN 'terminated' WHEN ${OPEN_ESCALATIONS} > 0 THEN 'escalated' ` +
   "WHEN u.last_decision = 'ESCALATE' AND (SELECT CASE WHEN e.resolution IS NULL OR e.resolution = '' THEN NULL ELSE e.resolution::jsonb ->> 'decision' END " +
   "FROM escalations e WHERE e.run_id = u.run_id AND e.seq = u.last_seq ORDER BY e.escalation_id LIMIT 1) = 'TERMINATE' THEN 'terminated' ELSE 'active' END";
+// Routes whose decision needs a person (escalations, the iteration cap, a failure taking a branch default): the
+// decision JSON is JSON.stringify's, so `"needs_human":true` appears exactly there (never inside an escaped string).
+const NEEDS_HUMAN = "(SELECT count(*) FROM routes r WHERE r.run_id = u.run_id AND strpos(r.decision_json, '\"needs_human\":true') > 0)";
 const LISTING_COLUMNS =
   "u.run_id, u.flow, u.created_ts, u.updated_ts, u.last_seq, encode(u.head_hash, 'hex') AS head_hash, u.offroad, u.llm_calls, u.cost_usd, " +
-  `u.last_decision, u.last_step, ${OPEN_ESCALATIONS}::int AS open_escalations, ${RUN_STATUS} AS status, ` +
+  `u.last_decision, u.last_step, ${OPEN_ESCALATIONS}::int AS open_escalations, ${NEEDS_HUMAN}::int AS needs_human, ${RUN_STATUS} AS status, ` +
   'ARRAY(SELECT DISTINCT r.flow FROM routes r WHERE r.run_id = u.run_id ORDER BY r.flow) AS flows';
 // A route time PostgreSQL can read as a timestamp (the kernel writes toISOString()); anything else counts as unreadable
 // (bucket 0, left out of the span), where a cast would fail the whole statement.

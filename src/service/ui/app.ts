@@ -143,7 +143,7 @@ async function runsPage(params: URLSearchParams): Promise<void> {
     app.append(el('p', { class: 'muted' }, ['No runs yet. Route a step (POST /v1/route) or run `npx navkernel demo`.']));
     return;
   }
-  const head = el('tr', {}, ['Run', 'Flow', 'Status', 'Steps', 'Off-road', 'LLM calls', 'Cost', 'Open esc.', 'Last decision', 'Last activity'].map((h, i) => el('th', { class: i >= 3 && i <= 7 ? 'num' : undefined }, [h])));
+  const head = el('tr', {}, ['Run', 'Flow', 'Status', 'Steps', 'Off-road', 'LLM calls', 'Cost', 'Open esc.', 'Needs human', 'Last decision', 'Last activity'].map((h, i) => el('th', { class: i >= 3 && i <= 8 ? 'num' : undefined }, [h])));
   const rows = page.runs.map((r: RunSummary) => {
     const tr = el('tr', { class: 'run-row', 'data-run': r.run_id }, [
       el('td', {}, [el('a', { href: runLink(r.run_id) }, [r.run_id])]),
@@ -154,6 +154,7 @@ async function runsPage(params: URLSearchParams): Promise<void> {
       el('td', { class: 'num' }, [String(r.llm_calls)]),
       el('td', { class: 'num' }, [usd(r.cost_usd)]),
       el('td', { class: 'num' }, [r.open_escalations ? el('b', { class: 'error' }, [String(r.open_escalations)]) : '0']),
+      el('td', { class: 'num', 'data-needs-human': String(r.needs_human ?? 0) }, [r.needs_human ? el('b', { class: 'error' }, [String(r.needs_human)]) : '0']),
       el('td', {}, [`${r.last_decision} at ${r.last_step}`]),
       el('td', { class: 'muted' }, [r.last_ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')]),
     ]);
@@ -232,6 +233,7 @@ function timelineItem(d: RecordedDecision): HTMLElement {
           ]),
         );
       }
+      if (x.needs_human) extra.push(el('div', { class: 'error needs-human' }, [x.decision === 'ESCALATE' ? '⚑ needs a person: an escalation' : '⚑ needs a person: the run went on, but a person should look (needs_human)']));
       for (const w of x.warnings) extra.push(el('div', { class: 'muted' }, [`⚠ ${w}`]));
       return el('li', { class: `t${x.tier}`, 'data-seq': d.seq, 'data-tier': x.tier }, [
         el('div', { class: 'tl-head' }, [
