@@ -6,6 +6,7 @@ import type { TextIndex } from './text-index.js';
 import { inScope } from './traverse.js';
 import { selectLines } from './windows.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
+import type { RankedDefinition } from './evidence/index.js';
 
 export interface LoadInput {
   task: string;
@@ -20,7 +21,12 @@ export interface LoadInput {
   pass: number;
   /** Tool calls already spent by earlier passes. */
   tool_calls_before: number;
+  /** The task's ranked definitions (evidence), reported in the receipt. */
+  definitions?: RankedDefinition[];
 }
+
+/** Ranked definitions the receipt reports, at most. */
+export const RECEIPT_DEFINITIONS = 20;
 
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
@@ -39,6 +45,20 @@ export function planToFlightPlan(planned: PlannedFile[], words: MagicWord[], max
     ],
     custom_queries: [],
   };
+}
+
+/** The receipt's `definitions`: the best ranked definitions, each saying whether its file was loaded. */
+function receiptDefinitions(defs: RankedDefinition[], loaded: ReadonlySet<string>): NonNullable<ContextLoadReceipt['definitions']> {
+  return defs.slice(0, RECEIPT_DEFINITIONS).map((d) => ({
+    path: d.path,
+    symbol: d.symbol,
+    kind: d.kind,
+    range: [d.start, d.end] as [number, number],
+    ...(d.line !== undefined ? { line: d.line } : {}),
+    score: d.score,
+    evidence: d.evidence.slice(0, 4),
+    loaded: loaded.has(d.path),
+  }));
 }
 
 /** The first lines of context.md. */
@@ -112,7 +132,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     if (content.endsWith('\n')) lines.pop();
     let done = false;
     while (allowance > 0 && !done) {
-      const sel = selectLines(content, file.outline.defs, weights, allowance);
+      const sel = selectLines(content, file.outline.defs, weights, allowance, p.focus ?? []);
       if (!sel.lines.length) break;
       const level: Level = sel.lines.length === lines.length ? 4 : sel.windows.length ? 3 : 2;
       const block = renderLines(file, lines, sel.lines, level);
@@ -151,6 +171,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     budget_limit_lines: budget.max_lines,
     budget_used_fraction: round4(files.reduce((s, f) => s + f.lines_read, 0) / budget.max_lines),
     null_checks_performed: true,
+    ...(input.definitions?.length ? { definitions: receiptDefinitions(input.definitions, new Set(files.map((f) => f.path))) } : {}),
   };
   const matches: Record<string, string[]> = {};
   for (const l of loaded) matches[l.map.path] = l.planned.words;

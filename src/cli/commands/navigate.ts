@@ -153,7 +153,7 @@ export function registerNavigateCommand(program: Command): void {
       if (o.verifyStable || o.rung === 274177) stable = compareRuns(outcome, await nav.navigate(capsule));
       if (o.json) {
         process.stdout.write(
-          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => ({ path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read })), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
+          `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => ({ path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read })), ...(outcome.artifacts.context_load_receipt.definitions ? { definitions: outcome.artifacts.context_load_receipt.definitions } : {}), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
         );
       } else {
         process.stdout.write(summary(outcome, dir));
