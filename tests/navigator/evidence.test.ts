@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
 import { errorMessages, readIssue, splitIssue, tracebackFrames } from '../../src/navigator/evidence/index.js';
+import { startingFlightPlan } from '../../src/explorer/index.js';
 
 // A small Python package of our own (tests/fixtures/repos/issues): one rule per test.
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/issues');
@@ -151,5 +152,16 @@ describe('navigating by evidence', () => {
     const o = await nav('labels come out as `widget-%d` instead of the name');
     expect(o.artifacts.context_load_receipt.definitions![0]).toMatchObject({ path: 'gadget/widgets.py', symbol: 'widget_label' });
     expect(o.artifacts.context_load_receipt.definitions![0]!.evidence[0]).toMatch(/^literal "widget-%d" at line \d+$/);
+  });
+});
+
+describe('the explorer starts from the same evidence', () => {
+  it("the starting plan boosts the evidenced definitions above the magic words and names them in its summary", async () => {
+    const start = await startingFlightPlan(REPO, 'Engine refuses to run\n\n    ValueError: widget count must be a positive integer, got -3\n', 4000, { cacheDir: false });
+    expect(start.definitions[0]).toMatchObject({ path: 'gadget/core/engine.py', symbol: 'validate_config' });
+    const symbols = start.plan.focus!.symbols;
+    expect(symbols[0]!.name).toBe('validate_config');
+    expect(symbols[0]!.weight).toBeGreaterThan(10);
+    expect(start.summary).toMatch(/evidence points at gadget\/core\/engine\.py:\d+-\d+ validate_config \(message "/);
   });
 });
