@@ -37,6 +37,12 @@ describe('reading an issue (read-issue)', () => {
       { path: 'a/x.py', line: 3, depth: 1 },
       { path: '/site/pkg/y.py', line: 10, fn: 'go', depth: 0 },
     ]);
+    // Windows paths, and a recursive frame repeated: one frame, at its deepest position.
+    const win = tracebackFrames('Traceback (most recent call last):\n  File "C:\\py\\site-packages\\pkg\\m.py", line 5, in rec\n  File "C:\\py\\site-packages\\pkg\\m.py", line 5, in rec\n  File "C:\\py\\site-packages\\pkg\\m.py", line 9, in leaf\nRecursionError: x\n');
+    expect(win).toEqual([
+      { path: 'C:/py/site-packages/pkg/m.py', line: 5, fn: 'rec', depth: 1 },
+      { path: 'C:/py/site-packages/pkg/m.py', line: 9, fn: 'leaf', depth: 0 },
+    ]);
     expect(tracebackFrames('src/pkg/mod.py:42: in check\n    raise X\n')).toEqual([{ path: 'src/pkg/mod.py', line: 42, fn: 'check', depth: 0 }]);
     const js = tracebackFrames('TypeError: x\n    at parse (/app/node_modules/ky/source/core.ts:12:5)\n    at main (/app/index.js:3:1)\n');
     expect(js.map((f) => [f.path, f.fn, f.depth])).toEqual([

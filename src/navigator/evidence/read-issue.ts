@@ -106,20 +106,21 @@ export function tracebackFrames(text: string): FrameEvidence[] {
     prev = r;
   }
   const out: FrameEvidence[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, FrameEvidence>();
   for (const tr of traces) {
     const deepestLast = tr[0]!.kind === 'py';
     tr.forEach((r, i) => {
       const depth = deepestLast ? tr.length - 1 - i : i;
-      const key = `${r.path}:${r.line}:${r.fn ?? ''}`;
-      if (seen.has(key)) {
-        // A frame repeated in a later trace keeps its deepest position.
-        const f = out.find((x) => `${x.path}:${x.line}:${x.fn ?? ''}` === key)!;
-        f.depth = Math.min(f.depth, depth);
-        return;
+      const p = r.path.replace(/\\/g, '/');
+      const key = `${p}:${r.line}:${r.fn ?? ''}`;
+      const prev = seen.get(key);
+      // A frame repeated (recursion, a later trace) keeps its deepest position.
+      if (prev) prev.depth = Math.min(prev.depth, depth);
+      else {
+        const f: FrameEvidence = { path: p, line: r.line, ...(r.fn ? { fn: r.fn } : {}), depth };
+        seen.set(key, f);
+        out.push(f);
       }
-      seen.add(key);
-      out.push({ path: r.path.replace(/\\/g, '/'), line: r.line, ...(r.fn ? { fn: r.fn } : {}), depth });
     });
   }
   return out;
