@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
-import { errorMessages, readIssue, splitIssue, tracebackFrames } from '../../src/navigator/evidence/index.js';
+import { errorMessages, readIssue, sourceLinks, splitIssue, tracebackFrames } from '../../src/navigator/evidence/index.js';
 import { startingFlightPlan } from '../../src/explorer/index.js';
 
 // A small Python package of our own (tests/fixtures/repos/issues): one rule per test.
@@ -158,6 +158,18 @@ describe('navigating by evidence', () => {
     const o = await nav('labels come out as `widget-%d` instead of the name');
     expect(o.artifacts.context_load_receipt.definitions![0]).toMatchObject({ path: 'gadget/widgets.py', symbol: 'widget_label' });
     expect(o.artifacts.context_load_receipt.definitions![0]!.evidence[0]).toMatch(/^literal "widget-%d" at line \d+$/);
+  });
+});
+
+describe('links to lines of the source', () => {
+  it('reads /blob/<ref>/<path>#L<n> links and points at the definition holding the line', async () => {
+    expect(sourceLinks('see https://github.com/o/r/blob/main/gadget/report.py#L7 and https://github.com/o/r/blob/abc123/gadget/api.py#L5-L7')).toEqual([
+      { path: 'gadget/report.py', line: 7 },
+      { path: 'gadget/api.py', line: 5, end: 7 },
+    ]);
+    const o = await nav('totals are wrong\n\nThe loop in https://github.com/someone/gadget/blob/main/gadget/report.py#L7 skips a row.');
+    expect(o.artifacts.context_load_receipt.definitions![0]).toMatchObject({ path: 'gadget/report.py', symbol: 'summarize_table', line: 7 });
+    expect(shown(o.artifacts.context_md, 'gadget/report.py').has(7)).toBe(true);
   });
 });
 

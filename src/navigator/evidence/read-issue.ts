@@ -39,6 +39,20 @@ export interface IssueEvidence {
   files: string[];
   /** Backticked tokens that are no identifier but a string the code spells (`unused-import`, `--foo-bar`, `:param:`). */
   literals: string[];
+  /** Links to a file of a repository at a line (`…/blob/<ref>/pkg/mod.py#L60`, `#L55-L61`): the path after the ref, and the lines. */
+  links: { path: string; line?: number; end?: number }[];
+}
+
+const BLOB_LINK = /\/(?:blob|tree|src)\/[^/\s]+\/([^\s#?)\]>"']+\.[A-Za-z0-9]+)(?:#L(\d+)(?:-L?(\d+))?)?/g;
+
+/** Links into a source tree (GitHub, GitLab, Bitbucket style `/blob/<ref>/<path>#L<n>`), in order, without duplicates. */
+export function sourceLinks(text: string): IssueEvidence['links'] {
+  const out: IssueEvidence['links'] = [];
+  for (const m of text.matchAll(BLOB_LINK)) {
+    const link = { path: m[1]!, ...(m[2] ? { line: Number(m[2]) } : {}), ...(m[3] ? { end: Number(m[3]) } : {}) };
+    if (!out.some((l) => l.path === link.path && l.line === link.line)) out.push(link);
+  }
+  return out;
 }
 
 const FENCE = /^\s*(```|~~~)/;
@@ -244,5 +258,5 @@ export function readIssue(text: string): IssueEvidence {
     const f = m[1]!;
     if (!framePaths.has(f) && !files.includes(f) && !/^[\w-]+\.(com|org|net|io)$/.test(f)) files.push(f);
   }
-  return { segments, frames, messages, imports, aliases, dotted, names, files, literals };
+  return { segments, frames, messages, imports, aliases, dotted, names, files, literals, links: sourceLinks(text) };
 }

@@ -47,6 +47,8 @@ export const EVIDENCE_WEIGHTS = {
   prose: 0.5,
   /** A backticked string the code spells exactly in a string literal (`unused-import`). */
   literal: 2,
+  /** A link to a line of a file (`…/blob/<ref>/path#L60`): the definition holding that line. */
+  link: 2,
   /** A file the issue names. */
   file: 1,
   /** A definition called by a strongly evidenced one (its callee), as a share of the caller's score. */
@@ -356,6 +358,16 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       const why = `literal "${lit}" at line ${line}`;
       if (i !== undefined) credit({ file: f, i }, EVIDENCE_WEIGHTS.literal / spread, why, line);
       else creditFile(f.path, (EVIDENCE_WEIGHTS.literal * 0.6) / spread, why);
+    }
+  }
+
+  // Links to lines of the source: the definition holding the line (a link without a line: the file).
+  for (const link of ev.links.slice(0, 8)) {
+    for (const f of suffixFiles(link.path, false)) {
+      const why = `link ${link.path}${link.line ? `#L${link.line}` : ''}`;
+      const i = link.line !== undefined ? innermost(f.outline.defs, link.line) : undefined;
+      if (i !== undefined) credit({ file: f, i }, EVIDENCE_WEIGHTS.link, why, link.line);
+      else creditFile(f.path, EVIDENCE_WEIGHTS.link * 0.5, why);
     }
   }
 
