@@ -67,6 +67,21 @@ export const LoadedFileReceipt = z
   .strict();
 export type LoadedFileReceipt = z.infer<typeof LoadedFileReceipt>;
 
+/** One ranked definition of the receipt: where the task's evidence points (issue 21). */
+export const RankedDefinitionReceipt = z
+  .object({
+    path: z.string().min(1),
+    symbol: z.string().min(1).describe('Qualified name inside the file (Class.method)'),
+    kind: z.string(),
+    range: z.tuple([z.int().positive(), z.int().positive()]).describe('1-based inclusive line range of the definition'),
+    line: z.int().positive().optional().describe('A line inside it the evidence names (a frame line, a raise site)'),
+    score: z.number().min(0),
+    evidence: z.array(z.string()).describe('What put it there: frames, messages, imports, names'),
+    loaded: z.boolean().describe('Its file is among files_loaded'),
+  })
+  .strict();
+export type RankedDefinitionReceipt = z.infer<typeof RankedDefinitionReceipt>;
+
 /** `context_load_receipt.json` in seed 002's shape, plus navkernel's fields. */
 export const ContextLoadReceipt = z
   .object({
@@ -86,6 +101,10 @@ export const ContextLoadReceipt = z
       .array(z.object({ rung: z.int().positive(), check: z.string(), passed: z.boolean(), detail: z.string() }).strict())
       .optional()
       .describe('Checks of a requested rung (navkernel navigate --rung 65537); absent otherwise'),
+    definitions: z
+      .array(RankedDefinitionReceipt)
+      .optional()
+      .describe("The task's evidence resolved to definitions, best first (at most 20); absent when the task names none"),
   })
   .strict();
 export type ContextLoadReceipt = z.infer<typeof ContextLoadReceipt>;

@@ -1,4 +1,5 @@
 import type { FlightPlan, VerbosityRule } from '../contracts/flight-plan.js';
+import type { RankedDefinitionReceipt } from '../contracts/navigator-artifacts.js';
 import { navigate, type NavigatorExit, type NavigatorIndex } from '../navigator/index.js';
 
 /** The deterministic start of an exploration: the navigator's answer turned into a FlightPlan. */
@@ -13,7 +14,15 @@ export interface StartingPoint {
   summary: string;
   /** The navigator's index (repo index and full-text lookup): the explorer's tools reuse it. */
   index?: NavigatorIndex;
+  /** The definitions the task's evidence points at (frames, messages, imports, names), best first, as the receipt reports them. */
+  definitions: RankedDefinitionReceipt[];
 }
+
+/** Evidenced definitions that become symbol boosts of the starting plan, at most. */
+const PLAN_DEFINITIONS = 8;
+
+/** A definition's boost: above a magic word's 10, more for a better score (capped at 20). */
+const definitionWeight = (score: number) => Math.min(20, 10 + Math.round(score * 2));
 
 export interface StartingPlanOptions {
   /** Navigator index/registry cache (default `runs/.cache`); false disables. */
@@ -37,7 +46,8 @@ export async function startingFlightPlan(repo: string, task: string, tokens: num
   );
   const words = outcome.magic_words.map((w) => w.word);
   const loaded = outcome.loaded.filter((f) => f.level > 0).map((f) => ({ path: f.path, level: f.level }));
-  const base = { exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: words, loaded, ...(outcome.index ? { index: outcome.index } : {}) };
+  const definitions = outcome.artifacts.context_load_receipt.definitions ?? [];
+  const base = { exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: words, loaded, definitions, ...(outcome.index ? { index: outcome.index } : {}) };
   if (loaded.length === 0 && words.length === 0) {
     return { ...base, plan: { budget: tokens, focus: null, verbosity: [], custom_queries: [] }, summary: `navigator: ${outcome.stop_reason}; default plan (every file at L2, ranked, within ${tokens} tokens)` };
   }
@@ -47,15 +57,25 @@ export async function startingFlightPlan(repo: string, task: string, tokens: num
     const r = navRules.get(pattern);
     return r?.sections ? { pattern, level: r.level ?? f.level, sections: r.sections } : { pattern, level: r?.level ?? f.level };
   });
+  // The evidence first: its definitions' names boost above the magic words, and their files not loaded are boosted too.
+  const symbols = new Map<string, number>();
+  for (const d of definitions.slice(0, PLAN_DEFINITIONS)) {
+    const name = d.symbol.split('.').pop()!;
+    symbols.set(name, Math.max(symbols.get(name) ?? 0, definitionWeight(d.score)));
+  }
+  for (const w of words) if (!symbols.has(w)) symbols.set(w, 10);
+  const loadedSet = new Set(loaded.map((f) => f.path));
+  const evidenced = [...new Set(definitions.slice(0, PLAN_DEFINITIONS).map((d) => d.path))].filter((p) => !loadedSet.has(p));
   const plan: FlightPlan = {
     budget: tokens,
     focus: {
-      paths: loaded.map((f) => ({ pattern: escapeGlob(f.path), weight: 10 })),
-      symbols: words.map((w) => ({ name: w, weight: 10 })),
+      paths: [...loaded.map((f) => ({ pattern: escapeGlob(f.path), weight: 10 })), ...evidenced.map((p) => ({ pattern: escapeGlob(p), weight: 5 }))],
+      symbols: [...symbols].map(([name, weight]) => ({ name, weight })),
     },
     verbosity: [{ pattern: '**', level: 1 }, ...rules],
     custom_queries: [],
   };
-  const summary = `navigator (${outcome.stop_reason}): magic words ${words.join(', ') || '(none)'}; ${loaded.length} file(s) loaded: ${loaded.map((f) => `${f.path} (L${f.level})`).join(', ') || '(none)'}; other files at L1`;
+  const top = definitions.slice(0, 3).map((d) => `${d.path}:${d.range[0]}-${d.range[1]} ${d.symbol} (${d.evidence[0] ?? 'evidence'})`);
+  const summary = `navigator (${outcome.stop_reason}): magic words ${words.join(', ') || '(none)'}; ${top.length ? `evidence points at ${top.join('; ')}; ` : ''}${loaded.length} file(s) loaded: ${loaded.map((f) => `${f.path} (L${f.level})`).join(', ') || '(none)'}; other files at L1`;
   return { ...base, plan, summary };
 }

@@ -13,6 +13,7 @@ import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthst
 import { LEX_FIELDS_EXTRAS } from './lex-fields.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
+import { readIssue, resolveEvidence } from './evidence/index.js';
 import { loadRegistry, textIndexFile } from './registry.js';
 import { openTextIndex, type TextIndex } from './text-index.js';
 import { splitWords } from '../repomap/words.js';
@@ -128,6 +129,10 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       setTokenCountStore(registry.text.tokenStore);
       const hint = intake.capsule.magic_words_hint;
       const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
+      const evidenceOf = () => {
+        const read = readIssue(intake.task!);
+        return { read, resolved: resolveEvidence(read, index, registry.text) };
+      };
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
       if (words.length && intake.northstars?.length && !servedByTask(intake.northstars, intake.task!).length) {
         const metrics = intake.northstars.flatMap((d) => d.metrics.map((m) => m.text));
@@ -139,7 +144,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       if (words.length) {
         // Words that occur only outside the capsule's scope select nothing: that is not a pass with zero files.
         const allowed = inScope(intake.capsule.constraints);
-        if (words.some((w) => (registry.files.get(w.word) ?? []).some(allowed))) return { kind: 'found', words, unknown_hint, registry, index };
+        if (words.some((w) => (registry.files.get(w.word) ?? []).some(allowed))) return { kind: 'found', words, unknown_hint, registry, index, evidence: evidenceOf() };
         const reason = `no magic words found in scope: ${words.map((w) => w.word).join(', ')} occur${words.length === 1 ? 's' : ''} in no file the capsule's scope allows`;
         return { kind: 'none_found', reason, hint: hintState, unknown_hint, registry, index };
       }
@@ -178,6 +183,7 @@ function traversalInput(ctx: NavigatorContext): TraversalInput {
     max_files: ctx.intake!.capsule.budget.max_files,
     pass: ctx.pass,
     ...(ctx.review ? { review: ctx.review } : {}),
+    ...(m.evidence ? { evidence: m.evidence.resolved } : {}),
   };
 }
 
@@ -249,6 +255,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
           constraints: ctx.intake!.capsule.constraints,
           pass: ctx.pass,
           tool_calls_before: ctx.load?.tool_calls ?? 0,
+          ...(m.evidence ? { definitions: m.evidence.resolved.definitions } : {}),
         });
         return { result, violations: skip ? [] : checkLoad(planned, ctx.pass, ctx.intake!, result) };
       }),

@@ -7,6 +7,7 @@ import { inScope } from './traverse.js';
 import { selectLines } from './windows.js';
 import { fileLines, lineRanges, rangeSha256 } from './line-ranges.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
+import type { RankedDefinition } from './evidence/index.js';
 
 export interface LoadInput {
   task: string;
@@ -21,7 +22,12 @@ export interface LoadInput {
   pass: number;
   /** Tool calls already spent by earlier passes. */
   tool_calls_before: number;
+  /** The task's ranked definitions (evidence), reported in the receipt. */
+  definitions?: RankedDefinition[];
 }
+
+/** Ranked definitions the receipt reports, at most. */
+export const RECEIPT_DEFINITIONS = 20;
 
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
@@ -40,6 +46,20 @@ export function planToFlightPlan(planned: PlannedFile[], words: MagicWord[], max
     ],
     custom_queries: [],
   };
+}
+
+/** The receipt's `definitions`: the best ranked definitions, each saying whether its file was loaded. */
+function receiptDefinitions(defs: RankedDefinition[], loaded: ReadonlySet<string>): NonNullable<ContextLoadReceipt['definitions']> {
+  return defs.slice(0, RECEIPT_DEFINITIONS).map((d) => ({
+    path: d.path,
+    symbol: d.symbol,
+    kind: d.kind,
+    range: [d.start, d.end] as [number, number],
+    ...(d.line !== undefined ? { line: d.line } : {}),
+    score: d.score,
+    evidence: d.evidence.slice(0, 4),
+    loaded: loaded.has(d.path),
+  }));
 }
 
 /** The first lines of context.md. */
@@ -115,7 +135,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     const lines = fileLines(content);
     let done = false;
     while (allowance > 0 && !done) {
-      const sel = selectLines(content, file.outline.defs, weights, allowance);
+      const sel = selectLines(content, file.outline.defs, weights, allowance, p.focus ?? []);
       if (!sel.lines.length) break;
       const level: Level = sel.lines.length === lines.length ? 4 : sel.windows.length ? 3 : 2;
       const block = renderLines(file, lines, sel.lines, level);
@@ -175,6 +195,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     budget_used_fraction: round4(linesShown / budget.max_lines),
     null_checks_performed: true,
     ...(readNotLoaded.length ? { files_read_not_loaded: readNotLoaded } : {}),
+    ...(input.definitions?.length ? { definitions: receiptDefinitions(input.definitions, new Set(files.map((f) => f.path))) } : {}),
   };
   const matches: Record<string, string[]> = {};
   for (const l of loaded) matches[l.map.path] = l.planned.words;

@@ -4,6 +4,12 @@ import { splitWords, splitWordsShared } from '../repomap/words.js';
 import type { TextIndex } from './text-index.js';
 import { stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
+import type { ResolvedEvidence } from './evidence/index.js';
+
+/** The most resolved evidence adds to a file's score (the text score is at most 1). */
+export const EVIDENCE_MAX = 1.6;
+/** A file's raw evidence score squashed: strong evidence approaches EVIDENCE_MAX, weak evidence adds little. */
+export const squashEvidence = (raw: number): number => (raw > 0 ? (EVIDENCE_MAX * raw) / (raw + 1) : 0);
 
 /** How a file ranks for a task, and why. */
 export interface RankedFile {
@@ -15,6 +21,8 @@ export interface RankedFile {
   definition: number;
   /** Personalised PageRank over the reference graph, seeded by the text hits, normalised (0–1). */
   graph: number;
+  /** What the issue's resolved evidence adds (frames, messages, imports, names: see evidence/), squashed (0–EVIDENCE_MAX). */
+  evidence: number;
   class: FileClass;
   /** Magic words whose terms occur in the file, rarest first. */
   words: string[];
@@ -57,9 +65,14 @@ export function classWeight(c: FileClass, about: TaskRanking['about']): number {
   }
 }
 
-/** What a task is about, from its own words. */
+/**
+ * What a task is about, from its own words. An issue (several lines) is judged by its title, its first
+ * non-blank line: its body quotes tests, docs and examples as reproductions and output, which says
+ * nothing about where the fix goes.
+ */
 export function taskAbout(task: string): TaskRanking['about'] {
-  const words = new Set(splitWords(task));
+  const lines = task.split(/\r?\n/).filter((l) => l.trim() !== '');
+  const words = new Set(splitWords(lines.length > 1 ? lines[0]! : task));
   const has = (s: Set<string>) => [...words].some((w) => s.has(w));
   return { tests: has(TEST_WORDS), docs: has(DOC_WORDS), examples: has(EXAMPLE_WORDS) };
 }
@@ -136,7 +149,7 @@ function personalisedPageRank(edges: { to: number; w: number }[][], seeds: Map<n
  * through the reference graph for files that use or are used by the hits, times the class weight.
  * `allowed` filters the candidates (scope, files dropped by the review). Deterministic: ties by path.
  */
-export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, text: TextIndex, allowed: (p: string) => boolean, anchored?: Map<string, string[]>): TaskRanking {
+export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, text: TextIndex, allowed: (p: string) => boolean, anchored?: Map<string, string[]>, evidence?: ResolvedEvidence): TaskRanking {
   const about = taskAbout(task);
   const N = Math.max(1, text.size);
   const terms = new Map<string, { terms: string[]; idf: number; files: Set<string> }>();
@@ -199,6 +212,13 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     const cw = classWeight(text.classOf(p), about);
     if (s * cw > 0.05) seeds.set(i, s * cw);
   }
+  const evOf = (p: string) => squashEvidence(evidence?.files.get(p)?.score ?? 0);
+  for (const p of evidence?.files.keys() ?? []) {
+    const i = pos.get(p);
+    if (i === undefined) continue;
+    const s = evOf(p) * classWeight(text.classOf(p), about);
+    if (s > 0.05) seeds.set(i, (seeds.get(i) ?? 0) + s);
+  }
   let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
   if (seeds.size) graph = personalisedPageRank(referenceGraph(fileAt), seeds);
   // Only what the walk adds beyond the restart (a seed's own restart mass is its text score again).
@@ -210,16 +230,17 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     if (!allowed(f.path)) continue;
     const t = textOf.get(f.path) ?? 0;
     const g = graph[i]! / maxGraph;
-    if (t === 0 && g < 0.02) continue;
+    const e = evOf(f.path);
+    if (t === 0 && g < 0.02 && e === 0) continue;
     const cls = text.classOf(f.path);
     const def = t > 0 ? definition(f) : 0;
     // A configuration file the task names (`package.json` for "the package manifest") is wanted like a source.
     const cw = cls === 'config' && namesFile(f.path) ? 1 : classWeight(cls, about);
-    const score = (t + 0.35 * def + 0.25 * g) * cw;
+    const score = (t + 0.35 * def + 0.25 * g + e) * cw;
     const matched = [...terms.entries()].filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
     // A file is loaded for a word it contains, never for its neighbours alone.
     if (!matched.length) continue;
-    out.push({ path: f.path, score: round(score), text: round(t), definition: round(def), graph: round(g), class: cls, words: matched });
+    out.push({ path: f.path, score: round(score), text: round(t), definition: round(def), graph: round(g), evidence: round(e), class: cls, words: matched });
   }
   out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
   return { files: out, terms, about };

@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import type { NavigatorConstraints, TierPathEntry } from '../contracts/index.js';
 import type { RepoIndex } from '../repomap/index.js';
 import { rankForTask, type RankedFile, type TaskRanking } from './ranking.js';
+import type { ResolvedEvidence } from './evidence/index.js';
 import type { BranchResult, MagicWord, PlannedFile, ReviewResult, TierMap, TierRegistry, TrunkResult } from './types.js';
 
 /** What traversal needs from the run. */
@@ -16,6 +17,8 @@ export interface TraversalInput {
   pass: number;
   /** The previous pass's review (pass 2 acts on it). */
   review?: ReviewResult;
+  /** The task's evidence resolved in the repository (ranked definitions and their files). */
+  evidence?: ResolvedEvidence;
 }
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -38,10 +41,16 @@ export function rankingFor(input: TraversalInput): TaskRanking {
   if (!r) {
     const allowed = inScope(input.constraints);
     const anchored = input.registry.source === 'repo' ? new Map(input.words.map((w) => [w.word, input.registry.files.get(w.word) ?? []])) : undefined;
-    r = rankForTask(input.task, input.words, input.index, input.registry.text, (p) => allowed(p) && !dropped.has(p), anchored);
+    r = rankForTask(input.task, input.words, input.index, input.registry.text, (p) => allowed(p) && !dropped.has(p), anchored, input.evidence);
     memo.set(key, r);
   }
   return r;
+}
+
+/** The evidenced definitions of a file, best first (at most 6). */
+function focusOf(input: TraversalInput, path: string): Pick<PlannedFile, 'focus'> {
+  const defs = (input.evidence?.definitions ?? []).filter((d) => d.path === path).slice(0, 6);
+  return defs.length ? { focus: defs } : {};
 }
 
 /** MAP_TO_TIERS: each magic word's tier (from the registry, never assumed) and the files it anchors. */
@@ -51,7 +60,7 @@ export function mapToTiers(words: MagicWord[], registry: TierRegistry): TierMap 
 }
 
 const why = (f: RankedFile) =>
-  `score ${f.score} (text ${f.text}${f.definition ? `, ${f.definition === 1 ? 'defines' : 'names'} ${f.words[0]}` : ''}${f.graph >= 0.05 ? `, graph ${f.graph}` : ''}${f.class !== 'source' ? `, ${f.class}` : ''})`;
+  `score ${f.score} (text ${f.text}${f.evidence ? `, evidence ${f.evidence}` : ''}${f.definition ? `, ${f.definition === 1 ? 'defines' : 'names'} ${f.words[0]}` : ''}${f.graph >= 0.05 ? `, graph ${f.graph}` : ''}${f.class !== 'source' ? `, ${f.class}` : ''})`;
 
 /** The files a pass loads: the best of the ranking within max_files; a second pass adds the best file of each uncovered word. */
 function picks(input: TraversalInput): RankedFile[] {
@@ -91,7 +100,7 @@ export function traverseTrunk(input: TraversalInput): TrunkResult {
   if (!words.length) return { entries, planned: [], covered: [], uncovered: [], resolves: false };
   const ranking = rankingFor(input);
   const chosen = picks(input).filter((f) => trunkSet.has(f.path));
-  const planned: PlannedFile[] = chosen.map((f) => ({ path: f.path, tier: 0, words: f.words, relevance: f.score, level: 2 }));
+  const planned: PlannedFile[] = chosen.map((f) => ({ path: f.path, tier: 0, words: f.words, relevance: f.score, level: 2, ...focusOf(input, f.path) }));
   const covered: string[] = [];
   const uncovered: string[] = [];
   for (const { word } of words) {
@@ -136,7 +145,7 @@ export function branchIfNeeded(input: TraversalInput, trunk: TrunkResult): Branc
       entries.push({ tier, anchor: word, files_loaded: [], justification: `${again}"${word}": ${under} ranked file${under === 1 ? '' : 's'} under ${folder}/` });
     }
     entries.push({ tier: 'T3', anchor: word, files_loaded: [f.path], justification: `${again}${f.path} matches ${f.words.map((w) => `"${w}"`).join(', ')}; ${why(f)}` });
-    planned.push({ path: f.path, tier: 3, words: f.words, relevance: f.score, level: 3 });
+    planned.push({ path: f.path, tier: 3, words: f.words, relevance: f.score, level: 3, ...focusOf(input, f.path) });
   }
   return { entries, planned };
 }

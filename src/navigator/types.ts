@@ -2,6 +2,7 @@ import type { CnfCapsule, CompressionReport, ContextLoadReceipt, FlightPlan, Mag
 import type { MapFile, RepoIndex } from '../repomap/index.js';
 import type { NorthstarDoc } from './northstar.js';
 import type { TextIndex } from './text-index.js';
+import type { IssueEvidence, RankedDefinition, ResolvedEvidence } from './evidence/index.js';
 
 /** The seed-002 forbidden states: named with the machine (machines/navigator.machine.ts). */
 import { FORBIDDEN_STATES } from '../../machines/navigator.machine.js';
@@ -63,8 +64,14 @@ export interface MagicWord {
 
 /** EXTRACT_MAGIC_WORDS: found words, or none — which is not the same as an empty list. */
 export type MagicWordsResult =
-  | { kind: 'found'; words: MagicWord[]; unknown_hint: string[]; registry: TierRegistry; index: RepoIndex }
+  | { kind: 'found'; words: MagicWord[]; unknown_hint: string[]; registry: TierRegistry; index: RepoIndex; evidence?: TaskEvidence }
   | { kind: 'none_found'; reason: string; hint: 'absent' | 'empty' | 'unmatched'; unknown_hint: string[]; registry: TierRegistry; index: RepoIndex };
+
+/** What the task says as evidence (read-issue) and what it resolves to in the repository (ranked definitions). */
+export interface TaskEvidence {
+  read: IssueEvidence;
+  resolved: ResolvedEvidence;
+}
 
 /** A file planned for loading, with its rendering rule and why. */
 export interface PlannedFile {
@@ -76,6 +83,8 @@ export interface PlannedFile {
   /** Level the file should be rendered at, and section rules inside it. */
   level: 1 | 2 | 3 | 4;
   sections?: { pattern: string; level: number }[];
+  /** Definitions of this file the evidence points at, best first: shown before the word windows. */
+  focus?: RankedDefinition[];
 }
 
 /** MAP_TO_TIERS: each magic word with its tier and anchored files. */

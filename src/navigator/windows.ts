@@ -15,13 +15,26 @@ export interface LineSelection {
 
 const RADIUS = 3;
 
+/** A definition to show first (from the task's evidence): its range, its signature's end, and a line inside it the evidence names. */
+export interface FocusRange {
+  start: number;
+  end: number;
+  header_end: number;
+  line?: number;
+}
+
+/** Lines around an evidenced line of a definition too long to show whole. */
+const FOCUS_RADIUS = 8;
+
 /**
  * Lines of one file for a task: the densest windows of matched terms (distinct terms weighted by
  * rarity, repeats counting a little), each widened to its innermost enclosing definition when that
  * fits, else to the window plus the definition's signature; then the outline (top-level definitions)
  * of the rest. Never more than `allowance` lines. `weights` maps index terms to their weight (idf).
+ * `focus` definitions (the task's evidence) come first: whole when they fit in most of what is left,
+ * else their signature and the lines around the evidenced line, and word windows inside them count triple.
  */
-export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number): LineSelection {
+export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number, focus: readonly FocusRange[] = []): LineSelection {
   const lines = text.split('\n');
   if (text.endsWith('\n')) lines.pop();
   const n = lines.length;
@@ -66,6 +79,25 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     for (const d of defs) if (d.kind !== 'heading' && d.start <= l && l <= d.end && (!best || d.end - d.start < best.end - best.start)) best = d;
     return best;
   };
+  const preferred: [number, number][] = [];
+  for (const fd of focus) {
+    const left = allowance - chosen.size;
+    if (left <= 0) break;
+    if (fd.end - fd.start + 1 <= Math.max(12, Math.floor(left * 0.7))) {
+      take(fd.start, fd.end);
+      windows.push([fd.start, fd.end]);
+      continue;
+    }
+    take(fd.start, Math.min(fd.header_end, fd.start + 4));
+    if (fd.line !== undefined) {
+      const a = Math.max(fd.start, fd.line - FOCUS_RADIUS);
+      const b = Math.min(fd.end, fd.line + FOCUS_RADIUS);
+      take(a, b);
+      windows.push([a, b]);
+    }
+    preferred.push([fd.start, fd.end]);
+  }
+  const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
@@ -74,7 +106,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     let at = 0;
     for (const c of matched) {
       if (chosen.has(c)) continue;
-      const s = windowScore(c);
+      const s = windowScore(c) * boost(c);
       if (s > best) {
         best = s;
         at = c;
