@@ -14,9 +14,13 @@ import { decisionsJsonlPath } from './paths.js';
 
 /** What a mirror needs from its store. */
 export interface MirrorSource {
-  /** Runs `fn` holding the store's write lock, so that files follow the order of commits across processes. */
+  /**
+   * Runs `fn` holding the RUN_BASE's mirror lock (mirror-lock.ts), which every writer of these files holds in
+   * every thread and process: two writers never write at once, so each file's size check and rebuild see the
+   * file as the last writer left it.
+   */
   exclusive<T>(fn: () => T): T;
-  /** The run's off-road rows in seq order (read inside `exclusive`: committed data only). */
+  /** The run's off-road rows in seq order (committed data only). */
   offroadRows(run_id: string): OffroadRow[];
   /** Every run id. */
   runIds(): string[];
@@ -29,6 +33,11 @@ export interface MirrorWarning {
   flow: string;
   file: string;
   message: string;
+}
+
+/** The default for a failed write: a process warning naming the file. */
+export function defaultMirrorWarning(w: MirrorWarning): void {
+  process.emitWarning(`${w.message} (${w.file}); the decision is in the ledger and the file will be repaired`, { code: 'NAVKERNEL_JSONL' });
 }
 
 export interface MirrorOptions {
@@ -68,7 +77,8 @@ interface Pending {
 
 /**
  * Writes decisions.jsonl off the answer path. A decision is acknowledged when its row commits; its line is
- * queued here and written by a batched flush shortly after, in seq order, under the store's write lock.
+ * queued here and written by a batched flush shortly after, in seq order, under the mirror lock. It runs on the
+ * routing thread (`jsonlThread: false`, TypeScript sources, verify) or on a thread of its own (threaded-mirror.ts).
  *
  * Each file's size after our last write is remembered: when the file still has that size we append; when it
  * does not (another process wrote to it, a crash left it short or torn, or we never saw it) we rebuild its
@@ -97,7 +107,7 @@ export class JsonlMirror implements DecisionsMirror {
   ) {
     this.fds = new LruMap(options.maxOpen ?? 256, (_file, fd) => closeQuietly(fd));
     this.known = new LruMap(options.maxKnown ?? 65_536);
-    this.onWarning = options.onWarning ?? ((w) => process.emitWarning(`${w.message} (${w.file}); the decision is in the ledger and the file will be repaired`, { code: 'NAVKERNEL_JSONL' }));
+    this.onWarning = options.onWarning ?? defaultMirrorWarning;
     this.delayMs = options.delayMs ?? 1;
     this.maxPending = options.maxPending ?? 512;
   }
