@@ -53,8 +53,8 @@ port.on('message', (m: MirrorRequest) => {
       const ops = m.ops;
       for (let i = 0; i < ops.length; ) {
         if (ops[i] === 'L') {
-          mirror.enqueue(ops[i + 1]!, ops[i + 2]!, ops[i + 3]!);
-          i += 4;
+          mirror.enqueue(ops[i + 1]!, ops[i + 2]!, ops[i + 3]!, Number(ops[i + 4]));
+          i += 5;
         } else {
           mirror.check(ops[i + 1]!);
           i += 2;

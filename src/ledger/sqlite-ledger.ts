@@ -160,7 +160,7 @@ export class SqliteLedger implements Ledger {
     if (batch.length === 0) return;
     const outcomes: (unknown | null)[] = new Array(batch.length).fill(null);
     const newHeads: (string | undefined)[] = new Array(batch.length);
-    const lines: [string, string, string][] = [];
+    const lines: [string, string, string, number][] = [];
     try {
       this.sql.batch(() => {
         const heads = new Map<string, string>();
@@ -193,11 +193,11 @@ export class SqliteLedger implements Ledger {
       }
       this.heads.set(q.record.run_id, newHeads[i]!);
       const { decision } = q.record;
-      if (this.mirror && decision.decision !== 'CONTINUE') lines.push([q.record.run_id, q.record.flow, offRoadLine(q.record.step, decision, q.record.seq, q.record.ts)]);
+      if (this.mirror && decision.decision !== 'CONTINUE') lines.push([q.record.run_id, q.record.flow, offRoadLine(q.record.step, decision, q.record.seq, q.record.ts), q.record.seq]);
       q.resolve();
     }
     // After the commit, off the answer path: a crash before the lines are written leaves files short, repaired on load.
-    for (const [run_id, flow, line] of lines) this.mirror!.enqueue(run_id, flow, line);
+    for (const [run_id, flow, line, seq] of lines) this.mirror!.enqueue(run_id, flow, line, seq);
     this.afterCommit();
   }
 

@@ -15,7 +15,7 @@ export interface MirrorWorkerData {
   maxOpen?: number;
 }
 
-/** Routing thread → mirror thread. `ops`: a flat list, `L run flow line` (a committed line) or `C run` (check a loaded run). */
+/** Routing thread → mirror thread. `ops`: a flat list, `L run flow line seq` (a committed line) or `C run` (check a loaded run). */
 export type MirrorRequest =
   | { type: 'ops'; batch: number; ops: string[] }
   | { type: 'flush'; id: number }
@@ -68,9 +68,9 @@ export class ThreadedMirror {
     return decisionsJsonlPath(this.data.runBase, run_id, flow);
   }
 
-  enqueue(run_id: string, flow: string, line: string): void {
+  enqueue(run_id: string, flow: string, line: string, seq: number): void {
     if (this.closed) return;
-    this.ops.push('L', run_id, flow, line);
+    this.ops.push('L', run_id, flow, line, String(seq));
     this.post();
   }
 
