@@ -22,7 +22,7 @@ const rows = (run_id: string): OffroadRow[] => {
   }
   return offroad.all(run_id) as OffroadRow[];
 };
-const lock = new MirrorLock(data.lockFile, data.busyTimeoutMs);
+const lock = new MirrorLock(data.lockFile, data.busyTimeoutMs, data.file);
 let runIds: string[] = [];
 const mirror = new JsonlMirror(
   { exclusive: (fn) => lock.exclusive(fn), offroadRows: rows, runIds: () => runIds },

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -20,14 +20,20 @@ export class MirrorLock {
   private db: Database.Database | undefined;
   private tx: ((fn: () => unknown) => unknown) | undefined;
 
+  /** `ledgerFile`: RUN_BASE is created for the lock only while the ledger exists (a removed folder is not brought back). */
   constructor(
     readonly file: string,
     private readonly busyTimeoutMs = 15_000,
+    private readonly ledgerFile?: string,
   ) {}
 
   exclusive<T>(fn: () => T): T {
     if (!this.tx) {
-      mkdirSync(path.dirname(this.file), { recursive: true });
+      const dir = path.dirname(this.file);
+      if (!existsSync(dir)) {
+        if (this.ledgerFile !== undefined && !existsSync(this.ledgerFile)) throw new Error(`the ledger ${this.ledgerFile} is gone`);
+        mkdirSync(dir, { recursive: true });
+      }
       this.db = new Database(this.file);
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.busyTimeoutMs))}`);
       const t = this.db.transaction((f: () => unknown) => f());

@@ -114,7 +114,7 @@ export class SqliteLedger implements Ledger {
         () => this.sql.allRunIds(),
       );
     } else {
-      const lock = (this.mirrorLock = new MirrorLock(mirrorLockPath(this.runBase), busyTimeoutMs));
+      const lock = (this.mirrorLock = new MirrorLock(mirrorLockPath(this.runBase), busyTimeoutMs, memory ? undefined : path.resolve(file)));
       this.mirror = new JsonlMirror(
         {
           exclusive: (fn) => lock.exclusive(fn),
