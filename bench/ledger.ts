@@ -68,7 +68,7 @@ export async function ledgeredRoutesPerSecond(durability: Durability, runs: numb
  * side, as a runner driving many runs or a co-process reading pipelined lines does): group commit shares one
  * transaction between the routes that arrive together.
  */
-export async function concurrentLedgeredRoutesPerSecond(concurrency: number, runs: number, jsonl: boolean): Promise<{ routes: number; perSecond: number }> {
+export async function concurrentLedgeredRoutesPerSecond(concurrency: number, runs: number, jsonl: boolean, jsonlThread = true): Promise<{ routes: number; perSecond: number }> {
   const flows = await flowsOnce();
   const requests = await requestStream(runs, `conc-${concurrency}`);
   const byRun = new Map<string, RouteRequest[]>();
@@ -76,7 +76,7 @@ export async function concurrentLedgeredRoutesPerSecond(concurrency: number, run
   const queues = [...byRun.values()];
   const t = tmp();
   try {
-    const ledger = openLedger(t.file, { durability: 'normal', jsonl });
+    const ledger = openLedger(t.file, { durability: 'normal', jsonl, jsonlThread });
     const kernel = createKernel({ flows, store: ledger });
     let next = 0;
     const t0 = performance.now();
@@ -227,11 +227,28 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
   // The same stream without decisions.jsonl: what creating each run's `<run>/<flow>/routing/` folders and files costs.
   const noJsonl = await ledgeredRoutesPerSecond('normal', opts.quick ? 30 : 600, false);
   const memory = await inMemoryRoutesPerSecond(opts.quick ? 30 : 600);
-  const concurrent = [];
-  for (const jsonl of [true, false]) {
-    for (const c of [1, 16, 64]) concurrent.push({ jsonl, c, ...(await concurrentLedgeredRoutesPerSecond(c, opts.quick ? 64 : 600, jsonl)) });
+  // decisions.jsonl on its own thread (the default), on the routing thread (before issue 27), and off; the three
+  // modes interleaved, best of `rounds`, so that a shared machine's noise falls on each alike.
+  const modes = [
+    { mode: 'thread', jsonl: true, thread: true },
+    { mode: 'inline', jsonl: true, thread: false },
+    { mode: 'off', jsonl: false, thread: false },
+  ] as const;
+  const rounds = opts.quick ? 2 : 3;
+  const concurrent: { mode: string; c: number; routes: number; perSecond: number }[] = [];
+  for (const c of [1, 16, 64]) {
+    for (const m of modes) concurrent.push({ mode: m.mode, c, routes: 0, perSecond: 0 });
+    for (let r = 0; r < rounds; r++) {
+      for (const m of modes) {
+        const x = await concurrentLedgeredRoutesPerSecond(c, opts.quick ? 64 : 600, m.jsonl, m.thread);
+        const row = concurrent.find((y) => y.c === c && y.mode === m.mode)!;
+        row.routes = x.routes;
+        row.perSecond = Math.max(row.perSecond, x.perSecond);
+      }
+    }
   }
-  for (const x of concurrent) figures[`ledger_concurrent_${x.c}_${x.jsonl ? 'jsonl' : 'nojsonl'}_per_s`] = x.perSecond;
+  const modeKey = { thread: 'jsonl', inline: 'jsonl_inline', off: 'nojsonl' } as Record<string, string>;
+  for (const x of concurrent) figures[`ledger_concurrent_${x.c}_${modeKey[x.mode]}_per_s`] = x.perSecond;
   const rssRoutes = opts.quick ? 100_000 : 1_000_000;
   const rssSame = rssAfterRoutes(rssRoutes, 1_000);
   const rssMany = rssAfterRoutes(rssRoutes, rssRoutes);
@@ -270,9 +287,9 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
       ['(no ledger: in-memory store, same requests)', memory.routes, memory.perSecond, memory.p50, memory.p99],
     ]),
     '',
-    `Concurrent runs (durability normal; C runs routed side by side, each in order; group commit: the routes that arrive together share one transaction, each answered after it commits; decisions.jsonl written after the commit by a batched writer). Goals: ≥ 20,000 routes/s with ≥ 16 concurrent runs, ≥ 8,000 for one sequential runner.`,
+    `Concurrent runs (durability normal; C runs routed side by side, each in order; group commit: the routes that arrive together share one transaction, each answered after it commits; decisions.jsonl written after the commit by a batched writer, on its own thread (default) or on the routing thread (\`jsonlThread: false\`, the code before issue 27); best of ${rounds} interleaved rounds). Goals: ≥ 20,000 routes/s with ≥ 16 concurrent runs, ≥ 8,000 for one sequential runner.`,
     '',
-    table(['concurrent runs', 'decisions.jsonl', 'routes', 'routes/s'], concurrent.map((x) => [x.c, x.jsonl ? 'on' : 'off', x.routes, x.perSecond])),
+    table(['concurrent runs', 'decisions.jsonl', 'routes', 'routes/s'], concurrent.map((x) => [x.c, x.mode === 'off' ? 'off' : `on, ${x.mode === 'thread' ? 'writer thread' : 'routing thread'}`, x.routes, x.perSecond])),
     '',
     `Memory without a ledger (a fresh process, the default MemoryStore: at most 100,000 runs, 100,000 request ids and 10,000 live run actors; unique request ids): RSS after ${rssRoutes.toLocaleString('en-US')} routes over 1,000 runs ${rssSame.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}; over ${rssRoutes.toLocaleString('en-US')} separate runs ${rssMany.samples.map((x) => `${x.rss_mb.toFixed(0)} MB at ${x.routes.toLocaleString('en-US')}`).join(', ')}.`,
     '',

@@ -14,9 +14,13 @@ import { decisionsJsonlPath } from './paths.js';
 
 /** What a mirror needs from its store. */
 export interface MirrorSource {
-  /** Runs `fn` holding the store's write lock, so that files follow the order of commits across processes. */
+  /**
+   * Runs `fn` holding the RUN_BASE's mirror lock (mirror-lock.ts), which every writer of these files holds in
+   * every thread and process: two writers never write at once, so each file's size check and rebuild see the
+   * file as the last writer left it.
+   */
   exclusive<T>(fn: () => T): T;
-  /** The run's off-road rows in seq order (read inside `exclusive`: committed data only). */
+  /** The run's off-road rows in seq order (committed data only). */
   offroadRows(run_id: string): OffroadRow[];
   /** Every run id. */
   runIds(): string[];
@@ -29,6 +33,11 @@ export interface MirrorWarning {
   flow: string;
   file: string;
   message: string;
+}
+
+/** The default for a failed write: a process warning naming the file. */
+export function defaultMirrorWarning(w: MirrorWarning): void {
+  process.emitWarning(`${w.message} (${w.file}); the decision is in the ledger and the file will be repaired`, { code: 'NAVKERNEL_JSONL' });
 }
 
 export interface MirrorOptions {
@@ -64,11 +73,20 @@ interface Pending {
   run_id: string;
   flow: string;
   lines: string[];
+  /** The seq of each line. */
+  seqs: number[];
+}
+
+/** What this mirror knows of a file it wrote: its size, and the seq of its last line (0: none). */
+interface Known {
+  size: number;
+  seq: number;
 }
 
 /**
  * Writes decisions.jsonl off the answer path. A decision is acknowledged when its row commits; its line is
- * queued here and written by a batched flush shortly after, in seq order, under the store's write lock.
+ * queued here and written by a batched flush shortly after, in seq order, under the mirror lock. It runs on the
+ * routing thread (`jsonlThread: false`, TypeScript sources, verify) or on a thread of its own (threaded-mirror.ts).
  *
  * Each file's size after our last write is remembered: when the file still has that size we append; when it
  * does not (another process wrote to it, a crash left it short or torn, or we never saw it) we rebuild its
@@ -82,7 +100,7 @@ export class JsonlMirror implements DecisionsMirror {
   private readonly preparing = new Map<string, Promise<void>>();
   private readonly checks = new Set<string>();
   private readonly fds: LruMap<string, number>;
-  private readonly known: LruMap<string, number>;
+  private readonly known: LruMap<string, Known>;
   private pendingLines = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly onWarning: (w: MirrorWarning) => void;
@@ -97,7 +115,7 @@ export class JsonlMirror implements DecisionsMirror {
   ) {
     this.fds = new LruMap(options.maxOpen ?? 256, (_file, fd) => closeQuietly(fd));
     this.known = new LruMap(options.maxKnown ?? 65_536);
-    this.onWarning = options.onWarning ?? ((w) => process.emitWarning(`${w.message} (${w.file}); the decision is in the ledger and the file will be repaired`, { code: 'NAVKERNEL_JSONL' }));
+    this.onWarning = options.onWarning ?? defaultMirrorWarning;
     this.delayMs = options.delayMs ?? 1;
     this.maxPending = options.maxPending ?? 512;
   }
@@ -106,13 +124,14 @@ export class JsonlMirror implements DecisionsMirror {
     return decisionsJsonlPath(this.runBase, run_id, flow);
   }
 
-  /** Queues the line of a committed off-road decision. */
-  enqueue(run_id: string, flow: string, line: string): void {
+  /** Queues the line of a committed off-road decision (`seq`: its route's). */
+  enqueue(run_id: string, flow: string, line: string, seq: number): void {
     if (this.closed) return;
     const file = this.fileFor(run_id, flow);
     let p = this.pending.get(file);
-    if (!p) this.pending.set(file, (p = { run_id, flow, lines: [] }));
+    if (!p) this.pending.set(file, (p = { run_id, flow, lines: [], seqs: [] }));
     p.lines.push(line);
+    p.seqs.push(seq);
     this.pendingLines++;
     if (!this.known.has(file) && !this.preparing.has(file)) this.prepare(file);
     this.schedule();
@@ -133,7 +152,7 @@ export class JsonlMirror implements DecisionsMirror {
           return;
         }
         this.fds.set(file, fd);
-        this.known.set(file, 0);
+        this.known.set(file, { size: 0, seq: 0 });
       } catch {
         // EEXIST, or a folder we cannot make: the flush finds out and repairs or warns.
       } finally {
@@ -195,11 +214,16 @@ export class JsonlMirror implements DecisionsMirror {
 
   private write(p: Pending): void {
     const file = this.fileFor(p.run_id, p.flow);
-    const size = this.known.get(file);
-    if (size === undefined) {
+    const known = this.known.get(file);
+    if (known === undefined) {
       this.repairFile(p.run_id, p.flow, undefined);
       return;
     }
+    // Lines a rebuild already wrote: on a writer thread a line can arrive after a rebuild that read its
+    // (committed) row from the database.
+    let from = 0;
+    while (from < p.seqs.length && p.seqs[from]! <= known.seq) from++;
+    if (from === p.lines.length) return;
     let fd: number | undefined;
     try {
       fd = this.fds.get(file);
@@ -207,15 +231,15 @@ export class JsonlMirror implements DecisionsMirror {
         fd = openSync(file, 'a');
         this.fds.set(file, fd);
       }
-      if (fstatSync(fd).size !== size) {
+      if (fstatSync(fd).size !== known.size) {
         this.repairFile(p.run_id, p.flow, undefined);
         return;
       }
-      const text = p.lines.join('');
+      const text = (from === 0 ? p.lines : p.lines.slice(from)).join('');
       const bytes = Buffer.byteLength(text, 'utf8');
       const n = writeSync(fd, text);
       if (n !== bytes) throw new Error(`short write: ${n} of ${bytes} bytes`);
-      this.known.set(file, size + bytes);
+      this.known.set(file, { size: known.size + bytes, seq: p.seqs[p.seqs.length - 1]! });
     } catch (err) {
       this.forget(p.run_id, p.flow, err);
     }
@@ -230,18 +254,19 @@ export class JsonlMirror implements DecisionsMirror {
   }
 
   private repairFile(run_id: string, flow: string, out: JsonlRepair[] | undefined): void {
-    const lines = expectedLines(this.source.offroadRows(run_id).filter((r) => r.flow === flow)).get(flow) ?? [];
-    this.repairOne(run_id, flow, lines, out);
+    const rows = this.source.offroadRows(run_id).filter((r) => r.flow === flow);
+    this.repairOne(run_id, flow, expectedLines(rows).get(flow) ?? [], lastSeq(rows, flow), out);
   }
 
   private repairRun(run_id: string, out: JsonlRepair[] | undefined, repaired?: Set<string>): void {
-    for (const [flow, lines] of expectedLines(this.source.offroadRows(run_id))) {
-      this.repairOne(run_id, flow, lines, out);
+    const rows = this.source.offroadRows(run_id);
+    for (const [flow, lines] of expectedLines(rows)) {
+      this.repairOne(run_id, flow, lines, lastSeq(rows, flow), out);
       repaired?.add(this.fileFor(run_id, flow));
     }
   }
 
-  private repairOne(run_id: string, flow: string, lines: string[], out: JsonlRepair[] | undefined): void {
+  private repairOne(run_id: string, flow: string, lines: string[], seq: number, out: JsonlRepair[] | undefined): void {
     const file = this.fileFor(run_id, flow);
     this.fds.delete(file);
     this.known.delete(file);
@@ -257,7 +282,7 @@ export class JsonlMirror implements DecisionsMirror {
       if (st && !st.isFile()) throw new Error('not a regular file');
       if (!st) mkdirSync(path.dirname(file), { recursive: true });
       const r = repairJsonlFile(file, lines);
-      if (!r.diverged) this.known.set(file, r.size);
+      if (!r.diverged) this.known.set(file, { size: r.size, seq });
       if (out && (r.appended > 0 || r.torn_line_removed)) out.push({ run_id, flow, file, appended: r.appended, torn_line_removed: r.torn_line_removed });
     } catch (err) {
       this.onWarning({ code: 'JSONL_WRITE_FAILED', run_id, flow, file, message: `decisions.jsonl repair failed: ${err instanceof Error ? err.message : String(err)}` });
@@ -281,6 +306,12 @@ export class JsonlMirror implements DecisionsMirror {
     this.fds.clear();
     this.known.clear();
   }
+}
+
+/** The seq of a flow's last off-road row (0: none). */
+function lastSeq(rows: readonly OffroadRow[], flow: string): number {
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.flow === flow) return rows[i]!.seq;
+  return 0;
 }
 
 function lstatIfAny(file: string) {

@@ -307,6 +307,9 @@ function listingFilters(q: RunPageQuery): string[] {
   return where;
 }
 
+/** A run's off-road rows in seq order: what its decisions.jsonl files hold (also read by the mirror's thread). */
+export const OFFROAD_ROWS_SQL = "SELECT seq, flow, step, decision_json, ts FROM routes WHERE run_id = ? AND decision <> 'CONTINUE' ORDER BY seq";
+
 /** The ledger's SQL surface: prepared once per connection, each method one statement or one transaction. */
 export class LedgerSql {
   readonly db: Database.Database;
@@ -348,9 +351,7 @@ export class LedgerSql {
       replayPage: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
       replayRaw: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').raw(),
       llmCallsRange: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, idx'),
-      offroadRows: db.prepare(
-        "SELECT seq, flow, step, decision_json, ts FROM routes WHERE run_id = ? AND decision <> 'CONTINUE' ORDER BY seq",
-      ),
+      offroadRows: db.prepare(OFFROAD_ROWS_SQL),
       runFlowsHashes: db.prepare(
         'SELECT flows_hash FROM flow_sets WHERE id IN (SELECT DISTINCT flow_set FROM routes WHERE run_id = ?) ORDER BY id',
       ).pluck(),

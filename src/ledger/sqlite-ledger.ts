@@ -22,8 +22,10 @@ import { LedgerConflictError, RunArchivedError } from '../contracts/store-errors
 import { buildAppendWrite } from './append-write.js';
 import { GENESIS_HASH } from './chain.js';
 import { offRoadLine } from './decisions-jsonl.js';
-import { JsonlMirror, type MirrorWarning } from './jsonl-mirror.js';
+import { JsonlMirror, type MirrorWarning, defaultMirrorWarning } from './jsonl-mirror.js';
 import { LruMap } from './lru.js';
+import { MirrorLock, mirrorLockPath } from './mirror-lock.js';
+import { ThreadedMirror, mirrorThreadAvailable } from './threaded-mirror.js';
 import { type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
 
 export interface LedgerOptions {
@@ -46,7 +48,16 @@ export interface LedgerOptions {
   maxCachedHeads?: number;
   /** A decisions.jsonl write failed (the decision is safe; the file is repaired later). Default: process.emitWarning. */
   onWarning?: (w: MirrorWarning) => void;
+  /**
+   * Write decisions.jsonl on a worker thread (default true where the compiled worker exists, i.e. not from
+   * TypeScript sources): the routing thread only hands over the lines of committed decisions. false: on this
+   * thread, after each commit, as before.
+   */
+  jsonlThread?: boolean;
 }
+
+/** The decisions.jsonl mirror of a SQLite ledger, on this thread or its own. */
+export type SqliteMirror = (JsonlMirror | ThreadedMirror) & { close(): void | Promise<void> };
 
 /** The default ledger file, relative to the working directory. */
 export const DEFAULT_LEDGER_FILE = path.join('runs', 'ledger.sqlite');
@@ -75,7 +86,8 @@ export class SqliteLedger implements Ledger {
   readonly jsonl: boolean;
   /** The SQL surface (one module). */
   readonly sql: LedgerSql;
-  readonly mirror: JsonlMirror | undefined;
+  readonly mirror: SqliteMirror | undefined;
+  private readonly mirrorLock: MirrorLock | undefined;
   private readonly heads: LruMap<string, string>;
   private queue: QueuedAppend[] = [];
   private closed = false;
@@ -90,17 +102,29 @@ export class SqliteLedger implements Ledger {
     this.sql = new LedgerSql(
       openDatabase(file, { create: options.create ?? true, durability: this.durability, busyTimeoutMs: options.busyTimeoutMs ?? 15_000 }),
     );
-    this.mirror = this.jsonl
-      ? new JsonlMirror(
-          {
-            exclusive: (fn) => this.sql.batch(fn),
-            offroadRows: (run_id) => this.sql.offroadRows(run_id),
-            runIds: () => this.sql.allRunIds(),
-          },
-          this.runBase,
-          options.onWarning ? { onWarning: options.onWarning } : {},
-        )
-      : undefined;
+    const onWarning = options.onWarning ?? defaultMirrorWarning;
+    const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
+    const memory = file === ':memory:' || file === '';
+    if (!this.jsonl) {
+      this.mirror = undefined;
+    } else if ((options.jsonlThread ?? true) && !memory && mirrorThreadAvailable()) {
+      this.mirror = new ThreadedMirror(
+        { file: path.resolve(file), runBase: this.runBase, lockFile: mirrorLockPath(this.runBase), busyTimeoutMs },
+        onWarning,
+        () => this.sql.allRunIds(),
+      );
+    } else {
+      const lock = (this.mirrorLock = new MirrorLock(mirrorLockPath(this.runBase), busyTimeoutMs, memory ? undefined : path.resolve(file)));
+      this.mirror = new JsonlMirror(
+        {
+          exclusive: (fn) => lock.exclusive(fn),
+          offroadRows: (run_id) => this.sql.offroadRows(run_id),
+          runIds: () => this.sql.allRunIds(),
+        },
+        this.runBase,
+        { onWarning },
+      );
+    }
   }
 
   // ---- KernelStore ------------------------------------------------------------------------------------
@@ -136,7 +160,7 @@ export class SqliteLedger implements Ledger {
     if (batch.length === 0) return;
     const outcomes: (unknown | null)[] = new Array(batch.length).fill(null);
     const newHeads: (string | undefined)[] = new Array(batch.length);
-    const lines: [string, string, string][] = [];
+    const lines: [string, string, string, number][] = [];
     try {
       this.sql.batch(() => {
         const heads = new Map<string, string>();
@@ -173,11 +197,11 @@ export class SqliteLedger implements Ledger {
       }
       this.heads.set(q.record.run_id, newHeads[i]!);
       const { decision } = q.record;
-      if (this.mirror && decision.decision !== 'CONTINUE') lines.push([q.record.run_id, q.record.flow, offRoadLine(q.record.step, decision, q.record.seq, q.record.ts)]);
+      if (this.mirror && decision.decision !== 'CONTINUE') lines.push([q.record.run_id, q.record.flow, offRoadLine(q.record.step, decision, q.record.seq, q.record.ts), q.record.seq]);
       q.resolve();
     }
     // After the commit, off the answer path: a crash before the lines are written leaves files short, repaired on load.
-    for (const [run_id, flow, line] of lines) this.mirror!.enqueue(run_id, flow, line);
+    for (const [run_id, flow, line, seq] of lines) this.mirror!.enqueue(run_id, flow, line, seq);
     this.afterCommit();
   }
 
@@ -212,7 +236,8 @@ export class SqliteLedger implements Ledger {
     if (this.closed) return;
     await this.flush();
     this.closed = true;
-    this.mirror?.close();
+    await this.mirror?.close();
+    this.mirrorLock?.close();
     this.sql.close();
   }
 

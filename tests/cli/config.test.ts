@@ -44,7 +44,8 @@ describe('where flows, the ledger and run folders come from', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'LOOP', next_step_id: 'build-step-3' });
     // The ledger named by the file, and its run folders beside it in one runs/ folder.
     expect(existsSync(path.join(dir, 'data', 'ledger.sqlite'))).toBe(true);
-    expect(readdirSync(path.join(dir, 'data', 'runs'))).toEqual(['c1']);
+    // RUN_BASE holds the run folders and the decisions.jsonl writers' lock.
+    expect(readdirSync(path.join(dir, 'data', 'runs')).sort()).toEqual(['.decisions-jsonl.lock', 'c1']);
     const flag = cli(sub, ['route', '--ledger', 'here.sqlite', '--flows', 'other'], request.replace('"c1"', '"c2"'));
     expect(flag.code).toBe(0);
     expect(readdirSync(sub).sort()).toEqual(['here.sqlite', 'other', 'runs']);

@@ -68,10 +68,11 @@ describe('several processes, one ledger', () => {
 describe('crash safety', () => {
   it('survives SIGKILL at random moments: no missing or duplicate seq, every acknowledged decision recorded, verify and replay pass', async () => {
     const { dir, file } = tmp();
-    // A long run: the simulated runner goes through the SDLC flows many times under one run id.
+    // A long run: the simulated runner goes through the SDLC flows many times under one run id (long enough for
+    // ten kills even when a child answers many lines between the parent's kill decision and the kill).
     const reference: { request: RouteRequest; decision: Decision }[] = [];
     const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * reference.length) });
-    await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 12 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
+    await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 20 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
     memory.close();
     expect(reference.length).toBeGreaterThan(400);
     const requests = reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
