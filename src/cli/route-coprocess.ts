@@ -1,4 +1,4 @@
-// The co-process protocol of `navkernel route` (README "The co-process protocol"):
+// The co-process protocol of `navkernel route` (docs/coprocess.md):
 //
 //   - framing: one JSON document per line (LF or CRLF, UTF-8, a leading BOM ignored); blank lines are skipped;
 //   - every other line gets exactly one answer line on stdout, in input order: the decision (with the request's

@@ -1,6 +1,6 @@
 import { NavkernelError, routeRequestError } from './errors.js';
 
-/** Limits every request is held to before anything else looks at it (README "Limits, Unicode and secrets"). */
+/** Limits every request is held to before anything else looks at it (docs/security.md). */
 export interface InputLimits {
   /** Deepest nesting of objects and arrays; `$` is depth 0, `$.forensics.tests` depth 2. Default 64. */
   maxDepth: number;

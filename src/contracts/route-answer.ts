@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Decision } from './decision.js';
 import { ERROR_CODE_LIST } from './error-codes.js';
 
-/** The co-process's answer to a line it could not route (`navkernel route`, README "The co-process protocol"). */
+/** The co-process's answer to a line it could not route (`navkernel route`, docs/coprocess.md). */
 export const RouteErrorLine = z
   .object({
     error: z

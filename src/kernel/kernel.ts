@@ -43,7 +43,7 @@ export interface KernelOptions {
   arbiterTimeoutMs?: number;
   /** @deprecated The former name of `arbiterTimeoutMs`. */
   navigatorTimeoutMs?: number;
-  /** Depth and size limits of a request (default 64 levels, 1 MiB). README "Limits, Unicode and secrets". */
+  /** Depth and size limits of a request (default 64 levels, 1 MiB). docs/security.md. */
   limits?: RequestGuardOptions['limits'];
   /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
   redact?: RequestGuardOptions['redact'];
@@ -65,7 +65,7 @@ export interface Kernel {
 
 type RunActor = Actor<typeof runMachine>;
 
-/** Creates a routing kernel. See README "Embedding the kernel". */
+/** Creates a routing kernel. See docs/kernel.md. */
 export function createKernel(options: KernelOptions): Kernel {
   const { flows } = options;
   const arbiter = options.arbiter ?? options.navigator;

@@ -3,7 +3,7 @@ import { isPostgresUrl } from './postgres/url.js';
 import { DEFAULT_LEDGER_FILE, type LedgerOptions, SqliteLedger } from './sqlite-ledger.js';
 
 /**
- * Opens a ledger by location: a `postgres://` or `postgresql://` URL opens the PostgreSQL ledger (README "Many
+ * Opens a ledger by location: a `postgres://` or `postgresql://` URL opens the PostgreSQL ledger (docs/ledger.md, "Many
  * runners, one ledger"); anything else is a SQLite file (created unless `create: false`).
  *
  * The PostgreSQL ledger is returned at once and opens in the background; `await ledger.ready()` reports its open

@@ -31,7 +31,7 @@ export function environmentSecrets(env: NodeJS.ProcessEnv = process.env): string
 
 // ---------------------------------------------------------------------------------------------------------------
 // Secret detection: known secret shapes and secret-named fields, redacted before a request is stored, logged or
-// sent to a model (SECURITY.md "Threat model", README "Limits, Unicode and secrets").
+// sent to a model (SECURITY.md "Threat model", docs/security.md).
 
 
 /** What replaces a detected secret. */

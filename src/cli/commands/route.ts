@@ -23,8 +23,7 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
 }
 
 /**
- * `navkernel route`: the co-process. One answer line per input line, in input order (README "The co-process
- * protocol"); exit 0 when every line got a decision, 1 when some got an error, 2 when --fail-fast stopped it.
+ * `navkernel route`: the co-process. One answer line per input line, in input order (docs/coprocess.md); exit 0 when every line got a decision, 1 when some got an error, 2 when --fail-fast stopped it.
  */
 export function registerRouteCommand(program: Command): void {
   const cmd = program
