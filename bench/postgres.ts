@@ -42,7 +42,7 @@ async function serverSettings(url: string): Promise<Record<string, string>> {
 }
 
 /** Routes `requests` with `conc` runs in flight at once (a run's routes in order), through one kernel on `store`. */
-async function concurrentRuns(store: KernelStore, requests: RouteRequest[], conc: number): Promise<Result> {
+export async function concurrentRuns(store: KernelStore, requests: RouteRequest[], conc: number): Promise<Result> {
   const flows = await flowsOnce();
   const byRun = new Map<string, RouteRequest[]>();
   for (const r of requests) (byRun.get(r.run_id) ?? byRun.set(r.run_id, []).get(r.run_id)!).push(r);

@@ -15,6 +15,8 @@ export interface LineChart {
   series: readonly ChartSeries[];
   /** Logarithmic x axis (base 10); every x must be > 0. */
   logX?: boolean;
+  /** Where the legend goes, inside the plot (default top right; top left suits curves that rise to the right). */
+  legend?: 'top-right' | 'top-left';
   width?: number;
   height?: number;
 }
@@ -52,6 +54,28 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
 export function lineChartSvg(c: LineChart): string {
   const W = c.width ?? 640;
   const H = c.height ?? 360;
+  return [svgOpen(W, H), ...chartElements(c, W, H), '</svg>'].join('\n') + '\n';
+}
+
+/**
+ * Several line charts stacked in one SVG, one under the other, each with its own y axis (e.g. routes/s above and
+ * p99 below, against the same x). Each panel is `width` × `panelHeight`.
+ */
+export function stackedChartSvg(panels: readonly LineChart[], opts: { width?: number; panelHeight?: number } = {}): string {
+  const W = opts.width ?? 640;
+  const PH = opts.panelHeight ?? 300;
+  const out = [svgOpen(W, PH * panels.length)];
+  panels.forEach((c, i) => out.push(`<g transform="translate(0 ${i * PH})">`, ...chartElements(c, W, PH), '</g>'));
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
+function svgOpen(W: number, H: number): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`;
+}
+
+/** A chart's elements in a W × H box at the origin. */
+function chartElements(c: LineChart, W: number, H: number): string[] {
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
   const pts = c.series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!c.logX || x > 0));
@@ -69,7 +93,6 @@ export function lineChartSvg(c: LineChart): string {
     : niceTicks(x0, x1).filter((t) => t >= x0 && t <= x1);
 
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="#ffffff"/>`,
     `<text x="${num(W / 2)}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(c.title)}</text>`,
   ];
@@ -91,15 +114,25 @@ export function lineChartSvg(c: LineChart): string {
     if (p.length > 1) out.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${p.map(([x, y]) => `${num(sx(x))},${num(sy(y))}`).join(' ')}"/>`);
     for (const [x, y] of p) out.push(`<circle cx="${num(sx(x))}" cy="${num(sy(y))}" r="3" fill="${colour}"/>`);
     const ly = M.top + 6 + i * 16;
-    out.push(`<line x1="${W - M.right - 24}" y1="${ly}" x2="${W - M.right - 6}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);
-    out.push(`<text x="${W - M.right - 30}" y="${ly + 4}" text-anchor="end">${esc(s.name)}</text>`);
+    if (c.legend === 'top-left') {
+      out.push(`<line x1="${M.left + 10}" y1="${ly}" x2="${M.left + 28}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);
+      out.push(`<text x="${M.left + 34}" y="${ly + 4}" text-anchor="start">${esc(s.name)}</text>`);
+    } else {
+      out.push(`<line x1="${W - M.right - 24}" y1="${ly}" x2="${W - M.right - 6}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);
+      out.push(`<text x="${W - M.right - 30}" y="${ly + 4}" text-anchor="end">${esc(s.name)}</text>`);
+    }
   });
-  out.push('</svg>');
-  return out.join('\n') + '\n';
+  return out;
 }
 
 /** Writes the chart to `file`. */
 export function writeLineChart(file: string, chart: LineChart): void {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, lineChartSvg(chart));
+}
+
+/** Writes stacked charts (stackedChartSvg) to `file`. */
+export function writeStackedChart(file: string, panels: readonly LineChart[], opts?: { width?: number; panelHeight?: number }): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, stackedChartSvg(panels, opts));
 }
