@@ -1,5 +1,6 @@
-// `npm run bench [-- --quick] [-- --out FILE]`: runs every bench section and writes the figures to bench/RESULTS.md.
-import { writeFileSync } from 'node:fs';
+// `npm run bench [-- --quick] [-- --out FILE] [-- --only a,b]`: runs the bench sections and writes the figures to
+// bench/RESULTS.md. With --only, the named sections replace theirs in an existing file and the others are kept.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../src/package-root.js';
@@ -17,6 +18,7 @@ import { benchNavigator } from './navigator.js';
 import { benchNavigatorLarge } from './navigator-large.js';
 import { benchScaling } from './scaling.js';
 import { benchReplay } from './replay.js';
+import { mergeResults, resultsText } from './results-file.js';
 import { benchServe } from './serve.js';
 import { benchStartup } from './startup.js';
 import type { BenchSection } from './stats.js';
@@ -71,7 +73,14 @@ export async function runBench(argv: string[]): Promise<{ sections: BenchSection
     sections.push(result);
     process.stdout.write(`\n## ${result.title}\n\n${result.body}\n`);
   }
-  writeFileSync(file, [header(quick), ...sections.map((s) => `## ${s.title}\n\n${s.body}`)].join('\n\n') + '\n');
+  const named = sections.map((s, i) => ({ name: ran[i]!, title: s.title, body: s.body }));
+  const note = `on ${new Date().toISOString()}${quick ? ' (QUICK)' : ''}, Node ${process.version}`;
+  writeFileSync(
+    file,
+    wanted && existsSync(file)
+      ? mergeResults(readFileSync(file, 'utf8'), named, SECTIONS.map((s) => s.name), note)
+      : resultsText(header(quick), named),
+  );
   process.stderr.write(`bench: wrote ${file}\n`);
   // `--json FILE`: every section's figures, machine-readable (the smoke test reads them).
   const jsonIdx = argv.indexOf('--json');

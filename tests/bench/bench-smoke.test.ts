@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECTIONS } from '../../bench/run.js';
-import { lineChartSvg, niceTicks, tickLabel } from '../../bench/svg-chart.js';
+import { lineChartSvg, niceTicks, stackedChartSvg, tickLabel } from '../../bench/svg-chart.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const runJs = path.join(root, 'dist', 'bench', 'run.js');
@@ -57,13 +57,34 @@ describe('npm run bench -- --quick', () => {
   });
 
   it('draws the scaling charts beside the results file, not over the committed ones', () => {
-    for (const c of ['ledger', 'replay', 'navigator']) {
+    for (const c of ['ledger', 'concurrency', 'replay', 'memory', 'navigator']) {
       const svg = readFileSync(path.join(dir, `scaling-${c}.svg`), 'utf8');
       expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
       expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
       expect(svg).toContain('<circle');
       expect(svg).not.toMatch(/NaN|Infinity/);
     }
+    // Two panels each: routes/s over latency, and heap over RSS, with one marker per measured point.
+    const scaling = figures.sections.find((s) => s.name === 'scaling')!.figures;
+    const conc = readFileSync(path.join(dir, 'scaling-concurrency.svg'), 'utf8');
+    expect(conc.match(/<g transform=/g)).toHaveLength(2);
+    expect(conc.match(/<circle/g)).toHaveLength(2 * Object.keys(scaling).filter((k) => /^conc_\d+_jsonl_(on|off)_per_s$/.test(k)).length);
+    expect(conc).toContain('>routes/s</text>');
+    const mem = readFileSync(path.join(dir, 'scaling-memory.svg'), 'utf8');
+    expect(mem).toContain('Heap after GC against live runs');
+    expect(mem).toContain('Resident set against live runs');
+    // Runs 0 (the baseline) is in the table but not on the log axis.
+    expect(mem.match(/<circle/g)).toHaveLength(2 * Object.keys(scaling).filter((k) => /^live_.+_[1-9]\d*_heap_mb$/.test(k)).length);
+  });
+
+  it('measures routes/s beside latency, concurrency 1…64 with decisions.jsonl off and on, and live runs counted by the kernel', () => {
+    const f = figures.sections.find((s) => s.name === 'scaling')!.figures as Record<string, number>;
+    for (const c of [1, 4, 16, 64]) for (const j of ['on', 'off']) expect(f[`conc_${c}_jsonl_${j}_per_s`], `${c} ${j}`).toBeGreaterThan(0);
+    expect(Object.keys(f).filter((k) => /^growth_\d+_per_s$/.test(k))).toHaveLength(3);
+    // The quick run stays under maxLiveRuns: every run started is still live.
+    for (const setup of ['sqlite_default', 'sqlite_unbounded', 'memory_default']) expect(f[`live_${setup}_1000_live_runs`], setup).toBe(1000);
+    expect(f.live_run_heap_bytes).toBeGreaterThan(0);
+    expect(results).toContain('Kernels per database');
   });
 });
 
@@ -99,6 +120,21 @@ describe('svg-chart', () => {
     const svg = lineChartSvg({ title: 't', xLabel: 'x', yLabel: 'y', logX: true, series: [{ name: 's', points: [[0, 1], [10, NaN], [100, 2], [1000, 3]] }] });
     expect(svg).not.toMatch(/NaN|Infinity/);
     expect(svg.match(/<circle/g)).toHaveLength(2);
+  });
+
+  it('stacks panels in one SVG, each with its own title, axes and points', () => {
+    const routesPerSecond = { title: 'Routes/s', xLabel: 'runs in flight', yLabel: 'routes/s', logX: true, legend: 'top-left' as const, series: [{ name: 'jsonl off', points: [[1, 5000], [16, 12000], [256, 15000]] as [number, number][] }] };
+    const svg = stackedChartSvg([routesPerSecond, chart], { width: 600, panelHeight: 250 });
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="600" height="500" viewBox="0 0 600 500"/);
+    expect(svg.match(/<svg/g)).toHaveLength(1);
+    expect(svg.match(/<g transform="translate\(0 (0|250)\)">/g)).toEqual(['<g transform="translate(0 0)">', '<g transform="translate(0 250)">']);
+    expect(svg.match(/<circle/g)).toHaveLength(3 + 6);
+    expect(svg.match(/<polyline/g)).toHaveLength(3);
+    for (const label of ['>Routes/s</text>', '>Route latency &amp; growth</text>', '>routes/s</text>', '>µs</text>', '>15k</text>', '>100</text>']) expect(svg, label).toContain(label);
+    // The top-left legend starts at the plot's left edge; the default one ends at its right edge.
+    expect(svg).toContain('text-anchor="start">jsonl off</text>');
+    expect(svg).toContain('text-anchor="end">p50</text>');
+    expect(stackedChartSvg([routesPerSecond, chart], { width: 600, panelHeight: 250 })).toBe(svg);
   });
 
   it('picks round ticks and short labels', () => {
