@@ -4,8 +4,8 @@
 // MemoryStore). CAP: `default` (the kernel's maxLiveRuns) or `unbounded` (maxLiveRuns = Infinity: every run
 // stays live). CHECKPOINTS: ascending run counts, comma-separated. Starts runs one after another, each routed
 // 3 steps and left unfinished (back at its first step), and at each checkpoint collects garbage and prints one
-// JSON line: {"runs","live_runs","rss_mb","heap_mb","external_mb"}. A line with runs 0 comes first (the kernel
-// and its store open, nothing routed).
+// JSON line: {"runs","live_runs","rss_mb","heap_mb","heap_total_mb","external_mb"}. A line with runs 0 comes
+// first (the kernel and its store open, nothing routed).
 import path from 'node:path';
 import type { KernelStore, RouteRequest } from '../src/contracts/index.js';
 import { MemoryStore, createKernel } from '../src/kernel/index.js';
@@ -27,7 +27,7 @@ function report(runs: number): void {
   globalThis.gc!();
   const m = process.memoryUsage();
   const mb = (b: number) => b / 2 ** 20;
-  process.stdout.write(JSON.stringify({ runs, live_runs: kernel.liveRuns, rss_mb: mb(m.rss), heap_mb: mb(m.heapUsed), external_mb: mb(m.external + m.arrayBuffers) }) + '\n');
+  process.stdout.write(JSON.stringify({ runs, live_runs: kernel.liveRuns, rss_mb: mb(m.rss), heap_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external + m.arrayBuffers) }) + '\n');
 }
 
 /** Three routes of run `i`: work (unverified), work (verified), check → AGAIN: the run is back at `work`, unfinished. */
