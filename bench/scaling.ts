@@ -197,6 +197,7 @@ interface MemPoint {
   live_runs: number;
   rss_mb: number;
   heap_mb: number;
+  heap_total_mb: number;
   external_mb: number;
 }
 
@@ -316,6 +317,7 @@ export async function benchScaling(opts: ScalingOptions): Promise<BenchSection> 
   const memStore = memory.find((m) => m.setup.key === 'memory_default')!;
   const memPastCap = cappedLive < top ? bytesPerRun(memStore.points, cappedLive, top) : NaN;
   const rssAt = (m: (typeof memory)[number], n: number) => m.points.find((p) => p.runs === n)?.rss_mb ?? NaN;
+  const heapTotalAt = (m: (typeof memory)[number], n: number) => m.points.find((p) => p.runs === n)?.heap_total_mb ?? NaN;
   if (cappedLive < top) Object.assign(figures, { live_run_heap_bytes_past_cap: pastCap, live_run_heap_bytes_past_cap_memory_store: memPastCap });
   // Checkpoint 0 (nothing routed) is the baseline; the log axis starts at 1 run.
   const memSeries = (y: (p: MemPoint) => number) => memory.map((m) => ({ name: m.setup.label, points: m.points.filter((p) => p.runs > 0).map((p) => [p.runs, y(p)] as const) }));
@@ -359,17 +361,17 @@ export async function benchScaling(opts: ScalingOptions): Promise<BenchSection> 
     '',
     table(['routes in run', 'replay ms', 'routes/s'], replay.map((r) => [r.routes, r.ms, r.perSecond])),
     '',
-    `**Memory against live runs.** A fresh Node process (\`bench/live-runs-child.ts\`, --expose-gc) starts runs one after another, each routed 3 steps and left unfinished, and at each count collects garbage twice and reads \`process.memoryUsage()\`; the 0 row is the kernel and its store open, nothing routed. ` +
+    `**Memory against live runs.** A fresh Node process (\`bench/live-runs-child.ts\`, --expose-gc) starts runs one after another, each routed 3 steps and left unfinished, and at each count collects garbage twice and reads \`process.memoryUsage()\` (heap used: live objects; heap total: what V8 holds); the 0 row is the kernel and its store open, nothing routed. ` +
       `The kernel keeps a run's XState actor live after its route, in least-recently-used order, up to \`maxLiveRuns\` (default 10,000); past it the oldest idle actor is stopped and the run reloaded from the store when routed again. ` +
       (cappedLive < top
         ? `So the actors are bounded: with the default cap the live actors stop at ${cappedLive.toLocaleString('en-US')}, and from ${cappedLive.toLocaleString('en-US')} to ${top.toLocaleString('en-US')} runs started the heap grows only by what the store keeps per run: ${kib(pastCap)} per further run on the SQLite ledger (its cache of run heads, capped at 100,000 runs, so it levels off there), ${kib(memPastCap)} on the MemoryStore (each run's state, capped at 100,000 runs). ` +
-          `RSS does not level off as the heap does: ${mb(rssAt(capped, cappedLive))} → ${mb(rssAt(capped, top))} on the SQLite ledger and ${mb(rssAt(memStore, cappedLive))} → ${mb(rssAt(memStore, top))} on the MemoryStore over the same runs, as stopped actors' memory stays with the process (V8 keeps the pages it grew, the allocator its slack) and SQLite's page cache fills (32 MB at most). `
+          `RSS does not level off as the heap does: ${mb(rssAt(capped, cappedLive))} → ${mb(rssAt(capped, top))} on the SQLite ledger and ${mb(rssAt(memStore, cappedLive))} → ${mb(rssAt(memStore, top))} on the MemoryStore over the same runs, as the process keeps the memory it grew to churn through stopped actors: V8's heap (heap total: ${mb(heapTotalAt(capped, cappedLive))} → ${mb(heapTotalAt(capped, top))} on the SQLite ledger), the allocator's slack, and SQLite's page cache (32 MB at most). `
         : `(This quick run stays under the cap: its plateau shows only in the full run.) `) +
       `With the cap lifted every run stays live: ${kib(perRun)} of heap per live run (from 1 to ${top.toLocaleString('en-US')} runs). The 0 rows show the fixed cost: Node, the kernel, its flows and the store, before any run.`,
     '',
     table(
-      ['setup', 'runs started', 'live actors', 'heap MB', 'RSS MB'],
-      memory.flatMap((m) => m.points.map((p) => [m.setup.label, p.runs.toLocaleString('en-US'), p.live_runs.toLocaleString('en-US'), p.heap_mb, p.rss_mb])),
+      ['setup', 'runs started', 'live actors', 'heap used MB', 'heap total MB', 'RSS MB'],
+      memory.flatMap((m) => m.points.map((p) => [m.setup.label, p.runs.toLocaleString('en-US'), p.live_runs.toLocaleString('en-US'), p.heap_mb, p.heap_total_mb, p.rss_mb])),
     ),
     '',
     `**Navigator time against repository size.** A whole \`navigate()\` in a fresh Node process (the navigator bench's \`navigatorSizeSeries\`), cold (empty cache: scan, parse, token counts) then warm (second run on the same cache), on a test fixture and real packages from node_modules${opts.quick ? ' (quick run: the small repository only)' : ''}. Process start-up and grammar/tokenizer loading are in every figure.`,
