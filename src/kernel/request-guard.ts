@@ -2,7 +2,7 @@ import { routeRequestError } from '../contracts/errors.js';
 import { checkInputLimits, repairStrings, resolveLimits, type InputLimits } from '../contracts/limits.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { compileValidator } from '../contracts/validate.js';
-import { createRedactor, type RedactOptions } from '../llm/redact.js';
+import { createRedactor, type RedactOptions } from '../redact.js';
 
 /** Warnings about a request the guard repaired (free text with a lone surrogate), kept beside it until it is routed. */
 export const inputWarnings = new WeakMap<RouteRequest, string[]>();
