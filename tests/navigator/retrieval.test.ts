@@ -140,6 +140,11 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js', '_examples/rest/main.go'].map(classifyPath)).toEqual([
       'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated', 'example',
     ]);
+    // Copies of other projects: an `extern/` folder, a file named after a release. A version-like folder or a
+    // dotted module name is not one.
+    expect(['pkg/extern/ply/lex.py', 'pkg/themes/static/jquery-3.5.1.js', 'static/bootstrap-4.3.1.min.css', 'pkg/static/searchtools.js', 'v1.2/app.js', 'src/parse.v2.ts'].map(classifyPath)).toEqual([
+      'vendored', 'vendored', 'vendored', 'source', 'source', 'source',
+    ]);
   });
 
   it('takes lines from the densest window, widened to the enclosing definition, and counts exactly those lines', async () => {
