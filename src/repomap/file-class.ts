@@ -28,8 +28,9 @@ const DOC_EXT = /\.(md|mdx|markdown|rst|txt|adoc|asciidoc|textile|org)$/i;
 const CONFIG_EXT = /\.(json|ya?ml|toml|ini|cfg|conf|lock|xml|properties|editorconfig|gitattributes|gitignore|npmrc|nvmrc)$/i;
 /** Files that are build output or generated, by name alone (skipped by the scanner). */
 const GENERATED_FILE = /(\.min\.(js|css|mjs)|\.bundle\.js|\.map|\.chunk\.js)$|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|npm-shrinkwrap\.json|bun\.lockb?|Cargo\.lock|poetry\.lock|Pipfile\.lock|go\.sum|composer\.lock|Gemfile\.lock|uv\.lock)$/;
-/** Files that are generated but may be worth a look (declarations, protobuf stubs): ranked last, not skipped. */
-const GENERATED_SOURCE = /(\.d\.[mc]?ts|\.pb\.go|_pb2\.py|_pb2_grpc\.py|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|_string\.go)$/;
+/** Files that are generated but may be worth a look (declarations, protobuf stubs, message catalogs extracted from
+ * the sources: a translation quotes the source's messages, it does not raise them): ranked last, not skipped. */
+const GENERATED_SOURCE = /(\.pot?|\.d\.[mc]?ts|\.pb\.go|_pb2\.py|_pb2_grpc\.py|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|_string\.go)$/;
 
 /** True for a file name the scanner skips as generated output (lock files, minified bundles, source maps). */
 export function isGeneratedFileName(base: string): boolean {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, createNavigator, loadRegistry, navigate, openTextIndex, rankForTask } from '../../src/navigator/index.js';
+import { taskAbout } from '../../src/navigator/ranking.js';
 import { extractMagicWords } from '../../src/navigator/magic-words.js';
 import { classifyPath, indexRepo, resetTokenCache, tokenCounterStats } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
@@ -145,6 +146,16 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(['pkg/extern/ply/lex.py', 'pkg/themes/static/jquery-3.5.1.js', 'static/bootstrap-4.3.1.min.css', 'pkg/static/searchtools.js', 'v1.2/app.js', 'src/parse.v2.ts'].map(classifyPath)).toEqual([
       'vendored', 'vendored', 'vendored', 'source', 'source', 'source',
     ]);
+    // Message catalogs quote the sources' messages: ranked last, so an error message finds the code that raises it.
+    expect(['app/locale/ja/LC_MESSAGES/app.po', 'app/locale/app.pot'].map(classifyPath)).toEqual(['generated', 'generated']);
+  });
+
+  it('prefers docs only when the task is about them: a docstring is code, and an issue about "doc rendering" reports a bug in code', () => {
+    expect(taskAbout('docs: explain the retry option').docs).toBe(true);
+    expect(taskAbout('fix the docstring of merge').docs).toBe(false);
+    // An issue (a title and a body) is judged by its title, and only a fault in the documents themselves counts.
+    expect(taskAbout('Doc rendering is incorrect for dict params\nThe docs show the wrong type.').docs).toBe(false);
+    expect(taskAbout('Typo in the README install section\nIt says pip instal.').docs).toBe(true);
   });
 
   it('takes lines from the densest window, widened to the enclosing definition, and counts exactly those lines', async () => {
