@@ -150,12 +150,16 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(['app/locale/ja/LC_MESSAGES/app.po', 'app/locale/app.pot'].map(classifyPath)).toEqual(['generated', 'generated']);
   });
 
-  it('prefers docs only when the task is about them: a docstring is code, and an issue about "doc rendering" reports a bug in code', () => {
+  it('prefers docs and tests only when the task is about them: a docstring is code, and an issue naming docs or tests reports a bug in code', () => {
     expect(taskAbout('docs: explain the retry option').docs).toBe(true);
     expect(taskAbout('fix the docstring of merge').docs).toBe(false);
     // An issue (a title and a body) is judged by its title, and only a fault in the documents themselves counts.
     expect(taskAbout('Doc rendering is incorrect for dict params\nThe docs show the wrong type.').docs).toBe(false);
     expect(taskAbout('Typo in the README install section\nIt says pip instal.').docs).toBe(true);
+    // Tests the same way: a commit subject about tests prefers them; a bug report naming tests reports a fault in the code under them.
+    expect(taskAbout('add tests for merge').tests).toBe(true);
+    expect(taskAbout('caplog fixture does not restore the log level after a test\nThe level leaks.').tests).toBe(false);
+    expect(taskAbout('Flaky test in the retry suite\nIt fails one run in ten.').tests).toBe(true);
   });
 
   it('takes lines from the densest window, widened to the enclosing definition, and counts exactly those lines', async () => {
