@@ -2,7 +2,6 @@
 // back, audited and archived; the hash chain covers it when set, so an edit of it fails verify, while a route without
 // one hashes exactly as routes always have (ledgers written before schema 7 verify unchanged after the upgrade).
 import { rmSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Ledger, StoredRoute } from '../../src/contracts/index.js';
 import { MemoryStore, createKernel, defineFlows, type FlowSet } from '../../src/kernel/index.js';
@@ -12,26 +11,12 @@ import { auditRun, replayRun } from '../../src/runs/index.js';
 import { serviceLedger } from '../../src/service/index.js';
 import { STORE_FACTORIES, type StoreLocation } from '../store-conformance/factories.js';
 import { runCli } from '../support/cli.js';
-import { adminQuery, schemaOf } from '../support/postgres.js';
 import { TEST_FLOWS, req } from '../support/kernel-fixtures.js';
 import { tempDir } from '../support/temp.js';
 import { steppingClock } from './helpers.js';
 
 /** A route's hash recomputed from its stored row (no LLM calls in these runs), with `principal` as given. */
 const rehash = (row: StoredRoute, principal: string | null) => routeHash(row.prev_hash, { ...row, llm_calls_json: llmCallsJson([]), principal });
-
-/** Takes a ledger back to schema version 6, as navkernel wrote it before routes had a principal. */
-async function downgradeToV6(factory: string, loc: StoreLocation): Promise<void> {
-  if (factory === 'sqlite') {
-    const db = new Database(loc.cliArg);
-    db.exec('ALTER TABLE routes DROP COLUMN principal');
-    db.pragma('user_version = 6');
-    db.close();
-    return;
-  }
-  const schema = schemaOf(loc.cliArg);
-  await adminQuery(`ALTER TABLE ${schema}.routes DROP COLUMN principal; UPDATE ${schema}.navkernel_meta SET schema_version = 6`);
-}
 
 for (const factory of STORE_FACTORIES) {
   describe(`routes record their principal (${factory.name})`, () => {
@@ -153,7 +138,8 @@ for (const factory of STORE_FACTORIES) {
       await kernel.route(req('write', 'VERIFIED', { run_id: 'old' }));
       await kernel.route(req('check', 'UNVERIFIED', { run_id: 'old' }));
       await kernel.close();
-      await downgradeToV6(factory.name, loc);
+      // Back to schema version 6, as navkernel wrote it before routes had a principal.
+      await loc.sql(`ALTER TABLE routes DROP COLUMN principal; ${factory.name === 'sqlite' ? 'PRAGMA user_version = 6' : 'UPDATE navkernel_meta SET schema_version = 6'}`);
       ledger = await handle();
       const rows = await ledger.routes('old', 0, 10);
       expect(rows.map((r) => r.principal)).toEqual([null, null]);
