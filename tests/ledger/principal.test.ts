@@ -2,10 +2,11 @@
 // back, audited and archived; the hash chain covers it when set, so an edit of it fails verify, while a route without
 // one hashes exactly as routes always have (ledgers written before schema 7 verify unchanged after the upgrade).
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Ledger, StoredRoute } from '../../src/contracts/index.js';
 import { MemoryStore, createKernel, defineFlows, type FlowSet } from '../../src/kernel/index.js';
-import { archiveRuns, readRunRows, restoreBundle, routeHash, verifyLedger } from '../../src/ledger/index.js';
+import { archiveRuns, copyLedger, openLedger, readRunRows, restoreBundle, routeHash, verifyLedger } from '../../src/ledger/index.js';
 import { CHAINED_FIELD_NAMES, llmCallsJson } from '../../src/ledger/chain.js';
 import { auditRun, replayRun } from '../../src/runs/index.js';
 import { serviceLedger } from '../../src/service/index.js';
@@ -113,6 +114,18 @@ for (const factory of STORE_FACTORIES) {
         await loc!.sql(`UPDATE routes SET principal = ${before === null ? 'NULL' : `'${before}'`} WHERE run_id = '${run}' AND seq = ${seq}`);
         expect((await verifyLedger(ledger, { repair: false })).issues, what).toEqual([]);
       }
+    });
+
+    it('navkernel migrate (copyLedger) keeps each route principal, and the copy verifies', async () => {
+      const { ledger } = await recorded();
+      const dir = tempDir('navkernel-principal-copy-');
+      dirs.push(dir);
+      const copy = openLedger(path.join(dir, 'copy.sqlite'));
+      open.push(copy);
+      await copyLedger(ledger, copy);
+      for (const run of ['p-1', 'p-2']) expect(await copy.routes(run, 0, 100)).toEqual(await ledger.routes(run, 0, 100));
+      // As navkernel migrate does: verify repairs the copy's decisions.jsonl files (derived from its rows) first.
+      expect((await verifyLedger(copy)).issues).toEqual([]);
     });
 
     it('archive and restore keep each route principal, row for row', async () => {
