@@ -1,4 +1,4 @@
-export { createKernel, type Kernel, type KernelOptions } from './kernel.js';
+export { createKernel, type Kernel, type KernelOptions, type RouteOptions } from './kernel.js';
 export { MemoryStore } from './memory-store.js';
 export { loadFlows, defineFlows, buildFlowSet, listFlowFiles, parseFlowText } from './flows/load-flows.js';
 export { makeFlowSet, compileFlow } from './flows/compile-flow.js';

@@ -49,9 +49,19 @@ export interface KernelOptions {
   redact?: RequestGuardOptions['redact'];
 }
 
+/** What the caller of `route()` knows about a request that the request itself cannot say. */
+export interface RouteOptions {
+  /**
+   * Who sent the request, as the transport authenticated it (`navkernel serve` passes the principal its bearer token
+   * belongs to). Recorded on the route and covered by the hash chain; null or absent records nobody. It never changes
+   * the decision, and a request cannot claim it: it is not a field of the request. 1 to 256 characters.
+   */
+  principal?: string | null;
+}
+
 export interface Kernel {
   /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
-  route(request: unknown): Promise<Decision>;
+  route(request: unknown, options?: RouteOptions): Promise<Decision>;
   /** The legal moves from a request's step, as tier 3 would be offered them. */
   candidates(request: unknown): Promise<CandidateMove[]>;
   /** The run's current state (loop counters, signature attempts, return points), or undefined for an unknown run. */
@@ -156,7 +166,7 @@ export function createKernel(options: KernelOptions): Kernel {
 
   const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
-  async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number): Promise<Decision> {
+  async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();
     const work = buildRouteWork(req, flows, runContext(actor).run, ts, arbiter !== undefined);
     actor.send({ type: 'ROUTE', work });
@@ -181,6 +191,7 @@ export function createKernel(options: KernelOptions): Kernel {
       ts,
       llm_calls: outcome.llm_calls,
     };
+    if (principal !== null) record.principal = principal;
     try {
       await store.append(record, outcome.state);
     } catch (e) {
@@ -192,7 +203,7 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   /** One route of a run, with the run's earlier routes settled: idempotency check, route, append, retry on conflict. */
-  async function routeOne(req: RouteRequest): Promise<Decision> {
+  async function routeOne(req: RouteRequest, principal: string | null): Promise<Decision> {
     const t0 = performance.now();
     const requestHash = req.request_id === undefined ? '' : sha256(canonicalJson(req));
     for (let attempt = 0; ; attempt++) {
@@ -205,7 +216,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       const actor = liveActor(req.run_id) ?? startActor(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
       try {
-        return await routeNow(req, actor, requestHash, t0);
+        return await routeNow(req, actor, requestHash, t0, principal);
       } catch (e) {
         // Another writer recorded this run's next seq first: reload the run and route again on its new head.
         if (!(e instanceof NavkernelError && e.code === 'LEDGER_CONFLICT') || attempt >= maxRetries) throw e;
@@ -213,16 +224,18 @@ export function createKernel(options: KernelOptions): Kernel {
     }
   }
 
-  function route(request: unknown): Promise<Decision> {
+  function route(request: unknown, options?: RouteOptions): Promise<Decision> {
     let req: RouteRequest;
+    let principal: string | null;
     try {
+      principal = principalOf(options);
       req = parse(request);
     } catch (e) {
       return Promise.reject(e);
     }
     const pending = busy.get(req.run_id);
-    const next = () => routeOne(req);
-    const p = pending ? pending.then(next, next) : routeOne(req);
+    const next = () => routeOne(req, principal);
+    const p = pending ? pending.then(next, next) : routeOne(req, principal);
     busy.set(req.run_id, p);
     const clear = () => {
       if (busy.get(req.run_id) === p) busy.delete(req.run_id);
@@ -260,3 +273,13 @@ export function createKernel(options: KernelOptions): Kernel {
 }
 
 function noop(): void {}
+
+/** The principal a route is recorded with (null: none), or INVALID_OPTION for one that is not a name. */
+function principalOf(options: RouteOptions | undefined): string | null {
+  const p = options?.principal;
+  if (p === undefined || p === null) return null;
+  if (typeof p !== 'string' || p.length === 0 || p.length > 256 || /[\uD800-\uDFFF]/u.test(p)) {
+    throw new NavkernelError('INVALID_OPTION', `route(request, { principal }): the principal must be a well-formed string of 1 to 256 characters or null (got ${typeof p === 'string' ? `${p.length} characters` : typeof p})`);
+  }
+  return p;
+}

@@ -21,11 +21,11 @@ import { REGISTER_LOCK_SQL, insertRegisterEntries, registerHead } from './schema
 
 const ROUTE_COLUMNS =
   'run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
-  'kernel_version, flows_hash, ts, prev_hash, hash, latency_unit';
+  'kernel_version, flows_hash, ts, prev_hash, hash, latency_unit, principal';
 // Read back as the SQLite ledger gives them (RunReader): hashes as lowercase hex, request_hash as it does.
 const ROUTE_SELECT =
   "run_id, seq, flow, step, request_id, '' AS request_hash, field_sums, decision, next_step, tier, rule, request, decision_json, state, latency_us, latency_unit, cost_usd, " +
-  "llm_calls, kernel_version, flows_hash, ts, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash";
+  "llm_calls, kernel_version, flows_hash, ts, principal, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash";
 const RUN_SELECT =
   "run_id, flow, created_ts, updated_ts, last_seq, encode(head_hash, 'hex') AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step";
 const ESCALATION_SELECT =
@@ -68,9 +68,9 @@ const APPEND_SQL = `
 WITH i AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[],
                        $10::text[], $11::text[], $12::text[], $13::float8[], $14::float8[], $15::int[], $16::text[], $17::text[],
-                       $18::text[], $19::bytea[], $20::bytea[], $21::int[], $44::text[], $45::text[])
+                       $18::text[], $19::bytea[], $20::bytea[], $21::int[], $44::text[], $45::text[], $46::text[])
     AS t(run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd,
-         llm_calls, kernel_version, flows_hash, ts, prev_hash, hash, offroad, field_sums, latency_unit)
+         llm_calls, kernel_version, flows_hash, ts, prev_hash, hash, offroad, field_sums, latency_unit, principal)
 ),
 head AS (
   INSERT INTO runs AS u (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step)
@@ -87,7 +87,7 @@ head AS (
 ins_route AS (
   INSERT INTO routes (${ROUTE_COLUMNS}, field_sums)
   SELECT i.run_id, i.seq, i.flow, i.step, i.request_id, i.decision, i.next_step, i.tier, i.rule, i.request, i.decision_json, i.state,
-         i.latency_us, i.cost_usd, i.llm_calls, i.kernel_version, i.flows_hash, i.ts, i.prev_hash, i.hash, i.latency_unit, i.field_sums
+         i.latency_us, i.cost_usd, i.llm_calls, i.kernel_version, i.flows_hash, i.ts, i.prev_hash, i.hash, i.latency_unit, i.principal, i.field_sums
     FROM i JOIN head h ON h.run_id = i.run_id
 ),
 ins_calls AS (
@@ -107,7 +107,7 @@ ins_esc AS (
 SELECT run_id FROM head`;
 
 function appendParams(batch: readonly AppendWrite[]): unknown[] {
-  const cols: unknown[][] = Array.from({ length: 45 }, () => []);
+  const cols: unknown[][] = Array.from({ length: 46 }, () => []);
   for (const w of batch) {
     const r = w.route;
     const v = [
@@ -117,6 +117,7 @@ function appendParams(batch: readonly AppendWrite[]): unknown[] {
     for (let k = 0; k < v.length; k++) cols[k]!.push(v[k]);
     cols[43]!.push(r.field_sums);
     cols[44]!.push(r.latency_unit);
+    cols[45]!.push(r.principal ?? null);
     for (const c of w.llmCalls) {
       const cv = [
         c.run_id, c.seq, c.idx, c.provider, c.model, c.purpose, c.attempt, c.prompt_hash, c.raw_answer, c.outcome, c.input_tokens,

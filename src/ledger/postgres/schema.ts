@@ -6,7 +6,7 @@ import { LedgerNotWritableError } from './errors.js';
 import { PG_ARCHIVE_MIGRATION } from '../archive/schema.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 6;
+export const PG_SCHEMA_VERSION = 7;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -133,6 +133,9 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
    ALTER TABLE routes ALTER COLUMN latency_unit SET DEFAULT 'us';`,
   // v6: the run register's tombstones (src/ledger/archive/schema.ts).
   PG_ARCHIVE_MIGRATION,
+  // v7: who sent each route, as the SQLite ledger's v7: nullable, no default (no table rewrite); rows already there read
+  // NULL, which the hash chain does not frame, so their hashes are unchanged.
+  `ALTER TABLE routes ADD COLUMN IF NOT EXISTS principal ${T};`,
 ];
 
 /**
