@@ -6,7 +6,7 @@ import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { createKernel, type FlowSet } from '../kernel/index.js';
 import type { RunReader } from '../contracts/ports.js';
-import { requireRun } from '../ledger/index.js';
+import { requireRun } from '../ledger/stored-rows.js';
 import { candidateId } from '../contracts/candidate-id.js';
 
 /** What a replay knows about one recorded route when tier 3 is asked about it. */
