@@ -88,15 +88,20 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   let recordedCalls: LlmCallRecord[] = [];
   let current: RecordedRoute | undefined;
   const currentRoute = (): RecordedRoute => (current ??= { seq, decision: JSON.parse(recordedJson) as Decision, llm_calls: recordedCalls });
+  // The recorded time of the route being replayed (decisions carry it): parsed only when it changes, and handed to
+  // the kernel as a number (it formats it once per millisecond).
   let ts = run.created_ts;
+  let tsMs = Date.parse(ts);
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
   const withArbiter = options.arbiter !== undefined || (await ledger.arbiterFootprint(run_id));
-  // validate: false: the recorded requests were validated when they were routed, and the ledger stores what passed.
+  // validate: false and redact: false: the ledger stores each request as it left route()'s guard (limits checked,
+  // validated, secrets redacted), which is what the tiers saw then; guarding it again would route something else.
   const kernel = createKernel({
     flows,
     validate: false,
+    redact: false,
     ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}),
-    clock: () => new Date(ts),
+    clock: () => tsMs,
     maxLiveRuns: 4,
   });
   const divergences: Divergence[] = [];
@@ -116,7 +121,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
       for (const row of rows) {
         seq = row[0];
         recordedJson = row[2];
-        ts = row[3];
+        if (row[3] !== ts) tsMs = Date.parse((ts = row[3]));
         recordedCalls = row[4] > 0 ? (calls.get(seq) ?? none) : none;
         current = undefined;
         const request = JSON.parse(row[1]) as RouteRequest;
