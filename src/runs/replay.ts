@@ -4,7 +4,7 @@ import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/le
 import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
-import { createKernel, type FlowSet } from '../kernel/index.js';
+import { createRecordedRouter, type FlowSet } from '../kernel/index.js';
 import type { RunReader } from '../contracts/ports.js';
 import { requireRun } from '../ledger/stored-rows.js';
 import { candidateId } from '../contracts/candidate-id.js';
@@ -77,7 +77,7 @@ export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
 }
 
 /**
- * Re-routes the recorded requests of a run, in order, through a fresh in-memory kernel with `flows`, using
+ * Re-routes the recorded requests of a run, in order, through the kernel's machine with `flows` (`createRecordedRouter`), using
  * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
  */
 export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
@@ -88,22 +88,12 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   let recordedCalls: LlmCallRecord[] = [];
   let current: RecordedRoute | undefined;
   const currentRoute = (): RecordedRoute => (current ??= { seq, decision: JSON.parse(recordedJson) as Decision, llm_calls: recordedCalls });
-  // The recorded time of the route being replayed (decisions carry it): parsed only when it changes, and handed to
-  // the kernel as a number (it formats it once per millisecond).
-  let ts = run.created_ts;
-  let tsMs = Date.parse(ts);
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
   const withArbiter = options.arbiter !== undefined || (await ledger.arbiterFootprint(run_id));
-  // validate: false and redact: false: the ledger stores each request as it left route()'s guard (limits checked,
-  // validated, secrets redacted), which is what the tiers saw then; guarding it again would route something else.
-  const kernel = createKernel({
-    flows,
-    validate: false,
-    redact: false,
-    ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}),
-    clock: () => tsMs,
-    maxLiveRuns: 4,
-  });
+  // The kernel's routing without a live kernel's bookkeeping (records, store, per-route promises): the same machine
+  // and rules as route(). The stored requests are as they left route()'s guard (validated, redacted), and are
+  // routed at their recorded time.
+  const router = createRecordedRouter({ flows, ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}) });
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
   const none: LlmCallRecord[] = [];
@@ -121,14 +111,14 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
       for (const row of rows) {
         seq = row[0];
         recordedJson = row[2];
-        if (row[3] !== ts) tsMs = Date.parse((ts = row[3]));
         recordedCalls = row[4] > 0 ? (calls.get(seq) ?? none) : none;
         current = undefined;
         const request = JSON.parse(row[1]) as RouteRequest;
         let now: Decision | undefined;
         let error: string | undefined;
         try {
-          now = await kernel.route(request);
+          const routed = router.route(request, row[3]);
+          now = routed instanceof Promise ? await routed : routed;
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }
@@ -148,7 +138,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
       }
     }
   } finally {
-    await kernel.close();
+    router.close();
   }
   options.onProgress?.(done, run.last_seq);
   return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: await ledger.runFlowsHashes(run_id), divergences };
