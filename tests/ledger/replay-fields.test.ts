@@ -50,11 +50,11 @@ describe('replay compares the stored decision field by field when its text diffe
   });
 
   it.each([
-    ['rule', (d: Decision) => void (d.rule = `${d.rule}_changed`)],
-    ['tier', (d: Decision) => void (d.tier = d.tier === 1 ? 2 : 1)],
-    ['next_step_id', (d: Decision) => void (d.next_step_id = 'build-step-1')],
-    ['needs_human', (d: Decision) => void (d.needs_human = !d.needs_human)],
-    ['detour_target', (d: Decision) => void (d.detour_target = 'somewhere-else')],
+    ['rule', (d: Decision): void => void (d.rule = `${d.rule}_changed`)],
+    ['tier', (d: Decision): void => void (d.tier = d.tier === 1 ? 2 : 1)],
+    ['next_step_id', (d: Decision): void => void (d.next_step_id = 'build-step-1')],
+    ['needs_human', (d: Decision): void => void (d.needs_human = !d.needs_human)],
+    ['detour_target', (d: Decision): void => void (d.detour_target = 'somewhere-else')],
   ] as const)('reports a stored decision whose %s differs as a divergence of that field alone', async (field, edit) => {
     const restore = tamper(2, edit);
     try {
@@ -70,7 +70,7 @@ describe('replay compares the stored decision field by field when its text diffe
   });
 
   it('reports a stored decision with extra inject_nodes as an inject_nodes divergence', async () => {
-    const restore = tamper(3, (d) => void (d.inject_nodes = [{ id: 'extra', agent: 'builder', goal: 'x' }] as Decision['inject_nodes']));
+    const restore = tamper(3, (d) => void (d.inject_nodes = [{ id: 'extra', agent: 'builder', purpose: 'x' }]));
     try {
       const report = await replayRun(ledger, 'lint', flows);
       expect(report.divergences.map((d) => [d.seq, d.fields])).toEqual([[3, ['inject_nodes']]]);
