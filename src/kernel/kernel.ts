@@ -1,5 +1,5 @@
-import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { runContext, runMachine, type ArbiterResult } from './run-machine.js';
+import { runContext } from './run-machine.js';
+import { provideRunMachine, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -7,10 +7,8 @@ import { IdempotencyConflictError } from '../contracts/store-errors.js';
 import type { CandidateMove, Decision, KernelStore, ArbiterPort, RouteRecord, RouteRequest, RunState } from '../contracts/index.js';
 import { VERSION } from '../version.js';
 import { buildRouteWork } from './build-work.js';
-import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import { MemoryStore } from './memory-store.js';
-import type { RouteWork } from './route-work.js';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
 import { emptyRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
@@ -73,8 +71,6 @@ export interface Kernel {
   close(): Promise<void>;
 }
 
-type RunActor = Actor<typeof runMachine>;
-
 /** Creates a routing kernel. See docs/kernel.md. */
 export function createKernel(options: KernelOptions): Kernel {
   const { flows } = options;
@@ -94,37 +90,7 @@ export function createKernel(options: KernelOptions): Kernel {
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
   const timeoutMs = options.arbiterTimeoutMs ?? options.navigatorTimeoutMs ?? 30_000;
 
-  const machine = runMachine.provide({
-    actors: {
-      // The machine's actor is untyped (machines/ knows nothing of the kernel's types): its input is the held RouteWork.
-      arbiter: fromPromise<unknown, unknown>(async ({ input, signal }): Promise<ArbiterResult> => {
-        const w = input as RouteWork;
-        if (!arbiter) return { failure: 'no arbiter' };
-        const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-        try {
-          const answer = await Promise.race([
-            arbiter({
-              run_id: w.request.run_id,
-              seq: w.seq,
-              flow: w.flow.id,
-              step: w.request.step_completed,
-              request: w.request,
-              charter: w.flow.charter,
-              iteration: { current: w.iteration, max: w.max },
-              candidates: buildCandidates(w),
-              inject_nodes: { allowed: w.flow.def.inject_nodes.allowed, max_nodes: w.flow.def.inject_nodes.max_nodes, roster: [...w.flow.roster] },
-              run_spent_usd: w.state.spent_usd,
-              signal: abort,
-            }),
-            new Promise<never>((_, reject) => abort.addEventListener('abort', () => reject(new Error(`the arbiter (tier 3) gave no answer within ${timeoutMs} ms`)), { once: true })),
-          ]);
-          return { answer };
-        } catch (e) {
-          return { failure: e instanceof Error ? e.message : String(e) };
-        }
-      }),
-    },
-  });
+  const machine = provideRunMachine(arbiter, timeoutMs);
 
   // Live run actors in least-recently-used order (a Map keeps insertion order: a use moves the run to the end).
   const actors = new Map<string, RunActor>();
@@ -142,8 +108,7 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   function startActor(run_id: string, run: RunState): RunActor {
-    const actor = createActor(machine, { input: { run, hasArbiter: arbiter !== undefined } });
-    actor.start();
+    const actor = startRunActor(machine, run, arbiter !== undefined);
     actors.set(run_id, actor);
     if (actors.size > maxLiveRuns) evictOne();
     return actor;
@@ -168,12 +133,8 @@ export function createKernel(options: KernelOptions): Kernel {
 
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();
-    const work = buildRouteWork(req, flows, runContext(actor).run, ts, arbiter !== undefined);
-    actor.send({ type: 'ROUTE', work });
-    let snap = actor.getSnapshot();
-    if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
-    const outcome = (snap.context as ReturnType<typeof runContext>).outcome!;
-    assertDecisionTargets(outcome.decision, work);
+    const routed = routeOnActor(actor, req, flows, ts, arbiter !== undefined);
+    const { outcome, work } = routed instanceof Promise ? await routed : routed;
     const record: RouteRecord = {
       run_id: req.run_id,
       seq: work.seq,
