@@ -72,6 +72,7 @@ export class PostgresLedger implements Ledger {
   private queue: Pending[] = [];
   private readonly busyRuns = new Set<string>();
   private inFlight = 0;
+  private readonly counts = { batches: 0, routes: 0, peakInFlight: 0 };
   /** A batch that creates runs is in flight (at most one at a time). */
   private creating = false;
   private idle: (() => void)[] = [];
@@ -212,6 +213,9 @@ export class PostgresLedger implements Ledger {
       if (batch.length === 0) break;
       this.queue = rest;
       this.inFlight++;
+      this.counts.batches++;
+      this.counts.routes += batch.length;
+      if (this.inFlight > this.counts.peakInFlight) this.counts.peakInFlight = this.inFlight;
       if (creates) this.creating = true;
       for (const id of inBatch) this.busyRuns.add(id);
       void this.commit(batch).finally(() => {
@@ -377,6 +381,11 @@ export class PostgresLedger implements Ledger {
       client.release();
     }
     for (const w of writes) this.heads.delete(w.route.run_id);
+  }
+
+  /** Group commits started so far, the routes they carried, and the most in flight at once (for the bench and tests). */
+  get commitStats(): { batches: number; routes: number; peakInFlight: number } {
+    return { ...this.counts };
   }
 
   /** Resolves when every append handed to the ledger has settled. */
