@@ -40,6 +40,12 @@ export interface PostgresLedgerOptions extends PostgresPoolOptions {
    * connection; with groupCommit false, poolSize).
    */
   maxInFlight?: number;
+  /**
+   * With a group commit already in flight, the next is sent only once this many routes can go in it (default 4); with
+   * none in flight, at once. Keeps pipelined commits full: each costs the server (and this process) a statement and
+   * a WAL flush, so one-route commits beside a full one would spend CPU for no throughput.
+   */
+  pipelineAt?: number;
 }
 
 interface Pending {
@@ -66,6 +72,7 @@ export class PostgresLedger implements Ledger {
   private readonly groupCommit: boolean;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
+  private readonly pipelineAt: number;
   private readonly poolSize: number;
   /** Cache of run heads, valid only when its seq is the one a route follows (checked again by the database). */
   private readonly heads = new Map<string, { seq: number; hash: string }>();
@@ -93,6 +100,7 @@ export class PostgresLedger implements Ledger {
     this.poolSize = options.poolSize ?? 10;
     this.groupCommit = options.groupCommit ?? true;
     this.maxBatch = options.groupCommit === false ? 1 : Math.max(1, options.maxBatch ?? 256);
+    this.pipelineAt = Math.max(1, Math.min(this.maxBatch, options.pipelineAt ?? 4));
     this.maxInFlight = Math.max(1, options.maxInFlight ?? (this.groupCommit ? Math.min(4, this.poolSize - 1) : this.poolSize));
   }
 
@@ -186,8 +194,9 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * Pipelined group commit: starts a batch whenever fewer than maxInFlight are in flight, each on its own pooled
-   * connection, so the next batch gathers and is sent while the previous one commits (its fsync). Two rules keep
+   * Pipelined group commit: starts a batch whenever fewer than maxInFlight are in flight (each on its own pooled
+   * connection) and, if one is in flight already, at least pipelineAt routes can go in it: so the next batch gathers
+   * and is sent while the previous one commits (its fsync), and commits stay full. Two rules keep
    * per-run order and the hash chain without any batch depending on another:
    * - a run with a route in an uncommitted batch is not put in another batch (it waits in the queue). A route's
    *   prev_hash comes from the in-memory head, which moves only when its batch has committed, so no batch is built
@@ -210,7 +219,8 @@ export class PostgresLedger implements Ledger {
           creates ||= first;
         } else rest.push(p);
       }
-      if (batch.length === 0) break;
+      // Not worth a commit of its own beside those in flight: it waits for one to finish (or for more routes).
+      if (batch.length === 0 || (this.inFlight > 0 && batch.length < this.pipelineAt)) break;
       this.queue = rest;
       this.inFlight++;
       this.counts.batches++;
