@@ -3,7 +3,7 @@
 // synchronous_commit=on, full_page_writes=on: a throwaway server from scripts/with-postgres.sh --durable, or
 // BENCH_DATABASE_URL); the settings in force are read back from the server and printed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -21,12 +21,42 @@ interface Result {
   perSecond: number;
   p50: number;
   p99: number;
+  /** CPU time per route of this process (kernel and ledger client), µs. */
+  cpuUs?: number;
 }
 
-/** A durable throwaway server (or BENCH_DATABASE_URL), and how to stop it. */
-async function durableServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+/** A durable throwaway server (or BENCH_DATABASE_URL: then no pgdata, and no server CPU figures), and how to stop it. */
+async function durableServer(): Promise<{ url: string; pgdata?: string; stop: () => Promise<void> }> {
   if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => {} };
   return startThrowawayPostgres({ durable: true });
+}
+
+/**
+ * CPU time (µs) used so far by the throwaway server: its postmaster and every process it started (backends, WAL
+ * writer, checkpointer), from /proc (Linux); undefined elsewhere. Backends that exited are not counted, so read it
+ * around a pass whose connections stay open.
+ */
+function serverCpuUs(pgdata: string | undefined): number | undefined {
+  if (!pgdata || process.platform !== 'linux') return undefined;
+  try {
+    const postmaster = readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    const tick = 1e6 / 100; // USER_HZ is 100 on Linux
+    let total = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (pid === postmaster || f[1] === postmaster) total += (Number(f[11]) + Number(f[12])) * tick;
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
 }
 
 async function serverSettings(url: string): Promise<Record<string, string>> {
@@ -51,6 +81,7 @@ async function concurrentRuns(store: KernelStore, requests: readonly RouteReques
   const lat: number[] = [];
   let next = 0;
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: conc }, async () => {
       for (let k = next++; k < runs.length; k = next++) {
@@ -63,8 +94,9 @@ async function concurrentRuns(store: KernelStore, requests: readonly RouteReques
     }),
   );
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
   await kernel.close();
-  return { routes: lat.length, perSecond: lat.length / secs, p50: percentile(lat, 50), p99: percentile(lat, 99) };
+  return { routes: lat.length, perSecond: lat.length / secs, p50: percentile(lat, 50), p99: percentile(lat, 99), cpuUs: (cpu.user + cpu.system) / lat.length };
 }
 
 /**
@@ -213,12 +245,17 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
       const sub = scaleStream.filter((r) => keep.has(r.run_id)).map((r) => ({ ...r, run_id: `${r.run_id}-r${conc}f${inFlight}` }));
       su.searchParams.set('schema', `bench_scale_r${conc}_f${inFlight}`);
       const ledger = await PostgresLedger.open(su.toString(), { maxInFlight: inFlight });
+      const s0 = serverCpuUs(server.pgdata);
       const r = await concurrentRuns(ledger, sub, conc);
+      const s1 = serverCpuUs(server.pgdata);
+      const serverCpu = s0 !== undefined && s1 !== undefined ? (s1 - s0) / r.routes : NaN;
       const st = ledger.commitStats;
-      scaleRows.push([inFlight > 1 ? 'pipelined group commit' : 'one group commit at a time', String(conc), String(inFlight), r.routes, r.perSecond, r.p50, r.p99, st.batches, st.routes / st.batches, String(st.peakInFlight)]);
+      scaleRows.push([inFlight > 1 ? 'pipelined group commit' : 'one group commit at a time', String(conc), String(inFlight), r.routes, r.perSecond, r.p50, r.p99, st.batches, st.routes / st.batches, String(st.peakInFlight), r.cpuUs!, serverCpu]);
       const key = `postgres_${inFlight > 1 ? 'pipelined' : 'serial'}_r${conc}`;
       figures[`${key}_per_s`] = r.perSecond;
       figures[`${key}_p99_us`] = r.p99;
+      figures[`${key}_kernel_cpu_us_per_route`] = r.cpuUs!;
+      if (Number.isFinite(serverCpu)) figures[`${key}_server_cpu_us_per_route`] = serverCpu;
     }
     const kernelRows: (string | number)[][] = [];
     const perKernelRuns = opts.quick ? 16 : 64;
@@ -249,9 +286,10 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
         `The floor on this disk, measured just before on the same server: ${fmt(floor16.perSecond)} durable one-row commits/s with 16 connections each committing in a loop ` +
         `(what 16 runs would get with one commit per route and nothing but a row in it), ${fmt(floor1.perSecond)}/s with one connection (a commit took ${fmt(floor1.p50)} µs at the median). ` +
         'A run\'s next route waits for its previous route\'s commit, so 16 runs can never go faster than 16 routes per commit time: grouping and pipelining only keep the commits full and back to back. ' +
-        '"in flight": group commits sent at once, each on its own connection (the next gathers and is sent while the previous commits); "per commit": routes per group commit; "peak": most in flight at once.',
+        '"in flight": group commits sent at once, each on its own connection (the next gathers and is sent while the previous commits); "per commit": routes per group commit; "peak": most in flight at once. ' +
+        '"kernel CPU" and "server CPU": CPU time per route of the routing process and of the PostgreSQL server (all its processes, from /proc): their sum over the cores free is the other floor; on a shared machine it is the one that binds.',
       '',
-      table(['ledger', 'runs', 'in flight', 'routes', 'routes/s', 'p50 µs', 'p99 µs', 'commits', 'per commit', 'peak'], scaleRows),
+      table(['ledger', 'runs', 'in flight', 'routes', 'routes/s', 'p50 µs', 'p99 µs', 'commits', 'per commit', 'peak', 'kernel CPU µs/route', 'server CPU µs/route'], scaleRows),
       '',
       `Kernel processes on one database, each routing its own runs (${perKernelRuns} runs, 16 at once, after a warm-up of its own), started together; routes/s over all of them, p50/p99 over every route; the ledger verified whole afterwards.`,
       '',
