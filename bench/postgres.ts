@@ -72,7 +72,7 @@ async function serverSettings(url: string): Promise<Record<string, string>> {
 }
 
 /** Routes `requests` with `conc` runs in flight at once (a run's routes in order), through one kernel on `store`. */
-async function concurrentRuns(store: KernelStore, requests: readonly RouteRequest[], conc: number): Promise<Result> {
+async function concurrentRuns(store: KernelStore, requests: readonly RouteRequest[], conc: number, serverCpu?: () => number | undefined): Promise<Result & { serverCpuUs?: number }> {
   const flows = await flowsOnce();
   const byRun = new Map<string, RouteRequest[]>();
   for (const r of requests) (byRun.get(r.run_id) ?? byRun.set(r.run_id, []).get(r.run_id)!).push(r);
@@ -80,6 +80,7 @@ async function concurrentRuns(store: KernelStore, requests: readonly RouteReques
   const kernel = createKernel({ flows, store });
   const lat: number[] = [];
   let next = 0;
+  const s0 = serverCpu?.();
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
   await Promise.all(
@@ -95,8 +96,13 @@ async function concurrentRuns(store: KernelStore, requests: readonly RouteReques
   );
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
+  // Read before closing: the pool's backends exit with it, and their CPU time with them.
+  const s1 = serverCpu?.();
   await kernel.close();
-  return { routes: lat.length, perSecond: lat.length / secs, p50: percentile(lat, 50), p99: percentile(lat, 99), cpuUs: (cpu.user + cpu.system) / lat.length };
+  return {
+    routes: lat.length, perSecond: lat.length / secs, p50: percentile(lat, 50), p99: percentile(lat, 99), cpuUs: (cpu.user + cpu.system) / lat.length,
+    ...(s0 !== undefined && s1 !== undefined ? { serverCpuUs: (s1 - s0) / lat.length } : {}),
+  };
 }
 
 /**
@@ -245,10 +251,8 @@ export async function benchPostgres(opts: { quick: boolean }): Promise<BenchSect
       const sub = scaleStream.filter((r) => keep.has(r.run_id)).map((r) => ({ ...r, run_id: `${r.run_id}-r${conc}f${inFlight}` }));
       su.searchParams.set('schema', `bench_scale_r${conc}_f${inFlight}`);
       const ledger = await PostgresLedger.open(su.toString(), { maxInFlight: inFlight });
-      const s0 = serverCpuUs(server.pgdata);
-      const r = await concurrentRuns(ledger, sub, conc);
-      const s1 = serverCpuUs(server.pgdata);
-      const serverCpu = s0 !== undefined && s1 !== undefined ? (s1 - s0) / r.routes : NaN;
+      const r = await concurrentRuns(ledger, sub, conc, () => serverCpuUs(server.pgdata));
+      const serverCpu = r.serverCpuUs ?? NaN;
       const st = ledger.commitStats;
       scaleRows.push([inFlight > 1 ? 'pipelined group commit' : 'one group commit at a time', String(conc), String(inFlight), r.routes, r.perSecond, r.p50, r.p99, st.batches, st.routes / st.batches, String(st.peakInFlight), r.cpuUs!, serverCpu]);
       const key = `postgres_${inFlight > 1 ? 'pipelined' : 'serial'}_r${conc}`;
