@@ -7,10 +7,10 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { RouteRequest } from '../src/contracts/index.js';
-import { createKernel, loadFlows, type Kernel } from '../src/kernel/index.js';
+import { createKernel, loadFlows } from '../src/kernel/index.js';
 import { PostgresLedger, openLedgerAt } from '../src/ledger/index.js';
 import { requestStream } from './ledger.js';
+import { routeRuns } from './route-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -20,27 +20,6 @@ const flows = await loadFlows(path.resolve(here, '../../charters'));
 const ledger = openLedgerAt(location);
 if (ledger instanceof PostgresLedger) await ledger.ready();
 const kernel = createKernel({ flows, store: ledger });
-
-/** Routes each run's requests in order, `conc` runs at once; the latency of each route in µs. */
-async function routeRuns(k: Kernel, requests: readonly RouteRequest[], conc: number): Promise<number[]> {
-  const byRun = new Map<string, RouteRequest[]>();
-  for (const r of requests) (byRun.get(r.run_id) ?? byRun.set(r.run_id, []).get(r.run_id)!).push(r);
-  const runs = [...byRun.values()];
-  const lat: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: conc }, async () => {
-      for (let i = next++; i < runs.length; i = next++) {
-        for (const r of runs[i]!) {
-          const t = process.hrtime.bigint();
-          await k.route(r);
-          lat.push(Number(process.hrtime.bigint() - t) / 1000);
-        }
-      }
-    }),
-  );
-  return lat;
-}
 
 let work: () => Promise<{ latencies: number[]; gaveUp: number }>;
 if (own) {

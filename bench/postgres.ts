@@ -14,6 +14,7 @@ import { createKernel } from '../src/kernel/index.js';
 import { PostgresLedger, openLedger, openLedgerAt, verifyLedger } from '../src/ledger/index.js';
 import { startThrowawayPostgres } from '../scripts/postgres-server.js';
 import { flowsOnce, requestStream } from './ledger.js';
+import { routeRuns } from './route-runs.js';
 import { fmt, percentile, table, type BenchSection } from './stats.js';
 
 interface Result {
@@ -74,26 +75,11 @@ async function serverSettings(url: string): Promise<Record<string, string>> {
 /** Routes `requests` with `conc` runs in flight at once (a run's routes in order), through one kernel on `store`. */
 async function concurrentRuns(store: KernelStore, requests: readonly RouteRequest[], conc: number, serverCpu?: () => number | undefined): Promise<Result & { serverCpuUs?: number }> {
   const flows = await flowsOnce();
-  const byRun = new Map<string, RouteRequest[]>();
-  for (const r of requests) (byRun.get(r.run_id) ?? byRun.set(r.run_id, []).get(r.run_id)!).push(r);
-  const runs = [...byRun.values()];
   const kernel = createKernel({ flows, store });
-  const lat: number[] = [];
-  let next = 0;
   const s0 = serverCpu?.();
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: conc }, async () => {
-      for (let k = next++; k < runs.length; k = next++) {
-        for (const r of runs[k]!) {
-          const s = process.hrtime.bigint();
-          await kernel.route(r);
-          lat.push(Number(process.hrtime.bigint() - s) / 1000);
-        }
-      }
-    }),
-  );
+  const lat = await routeRuns(kernel, requests, conc);
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
   // Read before closing: the pool's backends exit with it, and their CPU time with them.
