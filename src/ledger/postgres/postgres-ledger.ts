@@ -41,9 +41,10 @@ export interface PostgresLedgerOptions extends PostgresPoolOptions {
    */
   maxInFlight?: number;
   /**
-   * With a group commit already in flight, the next is sent only once this many routes can go in it (default 4); with
-   * none in flight, at once. Keeps pipelined commits full: each costs the server (and this process) a statement and
-   * a WAL flush, so one-route commits beside a full one would spend CPU for no throughput.
+   * With group commits already in flight, the next is sent only once it can carry as many routes as they do on
+   * average, up to this many (default 4); with none in flight, at once. Keeps pipelined commits full: each costs the
+   * server (and this process) a statement and a WAL flush, so one-route commits beside full ones would spend CPU for
+   * no throughput; with few runs (small batches in flight) the next still goes at once.
    */
   pipelineAt?: number;
 }
@@ -79,6 +80,7 @@ export class PostgresLedger implements Ledger {
   private queue: Pending[] = [];
   private readonly busyRuns = new Set<string>();
   private inFlight = 0;
+  private routesInFlight = 0;
   private readonly counts = { batches: 0, routes: 0, peakInFlight: 0 };
   /** A batch that creates runs is in flight (at most one at a time). */
   private creating = false;
@@ -195,8 +197,9 @@ export class PostgresLedger implements Ledger {
 
   /**
    * Pipelined group commit: starts a batch whenever fewer than maxInFlight are in flight (each on its own pooled
-   * connection) and, if one is in flight already, at least pipelineAt routes can go in it: so the next batch gathers
-   * and is sent while the previous one commits (its fsync), and commits stay full. Two rules keep
+   * connection) and, if some are in flight already, it can carry as many routes as they do on average (at most
+   * pipelineAt): so the next batch gathers and is sent while the previous one commits (its fsync), and commits stay
+   * full. Two rules keep
    * per-run order and the hash chain without any batch depending on another:
    * - a run with a route in an uncommitted batch is not put in another batch (it waits in the queue). A route's
    *   prev_hash comes from the in-memory head, which moves only when its batch has committed, so no batch is built
@@ -220,9 +223,10 @@ export class PostgresLedger implements Ledger {
         } else rest.push(p);
       }
       // Not worth a commit of its own beside those in flight: it waits for one to finish (or for more routes).
-      if (batch.length === 0 || (this.inFlight > 0 && batch.length < this.pipelineAt)) break;
+      if (batch.length === 0 || (this.inFlight > 0 && batch.length < Math.min(this.pipelineAt, this.routesInFlight / this.inFlight))) break;
       this.queue = rest;
       this.inFlight++;
+      this.routesInFlight += batch.length;
       this.counts.batches++;
       this.counts.routes += batch.length;
       if (this.inFlight > this.counts.peakInFlight) this.counts.peakInFlight = this.inFlight;
@@ -230,6 +234,7 @@ export class PostgresLedger implements Ledger {
       for (const id of inBatch) this.busyRuns.add(id);
       void this.commit(batch).finally(() => {
         this.inFlight--;
+        this.routesInFlight -= batch.length;
         if (creates) this.creating = false;
         for (const id of inBatch) this.busyRuns.delete(id);
         this.pump();
