@@ -17,7 +17,8 @@ import type {
 } from '../../contracts/ports.js';
 import type { AppendWrite } from '../sql.js';
 import { isConnectionError } from './errors.js';
-import { REGISTER_LOCK_SQL, insertRegisterEntries, registerHead } from './schema.js';
+import { GENESIS_HASH } from '../chain.js';
+import { REGISTER_HEAD_SQL, REGISTER_LOCK_SQL, insertRegisterEntries, registerEntriesSql, registerHead } from './schema.js';
 
 const ROUTE_COLUMNS =
   'run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
@@ -134,6 +135,14 @@ function appendParams(batch: readonly AppendWrite[]): unknown[] {
   return cols;
 }
 
+/** The runs a batch created (its seq-1 routes that were recorded), in run_id order: their register entries. */
+function createdBy(batch: readonly AppendWrite[], recorded: Set<string>): { run_id: string; first_hash: Buffer }[] {
+  return batch
+    .filter((w) => w.route.seq === 1 && recorded.has(w.route.run_id))
+    .sort((a, b) => (a.route.run_id < b.route.run_id ? -1 : a.route.run_id > b.route.run_id ? 1 : 0))
+    .map((w) => ({ run_id: w.route.run_id, first_hash: w.route.hash }));
+}
+
 /** The ledger's SQL surface on PostgreSQL. Each method is one statement (one round trip) on the pool. */
 export class PgLedgerSql {
   readonly pool: pg.Pool;
@@ -161,18 +170,20 @@ export class PgLedgerSql {
 
   /**
    * appendBatch, and for the runs it creates (seq 1) their run register entries, in the same transaction. A batch
-   * that creates no run is the single statement; one that does takes the register lock first (so the register is
-   * one chain whatever the number of writers), then appends, reads the register's head and chains its entries on,
-   * and commits. Same outcomes as appendBatch.
+   * that creates no run is the single statement. One that does takes the register lock (so the register is one
+   * chain whatever the number of writers) in three round trips: `BEGIN`, the lock and the register's head read
+   * (a later statement than the lock, so it sees the last committed entry) in one simple query; the append; the
+   * new entries chained on that head and `COMMIT` in one simple query. Same outcomes as appendBatch.
    */
   async appendRegistering(batch: readonly AppendWrite[]): Promise<Set<string>> {
     if (!batch.some((w) => w.route.seq === 1)) return this.appendBatch(batch);
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query(`BEGIN; ${REGISTER_LOCK_SQL}`);
-      const recorded = await this.registering(batch, client);
-      await client.query('COMMIT');
+      const opened = (await client.query(`BEGIN; ${REGISTER_LOCK_SQL}; ${REGISTER_HEAD_SQL}`)) as unknown as pg.QueryResult<{ hash: string }>[];
+      const head = opened[2]?.rows[0]?.hash ?? GENESIS_HASH;
+      const recorded = await this.appendBatch(batch, client);
+      await client.query(`${registerEntriesSql(head, createdBy(batch, recorded), (s) => client.escapeLiteral(s))} COMMIT`);
       return recorded;
     } catch (err) {
       if (isConnectionError(err)) broken = err as Error;
@@ -189,10 +200,8 @@ export class PgLedgerSql {
    */
   async registering(batch: readonly AppendWrite[], client: pg.ClientBase): Promise<Set<string>> {
     const recorded = await this.appendBatch(batch, client);
-    const created = batch
-      .filter((w) => w.route.seq === 1 && recorded.has(w.route.run_id))
-      .sort((a, b) => (a.route.run_id < b.route.run_id ? -1 : a.route.run_id > b.route.run_id ? 1 : 0));
-    if (created.length > 0) await insertRegisterEntries(client, await registerHead(client), created.map((w) => ({ run_id: w.route.run_id, first_hash: w.route.hash })));
+    const created = createdBy(batch, recorded);
+    if (created.length > 0) await insertRegisterEntries(client, await registerHead(client), created);
     return recorded;
   }
 
