@@ -1,44 +1,64 @@
-// One of several processes routing the SAME run into one ledger, for bench/postgres.ts (run from dist/ by node).
-//   node postgres-child.js LEDGER RUN COUNT
-// Prints READY, waits for a line on stdin (all processes start together), routes COUNT times (each route appends
-// to the shared run: a stale kernel gets LEDGER_CONFLICT and re-routes from the fresh state), then prints one JSON
-// line: {"routes":n,"latencies_us":[...]}.
+// One of several kernel processes on one ledger, for bench/postgres.ts (run from dist/ by node).
+//   node postgres-child.js LEDGER RUN COUNT           routes the SAME run COUNT times (processes share it)
+//   node postgres-child.js LEDGER --own PREFIX RUNS CONC
+//                                                    routes RUNS demo runs of its own (PREFIX…), CONC at once
+// Prints READY (after warming up, in the own-runs mode), waits for a line on stdin (all processes start together),
+// routes, then prints one JSON line: {"routes":n,"latencies_us":[...]}.
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createKernel, loadFlows } from '../src/kernel/index.js';
 import { PostgresLedger, openLedgerAt } from '../src/ledger/index.js';
+import { requestStream } from './ledger.js';
+import { routeRuns } from './route-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [location, run, count] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const location = args[0]!;
+const own = args[1] === '--own';
 const flows = await loadFlows(path.resolve(here, '../../charters'));
-const ledger = openLedgerAt(location!);
+const ledger = openLedgerAt(location);
 if (ledger instanceof PostgresLedger) await ledger.ready();
 const kernel = createKernel({ flows, store: ledger });
-const request = {
-  run_id: run!, flow: 'build', step_completed: 'build-step-1', agent: 'test-author', status: 'VERIFIED',
-  forensics: { tests: { passed: 12, failed: 0 } }, iteration: { current: 1, max: 3 }, envelope: { next_step_id: null, recommendation: 'CONTINUE' },
-};
+
+let work: () => Promise<{ latencies: number[]; gaveUp: number }>;
+if (own) {
+  const [prefix, runs, conc] = [args[2]!, Number(args[3]), Number(args[4])];
+  const requests = await requestStream(runs, prefix);
+  // Warm the JIT and the pool on runs of its own first.
+  await routeRuns(kernel, (await requestStream(Math.min(runs, 8), `${prefix}-warm`)), conc);
+  work = async () => ({ latencies: await routeRuns(kernel, requests, conc), gaveUp: 0 });
+} else {
+  const [run, count] = [args[1]!, Number(args[2])];
+  const request = {
+    run_id: run, flow: 'build', step_completed: 'build-step-1', agent: 'test-author', status: 'VERIFIED',
+    forensics: { tests: { passed: 12, failed: 0 } }, iteration: { current: 1, max: 3 }, envelope: { next_step_id: null, recommendation: 'CONTINUE' },
+  };
+  work = async () => {
+    const latencies: number[] = [];
+    let gaveUp = 0;
+    for (let i = 0; i < count; i++) {
+      const t = process.hrtime.bigint();
+      // The kernel re-routes on LEDGER_CONFLICT a bounded number of times, then tells the caller, who tries again.
+      for (;;) {
+        try {
+          await kernel.route(request);
+          break;
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'LEDGER_CONFLICT') throw e;
+          gaveUp++;
+        }
+      }
+      latencies.push(Number(process.hrtime.bigint() - t) / 1000);
+    }
+    return { latencies, gaveUp };
+  };
+}
 process.stdout.write('READY\n');
 await new Promise<void>((resolve) => {
   const rl = createInterface({ input: process.stdin });
   rl.once('line', () => (rl.close(), resolve()));
 });
-const latencies: number[] = [];
-let gaveUp = 0;
-for (let i = 0; i < Number(count); i++) {
-  const t = process.hrtime.bigint();
-  // The kernel re-routes on LEDGER_CONFLICT a bounded number of times, then tells the caller, who tries again.
-  for (;;) {
-    try {
-      await kernel.route(request);
-      break;
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'LEDGER_CONFLICT') throw e;
-      gaveUp++;
-    }
-  }
-  latencies.push(Number(process.hrtime.bigint() - t) / 1000);
-}
+const { latencies, gaveUp } = await work();
 await kernel.close();
 process.stdout.write(JSON.stringify({ routes: latencies.length, gave_up: gaveUp, latencies_us: latencies }) + '\n');

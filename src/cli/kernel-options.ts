@@ -3,7 +3,7 @@ import { sampleChartersDir } from '../package-root.js';
 import type { Command } from 'commander';
 import { cliConfig } from './config.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
-import { PostgresLedger } from '../ledger/index.js';
+import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
 

@@ -3,7 +3,13 @@ import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
 import path from 'node:path';
 import type { Ledger } from '../contracts/ports.js';
-import { BUNDLE_SUFFIX, BundleLedger, DEFAULT_LEDGER_FILE, isPostgresUrl, openLedgerAt, type Durability } from '../ledger/index.js';
+// By module, not the ledger's barrel (which loads the explorer's zod schemas): every ledger command starts with this.
+import { BUNDLE_SUFFIX } from '../ledger/archive/bundle.js';
+import { BundleLedger } from '../ledger/archive/bundle-ledger.js';
+import { openLedgerAt } from '../ledger/open-ledger.js';
+import { isPostgresUrl } from '../ledger/postgres/url.js';
+import type { Durability } from '../ledger/sql.js';
+import { DEFAULT_LEDGER_FILE } from '../ledger/sqlite-ledger.js';
 import { cliConfig } from './config.js';
 import { UsageError } from './conventions.js';
 

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { cliConfig } from './config.js';
-import { NavkernelError, ValidationError, compileValidator, type ArbiterPort } from '../contracts/index.js';
+import { NavkernelError, ValidationError } from '../contracts/errors.js';
+import type { ArbiterPort } from '../contracts/ports.js';
+import { compileValidator } from '../contracts/validate.js';
 import type { PricingTable } from '../llm/index.js';
 
 /** The tier-3 flags of `route`, `demo`, `serve` and `replay`, as commander gives them. */

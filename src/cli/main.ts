@@ -34,6 +34,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   validate: async () => (await import('./commands/validate.js')).registerValidateCommand,
   demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
   ledger: async () => (await import('./commands/ledger-commands.js')).registerLedgerCommands,
+  // Apart from the other ledger commands: a replay's wall time includes its start-up (issue 27).
+  replay: async () => (await import('./commands/replay.js')).registerReplayCommand,
   navigate: async () => (await import('./commands/navigate.js')).registerNavigateCommand,
   explore: async () => (await import('./commands/explore.js')).registerExploreCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
@@ -48,7 +50,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   },
   token: async () => (await import('./commands/token.js')).registerTokenCommand,
 };
-const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'replay', 'resolve', 'export', 'migrate', 'archive', 'restore', 'checkpoint']);
+const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'resolve', 'export', 'migrate', 'archive', 'restore', 'checkpoint']);
 
 /** The command word of `argv` (as process.argv), if any. */
 function commandName(argv: string[]): string | undefined {

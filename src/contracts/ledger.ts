@@ -89,6 +89,7 @@ export const DecisionEntry = z.object({
   step: z.string(),
   ...Decision.pick({ decision: true, next_step_id: true, ...TARGET_FIELDS, iteration: true, tier: true, rule: true, reason: true }).shape,
   ts: z.string(),
+  principal: z.string().optional().describe('Who sent the route (the authenticated principal recorded by navkernel serve); absent when nobody was recorded'),
 });
 export type DecisionEntry = z.infer<typeof DecisionEntry>;
 
@@ -132,6 +133,10 @@ export const AuditReport = z.object({
     .describe('How tier 3 fared in this run'),
   latency_us: z.object({ p50: z.number(), p99: z.number(), max: z.number() }).describe('Kernel time per route, in microseconds'),
   flows_hashes: z.array(z.string()).describe('Distinct flow definitions the run was routed with, in order of use'),
+  routed_by: z
+    .array(z.object({ principal: z.string().nullable().describe('null: routes recorded without a principal'), routes: z.int() }))
+    .optional()
+    .describe('Who sent the run\'s routes (navkernel serve records the authenticated principal), by number of routes, most first; present when at least one route has a principal'),
   escalations: z.array(Escalation),
 });
 export type AuditReport = z.infer<typeof AuditReport>;

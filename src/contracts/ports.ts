@@ -93,6 +93,11 @@ export interface RouteRecord {
   /** ISO time from the kernel's clock. */
   ts: string;
   llm_calls: LlmCallRecord[];
+  /**
+   * Who sent the route: the authenticated principal (`navkernel serve` passes the name its bearer token belongs to),
+   * from `kernel.route(request, { principal })`, never from the request. Absent or null: nobody was recorded.
+   */
+  principal?: string | null;
 }
 
 /**
@@ -158,6 +163,8 @@ export interface StoredRoute {
   kernel_version: string;
   flows_hash: string;
   ts: string;
+  /** Who sent the route (schema version 7; hashed when set), or null: see RouteRecord.principal. */
+  principal: string | null;
   prev_hash: string;
   hash: string;
 }

@@ -59,6 +59,10 @@ export const RecordedDecision = z.object({
   cost_usd: z.number(),
   decision: Decision,
   llm_calls: z.array(LlmCallRecord),
+  principal: z
+    .string()
+    .nullable()
+    .describe('Who sent the route: the principal its bearer token belonged to (navkernel serve with --tokens, or `shared-token` for the single --token); null when nobody was recorded (no auth, the co-process, routes written before ledger schema 7). Covered by the hash chain'),
 });
 export type RecordedDecision = z.infer<typeof RecordedDecision>;
 

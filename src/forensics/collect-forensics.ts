@@ -1,6 +1,6 @@
 import type { Forensics } from '../contracts/route-request.js';
 import { REPORT_FORMATS, type ReportFormat } from '../contracts/report-formats.js';
-import { createRedactor, type RedactOptions } from '../llm/redact.js';
+import { createRedactor, type RedactOptions } from '../redact.js';
 import { detectFormat } from './detect-format.js';
 import { readGitDir, readGitStatus } from './git-status.js';
 import { parseJsonReport, readEslintJson, readPyrightJson, readRuffJson, readSarif } from './json-reports.js';

@@ -1,8 +1,8 @@
 import type { ReportRoot } from './report-request.js';
 
-/** Anything with a `route(request)`: a kernel, or what a transport calls. */
-export interface Routes<D> {
-  route(request: unknown): Promise<D>;
+/** Anything with a `route(request, options?)`: a kernel, or what a transport calls (options, e.g. the principal, pass through). */
+export interface Routes<D, O = { principal?: string | null }> {
+  route(request: unknown, options?: O): Promise<D>;
 }
 
 /**
@@ -10,12 +10,12 @@ export interface Routes<D> {
  * reading code loads with the first request that has reports: a transport without them pays nothing. With no
  * root, a request with `reports` gets INVALID_REPORT (`not_enabled`).
  */
-export function withReports<D>(kernel: Routes<D>, where: ReportRoot): Routes<D> {
+export function withReports<D, O>(kernel: Routes<D, O>, where: ReportRoot): Routes<D, O> {
   return {
-    route: async (request: unknown) => {
-      if (typeof request !== 'object' || request === null || !('reports' in request)) return kernel.route(request);
+    route: async (request: unknown, options?: O) => {
+      if (typeof request !== 'object' || request === null || !('reports' in request)) return kernel.route(request, options);
       const { resolveReportRequest } = await import('./report-request.js');
-      return kernel.route(await resolveReportRequest(request, where));
+      return kernel.route(await resolveReportRequest(request, where), options);
     },
   };
 }

@@ -1,5 +1,6 @@
-export { createKernel, type Kernel, type KernelOptions } from './kernel.js';
+export { createKernel, type Kernel, type KernelOptions, type RouteOptions } from './kernel.js';
 export { MemoryStore } from './memory-store.js';
+export { createRecordedRouter, type RecordedRouter, type RecordedRouterOptions } from './recorded-router.js';
 export { loadFlows, defineFlows, buildFlowSet, listFlowFiles, parseFlowText } from './flows/load-flows.js';
 export { makeFlowSet, compileFlow } from './flows/compile-flow.js';
 export type { CompiledFlow, CompiledStep, FlowSet, ResolvedDetour } from './flows/compiled-flow.js';

@@ -1,5 +1,5 @@
-import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { runContext, runMachine, type ArbiterResult } from './run-machine.js';
+import { runContext } from './run-machine.js';
+import { provideRunMachine, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -7,10 +7,8 @@ import { IdempotencyConflictError } from '../contracts/store-errors.js';
 import type { CandidateMove, Decision, KernelStore, ArbiterPort, RouteRecord, RouteRequest, RunState } from '../contracts/index.js';
 import { VERSION } from '../version.js';
 import { buildRouteWork } from './build-work.js';
-import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import { MemoryStore } from './memory-store.js';
-import type { RouteWork } from './route-work.js';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
 import { emptyRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
@@ -49,9 +47,19 @@ export interface KernelOptions {
   redact?: RequestGuardOptions['redact'];
 }
 
+/** What the caller of `route()` knows about a request that the request itself cannot say. */
+export interface RouteOptions {
+  /**
+   * Who sent the request, as the transport authenticated it (`navkernel serve` passes the principal its bearer token
+   * belongs to). Recorded on the route and covered by the hash chain; null or absent records nobody. It never changes
+   * the decision, and a request cannot claim it: it is not a field of the request. 1 to 256 characters.
+   */
+  principal?: string | null;
+}
+
 export interface Kernel {
   /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
-  route(request: unknown): Promise<Decision>;
+  route(request: unknown, options?: RouteOptions): Promise<Decision>;
   /** The legal moves from a request's step, as tier 3 would be offered them. */
   candidates(request: unknown): Promise<CandidateMove[]>;
   /** The run's current state (loop counters, signature attempts, return points), or undefined for an unknown run. */
@@ -62,8 +70,6 @@ export interface Kernel {
   /** Waits for routes in flight, stops every run actor and closes the store. */
   close(): Promise<void>;
 }
-
-type RunActor = Actor<typeof runMachine>;
 
 /** Creates a routing kernel. See docs/kernel.md. */
 export function createKernel(options: KernelOptions): Kernel {
@@ -84,37 +90,7 @@ export function createKernel(options: KernelOptions): Kernel {
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
   const timeoutMs = options.arbiterTimeoutMs ?? options.navigatorTimeoutMs ?? 30_000;
 
-  const machine = runMachine.provide({
-    actors: {
-      // The machine's actor is untyped (machines/ knows nothing of the kernel's types): its input is the held RouteWork.
-      arbiter: fromPromise<unknown, unknown>(async ({ input, signal }): Promise<ArbiterResult> => {
-        const w = input as RouteWork;
-        if (!arbiter) return { failure: 'no arbiter' };
-        const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-        try {
-          const answer = await Promise.race([
-            arbiter({
-              run_id: w.request.run_id,
-              seq: w.seq,
-              flow: w.flow.id,
-              step: w.request.step_completed,
-              request: w.request,
-              charter: w.flow.charter,
-              iteration: { current: w.iteration, max: w.max },
-              candidates: buildCandidates(w),
-              inject_nodes: { allowed: w.flow.def.inject_nodes.allowed, max_nodes: w.flow.def.inject_nodes.max_nodes, roster: [...w.flow.roster] },
-              run_spent_usd: w.state.spent_usd,
-              signal: abort,
-            }),
-            new Promise<never>((_, reject) => abort.addEventListener('abort', () => reject(new Error(`the arbiter (tier 3) gave no answer within ${timeoutMs} ms`)), { once: true })),
-          ]);
-          return { answer };
-        } catch (e) {
-          return { failure: e instanceof Error ? e.message : String(e) };
-        }
-      }),
-    },
-  });
+  const machine = provideRunMachine(arbiter, timeoutMs);
 
   // Live run actors in least-recently-used order (a Map keeps insertion order: a use moves the run to the end).
   const actors = new Map<string, RunActor>();
@@ -132,8 +108,7 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   function startActor(run_id: string, run: RunState): RunActor {
-    const actor = createActor(machine, { input: { run, hasArbiter: arbiter !== undefined } });
-    actor.start();
+    const actor = startRunActor(machine, run, arbiter !== undefined);
     actors.set(run_id, actor);
     if (actors.size > maxLiveRuns) evictOne();
     return actor;
@@ -156,14 +131,10 @@ export function createKernel(options: KernelOptions): Kernel {
 
   const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
-  async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number): Promise<Decision> {
+  async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();
-    const work = buildRouteWork(req, flows, runContext(actor).run, ts, arbiter !== undefined);
-    actor.send({ type: 'ROUTE', work });
-    let snap = actor.getSnapshot();
-    if (snap.value !== 'idle') snap = await waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity });
-    const outcome = (snap.context as ReturnType<typeof runContext>).outcome!;
-    assertDecisionTargets(outcome.decision, work);
+    const routed = routeOnActor(actor, req, flows, ts, arbiter !== undefined);
+    const { outcome, work } = routed instanceof Promise ? await routed : routed;
     const record: RouteRecord = {
       run_id: req.run_id,
       seq: work.seq,
@@ -181,6 +152,7 @@ export function createKernel(options: KernelOptions): Kernel {
       ts,
       llm_calls: outcome.llm_calls,
     };
+    if (principal !== null) record.principal = principal;
     try {
       await store.append(record, outcome.state);
     } catch (e) {
@@ -192,7 +164,7 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   /** One route of a run, with the run's earlier routes settled: idempotency check, route, append, retry on conflict. */
-  async function routeOne(req: RouteRequest): Promise<Decision> {
+  async function routeOne(req: RouteRequest, principal: string | null): Promise<Decision> {
     const t0 = performance.now();
     const requestHash = req.request_id === undefined ? '' : sha256(canonicalJson(req));
     for (let attempt = 0; ; attempt++) {
@@ -205,7 +177,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       const actor = liveActor(req.run_id) ?? startActor(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
       try {
-        return await routeNow(req, actor, requestHash, t0);
+        return await routeNow(req, actor, requestHash, t0, principal);
       } catch (e) {
         // Another writer recorded this run's next seq first: reload the run and route again on its new head.
         if (!(e instanceof NavkernelError && e.code === 'LEDGER_CONFLICT') || attempt >= maxRetries) throw e;
@@ -213,16 +185,18 @@ export function createKernel(options: KernelOptions): Kernel {
     }
   }
 
-  function route(request: unknown): Promise<Decision> {
+  function route(request: unknown, options?: RouteOptions): Promise<Decision> {
     let req: RouteRequest;
+    let principal: string | null;
     try {
+      principal = principalOf(options);
       req = parse(request);
     } catch (e) {
       return Promise.reject(e);
     }
     const pending = busy.get(req.run_id);
-    const next = () => routeOne(req);
-    const p = pending ? pending.then(next, next) : routeOne(req);
+    const next = () => routeOne(req, principal);
+    const p = pending ? pending.then(next, next) : routeOne(req, principal);
     busy.set(req.run_id, p);
     const clear = () => {
       if (busy.get(req.run_id) === p) busy.delete(req.run_id);
@@ -260,3 +234,13 @@ export function createKernel(options: KernelOptions): Kernel {
 }
 
 function noop(): void {}
+
+/** The principal a route is recorded with (null: none), or INVALID_OPTION for one that is not a name. */
+function principalOf(options: RouteOptions | undefined): string | null {
+  const p = options?.principal;
+  if (p === undefined || p === null) return null;
+  if (typeof p !== 'string' || p.length === 0 || p.length > 256 || /[\uD800-\uDFFF]/u.test(p)) {
+    throw new NavkernelError('INVALID_OPTION', `route(request, { principal }): the principal must be a well-formed string of 1 to 256 characters or null (got ${typeof p === 'string' ? `${p.length} characters` : typeof p})`);
+  }
+  return p;
+}

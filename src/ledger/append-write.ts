@@ -9,6 +9,7 @@ import type { AppendWrite } from './sql.js';
  */
 export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: string): { write: AppendWrite; hash: string } {
   const { run_id, seq, decision } = record;
+  const principal = record.principal ?? null;
   // Plain JSON.stringify, not canonical JSON: the kernel builds these objects in a fixed key order, so the
   // same input still gives the same bytes, at a third of the cost. The chain hashes the stored text.
   const request = JSON.stringify(record.request);
@@ -18,7 +19,7 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
   const chained: ChainedFields = {
     run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, request, decision_json: decisionJson,
     state: stateJson, latency_us: record.latency_us, cost_usd: record.cost_usd, llm_calls_json: llmCallsJson(callJsons),
-    kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
+    kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts, principal,
   };
   const hash = routeHash(prevHex, chained);
   const llmCalls: StoredLlmCall[] = record.llm_calls.map((c, idx) => ({
@@ -35,7 +36,7 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
       run_id, seq, flow: record.flow, step: record.step, request_id: record.request_id, decision: decision.decision,
       next_step: decision.next_step_id, tier: decision.tier, rule: decision.rule, request, decision_json: decisionJson,
       state: stateJson, latency_us: record.latency_us, latency_unit: 'us', cost_usd: record.cost_usd, llm_calls: record.llm_calls.length,
-      kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts,
+      kernel_version: record.kernel_version, flows_hash: record.flows_hash, ts: record.ts, principal,
       prev_hash: Buffer.from(prevHex, 'hex'), hash: Buffer.from(hash, 'hex'), field_sums: fieldSums(chained),
     },
     llmCalls,

@@ -21,6 +21,11 @@ export interface ChainedFields {
   kernel_version: string;
   flows_hash: string;
   ts: string;
+  /**
+   * Who sent the route (the authenticated principal of `navkernel serve`), or null/absent when nobody was recorded
+   * (schema 7). Framed after `ts` only when set, so every route recorded without one hashes exactly as before.
+   */
+  principal?: string | null;
 }
 
 /**
@@ -33,6 +38,8 @@ export function routeHash(prevHashHex: string, f: ChainedFields): string {
     prevHashHex, f.run_id, String(f.seq), f.flow, f.step, f.request_id === null ? '\u0000' : f.request_id, f.request, f.decision_json, f.state,
     String(f.latency_us), String(f.cost_usd), f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
   ];
+  // Length framing parses back unambiguously, so one frame more (the principal) can never hash as a row without it.
+  if (f.principal != null) parts.push(f.principal);
   // One update over the concatenated frames (the same bytes as one update per frame, so the same hash):
   // each update crosses into native code, and thirty of them cost more than the string concatenation.
   let text = '';
@@ -50,10 +57,12 @@ export function resolutionHash(routeHashHex: string, escalationId: string, resol
   return sha256(JSON.stringify([routeHashHex, escalationId, resolutionJson]));
 }
 
-/** The hashed fields of a route, in frame order (after prev_hash). */
+/** The hashed fields of a route, in frame order (after prev_hash); `principal` is framed only when set. */
 export const CHAINED_FIELD_NAMES = [
-  'run_id', 'seq', 'flow', 'step', 'request_id', 'request', 'decision_json', 'state', 'latency_us', 'cost_usd', 'llm_calls', 'kernel_version', 'flows_hash', 'ts',
+  'run_id', 'seq', 'flow', 'step', 'request_id', 'request', 'decision_json', 'state', 'latency_us', 'cost_usd', 'llm_calls', 'kernel_version', 'flows_hash', 'ts', 'principal',
 ] as const;
+/** How many frames every route has (all but the optional principal). */
+const ALWAYS_FRAMED = CHAINED_FIELD_NAMES.length - 1;
 
 /** The JSON columns: fingerprinted by their length only (hashing each separately costs more than the route). */
 const BY_LENGTH = new Set<string>(['request', 'decision_json', 'state', 'llm_calls']);
@@ -68,10 +77,12 @@ function fnv1a(s: string): string {
 }
 
 function chainedValues(f: ChainedFields): string[] {
-  return [
+  const v = [
     f.run_id, String(f.seq), f.flow, f.step, f.request_id === null ? '\u0000' : f.request_id, f.request, f.decision_json, f.state,
     String(f.latency_us), String(f.cost_usd), f.llm_calls_json, f.kernel_version, f.flows_hash, f.ts,
   ];
+  if (f.principal != null) v.push(f.principal);
+  return v;
 }
 
 /**
@@ -86,11 +97,15 @@ export function fieldSums(f: ChainedFields): string {
   return out;
 }
 
-/** The hashed fields whose fingerprints differ from `stored` (all of them when `stored` is unreadable). */
+/**
+ * The hashed fields whose fingerprints differ from `stored` (all of them when `stored` is unreadable). A principal
+ * set or cleared after the row was written shows as a fingerprint more or less: named `principal`.
+ */
 export function changedFields(stored: string, f: ChainedFields): string[] {
   const now = fieldSums(f).split(',');
   const then = stored.split(',');
-  if (then.length !== now.length) return [...CHAINED_FIELD_NAMES];
+  const framed = (n: number) => n === ALWAYS_FRAMED || n === ALWAYS_FRAMED + 1;
+  if (!framed(then.length) || !framed(now.length)) return [...CHAINED_FIELD_NAMES];
   return CHAINED_FIELD_NAMES.filter((_, i) => now[i] !== then[i]);
 }
 

@@ -12,7 +12,7 @@ import { sqliteArchiveMigration } from './archive/schema.js';
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 6;
+export const LEDGER_SCHEMA_VERSION = 7;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -158,6 +158,13 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   },
   // v6: the run register's tombstones (src/ledger/archive/schema.ts).
   sqliteArchiveMigration,
+  // v7: who sent each route (the authenticated principal of `navkernel serve`). Nullable, no default: every row already
+  // there reads NULL, which the hash chain does not frame (src/ledger/chain.ts), so their hashes are unchanged; a route
+  // with a principal hashes it. (Skipped when the column is there already, as v5.)
+  (db) => {
+    const cols = db.prepare("SELECT name FROM pragma_table_info('routes')").pluck().all() as string[];
+    if (!cols.includes('principal')) db.exec('ALTER TABLE routes ADD COLUMN principal TEXT');
+  },
 ];
 
 /** The synchronous setting a ledger runs with. */
@@ -260,10 +267,12 @@ function migrate(db: Database.Database, file: string): void {
 }
 
 /** A route row as written (hashes as raw sha256 bytes). */
-export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 'request_hash' | 'field_sums'> {
+export interface RouteWrite extends Omit<StoredRoute, 'prev_hash' | 'hash' | 'request_hash' | 'field_sums' | 'principal'> {
   prev_hash: Buffer;
   hash: Buffer;
   field_sums: string;
+  /** Who sent the route (hashed when set); absent or null: nobody recorded. */
+  principal?: string | null;
 }
 
 /** What one append writes, beyond the route row. */
@@ -276,7 +285,7 @@ export interface AppendWrite {
 
 const ROUTE_COLUMNS =
   "r.run_id, r.seq, r.flow, r.step, r.request_id, '' AS request_hash, r.field_sums, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state, " +
-  "r.latency_us, r.latency_unit, r.cost_usd, r.llm_calls, r.kernel_version, coalesce(f.flows_hash, '') AS flows_hash, r.ts, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash";
+  "r.latency_us, r.latency_unit, r.cost_usd, r.llm_calls, r.kernel_version, coalesce(f.flows_hash, '') AS flows_hash, r.ts, r.principal, lower(hex(r.prev_hash)) AS prev_hash, lower(hex(r.hash)) AS hash";
 const RUN_COLUMNS =
   'run_id, flow, created_ts, updated_ts, last_seq, lower(hex(head_hash)) AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step';
 const ESCALATION_COLUMNS =
@@ -325,7 +334,7 @@ export class LedgerSql {
     this.s = {
       insertRoute: db.prepare(
         'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, ' +
-          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash, field_sums, latency_unit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+          'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash, field_sums, latency_unit, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       ),
       upsertRun: db.prepare(
         'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) ' +
@@ -399,7 +408,7 @@ export class LedgerSql {
       const flowSet = this.flowSetId(r.flows_hash);
       this.s.insertRoute.run(
         r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state,
-        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash, r.field_sums, r.latency_unit,
+        r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash, r.field_sums, r.latency_unit, r.principal ?? null,
       );
       if (r.seq === 1) {
         const prev = (this.s.registerHead.get() as Buffer | undefined)?.toString('hex') ?? GENESIS_HASH;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair, VerifyIssue, VerifyReport } from '../contracts/ledger.js';
-import { GENESIS_HASH, changedFields, fieldSums, llmCallsJson, registerHash, resolutionHash, routeHash, type ChainedFields } from './chain.js';
+import { CHAINED_FIELD_NAMES, GENESIS_HASH, changedFields, fieldSums, llmCallsJson, registerHash, resolutionHash, routeHash, type ChainedFields } from './chain.js';
 import { readJsonl } from './decisions-jsonl.js';
 import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
@@ -249,10 +249,12 @@ function editedFields(row: StoredRoute, chained: ChainedFields): string[] {
   let sumsAgree = false;
   if (row.field_sums !== null) {
     const changed = changedFields(row.field_sums, chained);
-    if (changed.length > 0 && changed.length < 14) return changed;
+    if (changed.length > 0 && changed.length < CHAINED_FIELD_NAMES.length) return changed;
     sumsAgree = changed.length === 0;
   }
   const out: string[] = [];
+  // Routes without fingerprints were written before schema 2, long before any route carried a principal.
+  if (row.field_sums === null && row.principal != null) out.push('principal');
   try {
     const q = JSON.parse(row.request) as { run_id?: unknown; flow?: unknown; step_completed?: unknown; request_id?: unknown };
     if (q.run_id !== row.run_id || q.flow !== row.flow || q.step_completed !== row.step || (q.request_id ?? null) !== row.request_id) out.push('request');

@@ -2,7 +2,7 @@ import { NavkernelError } from '../contracts/index.js';
 import type { LanguageModel, LlmFinishReason, LlmGenerateRequest, LlmGenerateResult, LlmMessage, LlmToolCall } from './language-model.js';
 import { LlmCallError, kindForStatus, parseRetryAfter } from './llm-call-error.js';
 import { interpretAnswer } from './answer-parts.js';
-import { redactSecrets, redactValue } from './redact.js';
+import { redactSecrets, redactValue } from '../redact.js';
 import { DEFAULT_MODELS } from './pricing.js';
 import { requireOptionalPackage } from '../optional-package.js';
 

@@ -3,7 +3,7 @@ import type { LanguageModel, LlmFinishReason, LlmGenerateRequest, LlmGenerateRes
 import { LlmCallError, kindForStatus, parseRetryAfter } from './llm-call-error.js';
 import { interpretAnswer } from './answer-parts.js';
 import { toGeminiSchema } from './gemini-schema.js';
-import { redactSecrets, redactValue } from './redact.js';
+import { redactSecrets, redactValue } from '../redact.js';
 import { DEFAULT_MODELS } from './pricing.js';
 import { requireOptionalPackage } from '../optional-package.js';
 

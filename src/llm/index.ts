@@ -10,7 +10,7 @@ export { DEFAULT_BUDGET_USD } from './budget.js';
 export { countTokens, loadTokenizer, splitLongRuns, type TokenCounter } from './token-estimate.js';
 export { extractJson, type ExtractJsonResult } from './extract-json.js';
 export { generateWithRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryEnv, type AttemptOutcome } from './retry.js';
-export { redactSecrets, environmentSecrets } from './redact.js';
+export { redactSecrets, environmentSecrets } from '../redact.js';
 export { promptHash } from './prompt-hash.js';
 export { charterViolation, nonGoalMatching } from './charter-check.js';
 export { buildArbiterMessages, arbiterAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './arbiter-prompt.js';

@@ -7,7 +7,7 @@ import { goalMisalignment } from '../contracts/charter-terms.js';
 import { DEFAULT_PROMPT_LIMITS, ARBITER_TOOL_NAME, buildArbiterMessages, arbiterAnswerSchema, type PromptLimits } from './arbiter-prompt.js';
 import { costUsd, findPricing, type ModelPricing } from './pricing.js';
 import { promptHash } from './prompt-hash.js';
-import { environmentSecrets, redactSecrets, redactValue } from './redact.js';
+import { environmentSecrets, redactSecrets, redactValue } from '../redact.js';
 import { generateWithRetry, type RetryEnv, type RetryPolicy } from './retry.js';
 import { countTokens } from './token-estimate.js';
 import { resolvePersona, withPersona, type PersonaChoice, type PersonaName } from './personas.js';

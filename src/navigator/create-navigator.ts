@@ -13,7 +13,7 @@ import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthst
 import { LEX_FIELDS_EXTRAS } from './lex-fields.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
-import { readIssue, resolveEvidence } from './evidence/index.js';
+import { readIssue, readIssueTemplate, resolveEvidence, withoutIssueTemplate } from './evidence/index.js';
 import { loadRegistry, textIndexFile } from './registry.js';
 import { openTextIndex, type TextIndex } from './text-index.js';
 import { splitWords } from '../repomap/words.js';
@@ -128,9 +128,11 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       });
       setTokenCountStore(registry.text.tokenStore);
       const hint = intake.capsule.magic_words_hint;
-      const { words, unknown_hint } = extractMagicWords(intake.task!, hint, registry);
+      // What the navigator ranks with: the task without the repository's issue-template prompts.
+      const query = withoutIssueTemplate(intake.task!, readIssueTemplate(intake.repo_root!));
+      const { words, unknown_hint } = extractMagicWords(query, hint, registry);
       const evidenceOf = () => {
-        const read = readIssue(intake.task!);
+        const read = readIssue(query);
         return { read, resolved: resolveEvidence(read, index, registry.text) };
       };
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
@@ -144,7 +146,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       if (words.length) {
         // Words that occur only outside the capsule's scope select nothing: that is not a pass with zero files.
         const allowed = inScope(intake.capsule.constraints);
-        if (words.some((w) => (registry.files.get(w.word) ?? []).some(allowed))) return { kind: 'found', words, unknown_hint, registry, index, evidence: evidenceOf() };
+        if (words.some((w) => (registry.files.get(w.word) ?? []).some(allowed))) return { kind: 'found', query, words, unknown_hint, registry, index, evidence: evidenceOf() };
         const reason = `no magic words found in scope: ${words.map((w) => w.word).join(', ')} occur${words.length === 1 ? 's' : ''} in no file the capsule's scope allows`;
         return { kind: 'none_found', reason, hint: hintState, unknown_hint, registry, index };
       }
@@ -175,7 +177,7 @@ function traversalInput(ctx: NavigatorContext): TraversalInput {
   const m = found(ctx);
   const skip = ctx.violations.length > 0;
   return {
-    task: ctx.intake!.task!,
+    task: m.query ?? ctx.intake!.task!,
     words: skip ? [] : m.words,
     registry: m.registry,
     index: m.index,
@@ -246,7 +248,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
         const skip = ctx.violations.length > 0;
         const planned = skip ? [] : [...(ctx.trunk?.planned ?? []), ...(ctx.branch?.planned ?? [])];
         const result = await steps.loadContext({
-          task: ctx.intake!.task!,
+          task: m.query ?? ctx.intake!.task!,
           words: m.words,
           planned,
           index: m.index,

@@ -44,7 +44,14 @@ export function termsOfWord(word: string, text: TextIndex): string[] {
 }
 
 const TEST_WORDS = new Set(['test', 'tests', 'testing', 'spec', 'specs', 'unittest', 'pytest', 'fixture', 'fixtures', 'coverage']);
-const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'readme', 'changelog', 'typo', 'typos', 'docstring', 'docstrings', 'guide']);
+// Not `docstring`: a docstring lives in the source file it documents.
+const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'readme', 'changelog', 'typo', 'typos', 'guide']);
+/** An issue's title is about the docs only when it says what in them is wrong ("typo in the README"): "doc rendering
+ * is broken" or "the docs say X but it does Y" report a bug in the code. */
+const ISSUE_DOC_WORDS = new Set(['readme', 'changelog', 'typo', 'typos']);
+/** Likewise a bug report whose title names tests ("caplog fixture doesn't restore the level after a test", "pytest
+ * tries to collect X") reports a fault in what runs the tests; a flaky test is a fault in the test itself. */
+const ISSUE_TEST_WORDS = new Set(['flaky']);
 const EXAMPLE_WORDS = new Set(['example', 'examples', 'demo', 'demos', 'sample', 'samples', 'tutorial']);
 
 /** Class weights: sources first; tests, docs and examples only when the task is about them; generated and vendored last. */
@@ -72,9 +79,10 @@ export function classWeight(c: FileClass, about: TaskRanking['about']): number {
  */
 export function taskAbout(task: string): TaskRanking['about'] {
   const lines = task.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const words = new Set(splitWords(lines.length > 1 ? lines[0]! : task));
+  const issue = lines.length > 1;
+  const words = new Set(splitWords(issue ? lines[0]! : task));
   const has = (s: Set<string>) => [...words].some((w) => s.has(w));
-  return { tests: has(TEST_WORDS), docs: has(DOC_WORDS), examples: has(EXAMPLE_WORDS) };
+  return { tests: has(issue ? ISSUE_TEST_WORDS : TEST_WORDS), docs: has(issue ? ISSUE_DOC_WORDS : DOC_WORDS), examples: has(EXAMPLE_WORDS) };
 }
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

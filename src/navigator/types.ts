@@ -64,7 +64,8 @@ export interface MagicWord {
 
 /** EXTRACT_MAGIC_WORDS: found words, or none — which is not the same as an empty list. */
 export type MagicWordsResult =
-  | { kind: 'found'; words: MagicWord[]; unknown_hint: string[]; registry: TierRegistry; index: RepoIndex; evidence?: TaskEvidence }
+  /** `query`: the task as ranked (the issue template's prompts removed, see evidence/issue-template.ts). */
+  | { kind: 'found'; query?: string; words: MagicWord[]; unknown_hint: string[]; registry: TierRegistry; index: RepoIndex; evidence?: TaskEvidence }
   | { kind: 'none_found'; reason: string; hint: 'absent' | 'empty' | 'unmatched'; unknown_hint: string[]; registry: TierRegistry; index: RepoIndex };
 
 /** What the task says as evidence (read-issue) and what it resolves to in the repository (ranked definitions). */

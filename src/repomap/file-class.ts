@@ -8,7 +8,13 @@ export type FileClass = 'source' | 'test' | 'doc' | 'example' | 'generated' | 'v
 const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testing', 'testdata', 'e2e', 'fixtures', '__fixtures__', '__mocks__', 'benchmark', 'benchmarks', 'bench']);
 const DOC_DIRS = new Set(['doc', 'docs', 'documentation', 'man', 'site', 'website']);
 const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'sample', 'samples', 'playground', 'tutorial', 'tutorials']);
-const VENDOR_DIRS = new Set(['vendor', 'vendors', 'third_party', 'third-party', 'thirdparty', 'external', 'deps', 'bower_components', 'jspm_packages']);
+const VENDOR_DIRS = new Set(['vendor', 'vendors', 'third_party', 'third-party', 'thirdparty', 'external', 'externals', 'extern', 'deps', 'bower_components', 'jspm_packages']);
+/**
+ * A file named after a release of something (`jquery-3.5.1.js`, `underscore-1.13.1.js`, `bootstrap-4.3.1.min.css`): a copy of
+ * another project's published build dropped into this one. A project does not put its own version in its own
+ * source file names.
+ */
+const RELEASE_COPY = /[-.]v?\d+\.\d+(?:\.\d+)*(?:[-.](?:min|slim|umd|esm|prod|production))*\.(?:[cm]?js|css)$/i;
 /** Folders that only ever hold build output or caches: skipped by the scanner wherever they are. */
 export const BUILD_OUTPUT_DIRS = new Set([
   'dist', 'coverage', '__pycache__', '.next', '.nuxt', '.svelte-kit', '.turbo', '.parcel-cache', '.cache', '.tox', '.nox', '.venv', 'venv',
@@ -22,8 +28,9 @@ const DOC_EXT = /\.(md|mdx|markdown|rst|txt|adoc|asciidoc|textile|org)$/i;
 const CONFIG_EXT = /\.(json|ya?ml|toml|ini|cfg|conf|lock|xml|properties|editorconfig|gitattributes|gitignore|npmrc|nvmrc)$/i;
 /** Files that are build output or generated, by name alone (skipped by the scanner). */
 const GENERATED_FILE = /(\.min\.(js|css|mjs)|\.bundle\.js|\.map|\.chunk\.js)$|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|npm-shrinkwrap\.json|bun\.lockb?|Cargo\.lock|poetry\.lock|Pipfile\.lock|go\.sum|composer\.lock|Gemfile\.lock|uv\.lock)$/;
-/** Files that are generated but may be worth a look (declarations, protobuf stubs): ranked last, not skipped. */
-const GENERATED_SOURCE = /(\.d\.[mc]?ts|\.pb\.go|_pb2\.py|_pb2_grpc\.py|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|_string\.go)$/;
+/** Files that are generated but may be worth a look (declarations, protobuf stubs, message catalogs extracted from
+ * the sources: a translation quotes the source's messages, it does not raise them): ranked last, not skipped. */
+const GENERATED_SOURCE = /(\.pot?|\.d\.[mc]?ts|\.pb\.go|_pb2\.py|_pb2_grpc\.py|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|_string\.go)$/;
 
 /** True for a file name the scanner skips as generated output (lock files, minified bundles, source maps). */
 export function isGeneratedFileName(base: string): boolean {
@@ -37,7 +44,7 @@ export function classifyPath(rel: string): FileClass {
   // `_examples/`, `.docs/`: a leading underscore or dot (Go's "ignore this folder" convention) does not change what a folder holds.
   const raw = parts.slice(0, -1).map((d) => d.toLowerCase());
   const dirs = [...raw, ...raw.map((d) => d.replace(/^[_.]+(?=[a-z])/, '')).filter((d, i) => d !== raw[i])];
-  if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules')) return 'vendored';
+  if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules') || RELEASE_COPY.test(base)) return 'vendored';
   if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d))) return 'generated';
   const lower = base.toLowerCase();
   if (

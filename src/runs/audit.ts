@@ -108,6 +108,7 @@ function entry(row: StoredRoute, d: Decision): DecisionEntry {
   };
   Object.assign(e, decisionTargets(d));
   if (d.iteration !== undefined) e.iteration = d.iteration;
+  if (row.principal != null) e.principal = row.principal;
   return e;
 }
 
@@ -137,7 +138,11 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
   let lastState: RunState | undefined;
   let done = 0;
   const nav = { consulted: 0, decided: 0, budget_skips: 0 };
+  // Routes per principal (null: none recorded), in order of first appearance.
+  const senders = new Map<string | null, number>();
   for await (const { row, decision } of runRoutes(ledger, run_id)) {
+    const sender = row.principal ?? null;
+    senders.set(sender, (senders.get(sender) ?? 0) + 1);
     const key = `${row.flow}/${row.step}`;
     let s = steps.get(key);
     if (!s) steps.set(key, (s = { flow: row.flow, step: row.step, routes: 0, loops: 0, max_iteration: null }));
@@ -160,6 +165,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
   options.onProgress?.(done, run.last_seq);
   latencies.sort((a, b) => a - b);
   const calls = await ledger.llmCalls(run_id, 1, Number.MAX_SAFE_INTEGER);
+  const routedBy = [...senders].map(([principal, routes]) => ({ principal, routes })).sort((a, b) => b.routes - a.routes);
   const byModel = new Map<string, { provider: string; model: string; calls: number; usd: number }>();
   for (const c of calls) {
     const k = `${c.provider}\u0000${c.model}`;
@@ -192,6 +198,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
     },
     latency_us: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? 0 },
     flows_hashes: flowsHashes,
+    ...(routedBy.some((r) => r.principal !== null) ? { routed_by: routedBy } : {}),
     escalations: (await ledger.runEscalations(run_id)).map(toEscalation),
   };
 }

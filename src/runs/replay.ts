@@ -4,9 +4,9 @@ import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/le
 import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
-import { createKernel, type FlowSet } from '../kernel/index.js';
+import { createRecordedRouter, type FlowSet } from '../kernel/index.js';
 import type { RunReader } from '../contracts/ports.js';
-import { requireRun } from '../ledger/index.js';
+import { requireRun } from '../ledger/stored-rows.js';
 import { candidateId } from '../contracts/candidate-id.js';
 
 /** What a replay knows about one recorded route when tier 3 is asked about it. */
@@ -77,7 +77,7 @@ export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
 }
 
 /**
- * Re-routes the recorded requests of a run, in order, through a fresh in-memory kernel with `flows`, using
+ * Re-routes the recorded requests of a run, in order, through the kernel's machine with `flows` (`createRecordedRouter`), using
  * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
  */
 export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
@@ -88,17 +88,12 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   let recordedCalls: LlmCallRecord[] = [];
   let current: RecordedRoute | undefined;
   const currentRoute = (): RecordedRoute => (current ??= { seq, decision: JSON.parse(recordedJson) as Decision, llm_calls: recordedCalls });
-  let ts = run.created_ts;
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
   const withArbiter = options.arbiter !== undefined || (await ledger.arbiterFootprint(run_id));
-  // validate: false: the recorded requests were validated when they were routed, and the ledger stores what passed.
-  const kernel = createKernel({
-    flows,
-    validate: false,
-    ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}),
-    clock: () => new Date(ts),
-    maxLiveRuns: 4,
-  });
+  // The kernel's routing without a live kernel's bookkeeping (records, store, per-route promises): the same machine
+  // and rules as route(). The stored requests are as they left route()'s guard (validated, redacted), and are
+  // routed at their recorded time.
+  const router = createRecordedRouter({ flows, ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}) });
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
   const none: LlmCallRecord[] = [];
@@ -116,14 +111,14 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
       for (const row of rows) {
         seq = row[0];
         recordedJson = row[2];
-        ts = row[3];
         recordedCalls = row[4] > 0 ? (calls.get(seq) ?? none) : none;
         current = undefined;
         const request = JSON.parse(row[1]) as RouteRequest;
         let now: Decision | undefined;
         let error: string | undefined;
         try {
-          now = await kernel.route(request);
+          const routed = router.route(request, row[3]);
+          now = routed instanceof Promise ? await routed : routed;
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }
@@ -143,7 +138,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
       }
     }
   } finally {
-    await kernel.close();
+    router.close();
   }
   options.onProgress?.(done, run.last_seq);
   return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: await ledger.runFlowsHashes(run_id), divergences };

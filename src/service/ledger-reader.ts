@@ -106,6 +106,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
         cost_usd: row.cost_usd,
         decision: JSON.parse(row.decision_json) as Decision,
         llm_calls: calls.get(row.seq) ?? [],
+        principal: row.principal ?? null,
       }));
       const state = (await ledger.loadRun(run_id)) as RunState | undefined;
       return {

@@ -215,12 +215,12 @@ export function createService(options: ServiceOptions): Service {
 
   const router = withReports(kernel, { root: options.reportsRoot });
 
-  async function routeOne(body: unknown, run_id: string | undefined): Promise<Decision> {
+  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null): Promise<Decision> {
     const started = performance.now();
     const span = navkernelTracer().startSpan('navkernel.route', { attributes: run_id !== undefined ? { 'navkernel.run_id': run_id } : {} });
     if (run_id !== undefined) routeSpans.set(run_id, span);
     try {
-      const decision = await router.route(body);
+      const decision = await router.route(body, { principal });
       const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };
@@ -254,8 +254,10 @@ export function createService(options: ServiceOptions): Service {
     const body = req.body;
     const run = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { run_id?: unknown }).run_id : undefined;
     const run_id = typeof run === 'string' ? run : undefined;
+    // The route is recorded as sent by the token's principal (the shared --token's is `shared-token`); without auth, nobody.
+    const principal = authRequired && req.principal ? req.principal.name : null;
     // Routes of one run one at a time, in arrival order; other runs in parallel.
-    const decision = await deadline(run_id !== undefined ? queue.run(run_id, () => routeOne(body, run_id)) : routeOne(body, undefined));
+    const decision = await deadline(run_id !== undefined ? queue.run(run_id, () => routeOne(body, run_id, principal)) : routeOne(body, undefined, principal));
     return json(reply, 'decision', decision);
   });
 
@@ -410,6 +412,7 @@ function publishRoute(events: EventHub, record: RouteRecord): void {
     cost_usd: record.cost_usd,
     decision,
     llm_calls: record.llm_calls,
+    principal: record.principal ?? null,
   });
   if (decision.decision === 'ESCALATE' && decision.escalation_id) {
     events.publish('escalation', record.run_id, {

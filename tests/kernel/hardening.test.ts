@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { InputTooLargeError, InvalidForensicsError, type ArbiterInput, type RouteRequest } from '../../src/contracts/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { createRedactor } from '../../src/llm/redact.js';
+import { createRedactor } from '../../src/redact.js';
 import { runCli } from '../support/cli.js';
 import { req, testFlows } from '../support/kernel-fixtures.js';
 import { NAMED_SECRETS, SECRET_CORPUS } from '../support/secret-corpus.js';

@@ -38,4 +38,20 @@ describe('routeHash', () => {
     expect(routeHash(prev, withId)).toBe(frameByFrame(prev, withId));
     expect(routeHash(prev, withId)).not.toBe(routeHash(prev, fields));
   });
+
+  it('frames a principal after ts only when set (schema 7): without one, the same bytes as every route written before', () => {
+    expect(routeHash(GENESIS_HASH, { ...fields, principal: null })).toBe(frameByFrame(GENESIS_HASH, fields));
+    expect(routeHash(GENESIS_HASH, { ...fields, principal: undefined })).toBe(frameByFrame(GENESIS_HASH, fields));
+    const by = { ...fields, principal: 'runner-ä' };
+    const withFrame = createHash('sha256');
+    const parts = [
+      GENESIS_HASH, by.run_id, String(by.seq), by.flow, by.step, '\u0000', by.request, by.decision_json, by.state,
+      String(by.latency_us), String(by.cost_usd), by.llm_calls_json, by.kernel_version, by.flows_hash, by.ts, by.principal,
+    ];
+    for (const p of parts) withFrame.update(`${p.length}:`).update(p);
+    expect(routeHash(GENESIS_HASH, by)).toBe(withFrame.digest('hex'));
+    expect(routeHash(GENESIS_HASH, by)).not.toBe(routeHash(GENESIS_HASH, fields));
+    // An empty name is a frame too ("0:"), not the absence of one.
+    expect(routeHash(GENESIS_HASH, { ...fields, principal: '' })).not.toBe(routeHash(GENESIS_HASH, fields));
+  });
 });

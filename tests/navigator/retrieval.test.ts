@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, createNavigator, loadRegistry, navigate, openTextIndex, rankForTask } from '../../src/navigator/index.js';
+import { taskAbout } from '../../src/navigator/ranking.js';
 import { extractMagicWords } from '../../src/navigator/magic-words.js';
 import { classifyPath, indexRepo, resetTokenCache, tokenCounterStats } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
@@ -140,6 +141,25 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
     expect(['src/a.ts', 'test/a.ts', 'src/a.test.ts', 'docs/x.md', 'README.md', 'examples/a.ts', 'src/a.d.ts', 'vendor/x/a.go', 'a_test.go', 'tests/test_a.py', 'src/x.min.js', '_examples/rest/main.go'].map(classifyPath)).toEqual([
       'source', 'test', 'test', 'doc', 'doc', 'example', 'generated', 'vendored', 'test', 'test', 'generated', 'example',
     ]);
+    // Copies of other projects: an `extern/` folder, a file named after a release. A version-like folder or a
+    // dotted module name is not one.
+    expect(['pkg/extern/ply/lex.py', 'pkg/themes/static/jquery-3.5.1.js', 'static/bootstrap-4.3.1.min.css', 'pkg/static/searchtools.js', 'v1.2/app.js', 'src/parse.v2.ts'].map(classifyPath)).toEqual([
+      'vendored', 'vendored', 'vendored', 'source', 'source', 'source',
+    ]);
+    // Message catalogs quote the sources' messages: ranked last, so an error message finds the code that raises it.
+    expect(['app/locale/ja/LC_MESSAGES/app.po', 'app/locale/app.pot'].map(classifyPath)).toEqual(['generated', 'generated']);
+  });
+
+  it('prefers docs and tests only when the task is about them: a docstring is code, and an issue naming docs or tests reports a bug in code', () => {
+    expect(taskAbout('docs: explain the retry option').docs).toBe(true);
+    expect(taskAbout('fix the docstring of merge').docs).toBe(false);
+    // An issue (a title and a body) is judged by its title, and only a fault in the documents themselves counts.
+    expect(taskAbout('Doc rendering is incorrect for dict params\nThe docs show the wrong type.').docs).toBe(false);
+    expect(taskAbout('Typo in the README install section\nIt says pip instal.').docs).toBe(true);
+    // Tests the same way: a commit subject about tests prefers them; a bug report naming tests reports a fault in the code under them.
+    expect(taskAbout('add tests for merge').tests).toBe(true);
+    expect(taskAbout('caplog fixture does not restore the log level after a test\nThe level leaks.').tests).toBe(false);
+    expect(taskAbout('Flaky test in the retry suite\nIt fails one run in ten.').tests).toBe(true);
   });
 
   it('takes lines from the densest window, widened to the enclosing definition, and counts exactly those lines', async () => {

@@ -72,7 +72,7 @@ describePostgres('the CLI on a PostgreSQL ledger', () => {
     const again = runCli(['migrate', '--from', sqliteFile, '--to', url]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/already holds 3 run/);
-  });
+  }, 180_000); // a dozen CLI processes in a row: slow on a loaded machine, not a timing assertion
 
   it('exports decisions.jsonl from PostgreSQL byte for byte as the SQLite ledger wrote them', () => {
     const url = freshUrl();

@@ -63,14 +63,13 @@ function part(file: string): string {
 
 // ARCHITECTURE.md's arrows: what each part may import (besides itself and the leaf helpers package-root, version and
 // optional-package). Data flows one way: cli, service and integrations on top, runs above kernel and ledger, contracts at the bottom.
-const LEAVES = ['package-root', 'version', 'optional-package'];
+const LEAVES = ['package-root', 'version', 'optional-package', 'redact'];
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contracts: [],
   llm: ['contracts'],
   ledger: ['contracts'],
   repomap: ['contracts'],
-  // Only llm/redact.ts of llm (checked below): the same secret redaction as every other input.
-  forensics: ['contracts', 'llm'],
+  forensics: ['contracts'],
   kernel: ['contracts', 'llm', 'machines'],
   // Topology and names only: src/ provides the implementations with .provide(), so nothing in machines/ imports src/.
   machines: [],
@@ -125,9 +124,7 @@ describe('module structure', () => {
 
   it('the kernel entry (navkernel/kernel) loads no barrel, ledger, LLM, repo map, navigator, explorer or service module', () => {
     const seen = runtimeClosure(path.join(ROOT, 'src', 'kernel', 'index.ts'));
-    const heavy = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f === 'src/contracts/index.ts' || /^src\/(ledger|llm|repomap|navigator|explorer|service|cli)\//.test(f))
-      // The request guard redacts secrets before anything is stored: that small module is the one exception.
-      .filter((f) => f !== 'src/llm/redact.ts');
+    const heavy = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f === 'src/contracts/index.ts' || /^src\/(ledger|llm|repomap|navigator|explorer|service|cli)\//.test(f));
     expect(heavy).toEqual([]);
     // Nor zod (12 MB resident: the kernel checks with the compiled JSON Schemas and plain constants) nor yaml (loaded
     // with the first YAML flow file).
@@ -137,7 +134,7 @@ describe('module structure', () => {
 
   it('navkernel/forensics uses only contracts and the redaction module; the route transports load it only with a request that names reports', () => {
     const seen = [...runtimeClosure(path.join(ROOT, 'src', 'forensics', 'index.ts'))].map((f) => path.relative(ROOT, f));
-    expect(seen.filter((f) => !/^src\/(contracts|forensics)\//.test(f) && f !== 'src/llm/redact.ts')).toEqual([]);
+    expect(seen.filter((f) => !/^src\/(contracts|forensics)\//.test(f) && f !== 'src/redact.ts')).toEqual([]);
     expect(seen).not.toContain('src/contracts/index.ts');
     // Its parsers (fast-xml-parser, tap-parser) load with the first report of their format.
     const eager = seen.filter((f) => /(?:^|\n)\s*import\s(?!type\s)[^;]*?from\s+'(?:fast-xml-parser|tap-parser)'/.test(readFileSync(path.join(ROOT, f), 'utf8')));
@@ -150,7 +147,7 @@ describe('module structure', () => {
 
   it('`navkernel route` without --llm loads no LLM module (its import is deferred until a flag needs it)', () => {
     const seen = runtimeClosure(path.join(ROOT, 'src', 'cli', 'commands', 'route.ts'));
-    const llm = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/llm/') && f !== 'src/llm/redact.ts');
+    const llm = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/llm/'));
     expect(llm).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ function target(e: DecisionEntry): string {
 
 /** The cells of one decision line: seq, step, decision, target, tier and rule, then the reason. */
 function cells(e: DecisionEntry): string[] {
-  return [`#${e.seq}`, `${e.flow}/${e.step}`, e.decision, target(e), `tier ${e.tier}`, `${e.rule}: ${e.reason}`];
+  return [`#${e.seq}`, `${e.flow}/${e.step}`, e.decision, target(e), `tier ${e.tier}`, `${e.rule}: ${e.reason}${e.principal !== undefined ? `  (by ${e.principal})` : ''}`];
 }
 
 /** A kernel time (µs) for people: µs below a millisecond, ms with one decimal above. */
@@ -28,6 +28,7 @@ function printAudit(r: AuditReport): void {
   const run = r.run;
   out.push(`run ${run.run_id}: ${run.status}, ${run.steps} routes in ${run.flows.join(', ')}, ${run.offroad} off-road, ${run.llm_calls} LLM calls, $${run.cost_usd.toFixed(4)}, ${run.open_escalations} open escalations`);
   out.push(`  from ${run.first_ts} to ${run.last_ts}; kernel time per route p50 ${micros(r.latency_us.p50)}, p99 ${micros(r.latency_us.p99)}`);
+  if (r.routed_by) out.push(`  routed by ${r.routed_by.map((b) => `${b.principal ?? '(no principal recorded)'} (${b.routes} route${b.routes === 1 ? '' : 's'})`).join(', ')}`);
   if (r.flows_hashes.length > 1) out.push(`  routed with ${r.flows_hashes.length} different flow definitions: ${r.flows_hashes.map((h) => h.slice(0, 12)).join(', ')}`);
   out.push('', 'Decisions by tier and rule:');
   out.push(...alignColumns(r.by_tier_rule.map((t) => [`tier ${t.tier}`, t.rule, t.decision, String(t.count)]), { right: [3], indent: '  ' }));

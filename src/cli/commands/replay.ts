@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { NavkernelError, type ReplayedDecision } from '../../contracts/index.js';
-import { replayAll, replayRun } from '../../runs/index.js';
-import type { ReplayReport } from '../../contracts/index.js';
+// By module, not the barrels: a replay's wall time includes its start-up.
+import { NavkernelError } from '../../contracts/errors.js';
+import type { ReplayedDecision, ReplayReport } from '../../contracts/ledger.js';
+import { replayAll } from '../../runs/replay-all.js';
+import { replayRun } from '../../runs/replay.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT, UsageError } from '../conventions.js';
 import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
-import { createRedactor } from '../../llm/redact.js';
+import { createRedactor } from '../../redact.js';
 import { withReports } from '../../forensics/with-reports.js';
 import { serveCoProcess } from '../route-coprocess.js';
 

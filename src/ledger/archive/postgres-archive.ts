@@ -125,14 +125,16 @@ export class PostgresArchiveStore implements ArchiveStore {
         const hex = (list: readonly (string | null)[]) => list.map((h) => (h === null ? null : Buffer.from(h, 'hex')));
         const R = rows.routes;
         await c.query(
-          'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, kernel_version, flows_hash, ts, prev_hash, hash, field_sums, latency_unit) ' +
-            'SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::float8[], $14::float8[], $15::int[], $16::text[], $17::text[], $18::text[], $19::bytea[], $20::bytea[], $21::text[], $22::text[])',
+          'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, kernel_version, flows_hash, ts, prev_hash, hash, field_sums, latency_unit, principal) ' +
+            'SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::float8[], $14::float8[], $15::int[], $16::text[], $17::text[], $18::text[], $19::bytea[], $20::bytea[], $21::text[], $22::text[], $23::text[])',
           [
             col(R, 'run_id'), col(R, 'seq'), col(R, 'flow'), col(R, 'step'), col(R, 'request_id'), col(R, 'decision'), col(R, 'next_step'), col(R, 'tier'), col(R, 'rule'),
             col(R, 'request'), col(R, 'decision_json'), col(R, 'state'), col(R, 'latency_us'), col(R, 'cost_usd'), col(R, 'llm_calls'), col(R, 'kernel_version'),
             col(R, 'flows_hash'), col(R, 'ts'), hex(col(R, 'prev_hash')), hex(col(R, 'hash')), col(R, 'field_sums'),
             // The unit the number was written in (schema 5): a route kept its unit in the bundle and keeps it back.
             R.map((r) => r.latency_unit ?? 'ms'),
+            // Who sent it (schema 7; hashed when set): bundles written before have no such key.
+            R.map((r) => r.principal ?? null),
           ],
         );
         const C = rows.llm_calls;

@@ -87,7 +87,7 @@ export class SqliteArchiveStore implements ArchiveStore {
       const ids = new Map<string, number>();
       const insRoute = db.prepare(
         'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
-          'kernel_version, flow_set, ts, prev_hash, hash, field_sums, latency_unit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+          'kernel_version, flow_set, ts, prev_hash, hash, field_sums, latency_unit, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       );
       for (const r of rows.routes) {
         let id = ids.get(r.flows_hash);
@@ -97,6 +97,8 @@ export class SqliteArchiveStore implements ArchiveStore {
           r.llm_calls, r.kernel_version, id, r.ts, Buffer.from(r.prev_hash, 'hex'), Buffer.from(r.hash, 'hex'), r.field_sums,
           // The unit the number was written in (schema 5): a route kept its unit in the bundle and keeps it back.
           r.latency_unit ?? 'ms',
+          // Who sent it (schema 7; hashed when set): bundles written before have no such key.
+          r.principal ?? null,
         );
       }
       const insCall = db.prepare(

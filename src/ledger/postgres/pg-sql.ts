@@ -17,15 +17,16 @@ import type {
 } from '../../contracts/ports.js';
 import type { AppendWrite } from '../sql.js';
 import { isConnectionError } from './errors.js';
-import { REGISTER_LOCK_SQL, insertRegisterEntries, registerHead } from './schema.js';
+import { GENESIS_HASH } from '../chain.js';
+import { REGISTER_HEAD_SQL, REGISTER_LOCK_SQL, insertRegisterEntries, registerEntriesSql, registerHead } from './schema.js';
 
 const ROUTE_COLUMNS =
   'run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd, llm_calls, ' +
-  'kernel_version, flows_hash, ts, prev_hash, hash, latency_unit';
+  'kernel_version, flows_hash, ts, prev_hash, hash, latency_unit, principal';
 // Read back as the SQLite ledger gives them (RunReader): hashes as lowercase hex, request_hash as it does.
 const ROUTE_SELECT =
   "run_id, seq, flow, step, request_id, '' AS request_hash, field_sums, decision, next_step, tier, rule, request, decision_json, state, latency_us, latency_unit, cost_usd, " +
-  "llm_calls, kernel_version, flows_hash, ts, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash";
+  "llm_calls, kernel_version, flows_hash, ts, principal, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash";
 const RUN_SELECT =
   "run_id, flow, created_ts, updated_ts, last_seq, encode(head_hash, 'hex') AS head_hash, offroad, llm_calls, cost_usd, last_decision, last_step";
 const ESCALATION_SELECT =
@@ -68,9 +69,9 @@ const APPEND_SQL = `
 WITH i AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[],
                        $10::text[], $11::text[], $12::text[], $13::float8[], $14::float8[], $15::int[], $16::text[], $17::text[],
-                       $18::text[], $19::bytea[], $20::bytea[], $21::int[], $44::text[], $45::text[])
+                       $18::text[], $19::bytea[], $20::bytea[], $21::int[], $44::text[], $45::text[], $46::text[])
     AS t(run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, latency_us, cost_usd,
-         llm_calls, kernel_version, flows_hash, ts, prev_hash, hash, offroad, field_sums, latency_unit)
+         llm_calls, kernel_version, flows_hash, ts, prev_hash, hash, offroad, field_sums, latency_unit, principal)
 ),
 head AS (
   INSERT INTO runs AS u (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step)
@@ -87,7 +88,7 @@ head AS (
 ins_route AS (
   INSERT INTO routes (${ROUTE_COLUMNS}, field_sums)
   SELECT i.run_id, i.seq, i.flow, i.step, i.request_id, i.decision, i.next_step, i.tier, i.rule, i.request, i.decision_json, i.state,
-         i.latency_us, i.cost_usd, i.llm_calls, i.kernel_version, i.flows_hash, i.ts, i.prev_hash, i.hash, i.latency_unit, i.field_sums
+         i.latency_us, i.cost_usd, i.llm_calls, i.kernel_version, i.flows_hash, i.ts, i.prev_hash, i.hash, i.latency_unit, i.principal, i.field_sums
     FROM i JOIN head h ON h.run_id = i.run_id
 ),
 ins_calls AS (
@@ -107,7 +108,7 @@ ins_esc AS (
 SELECT run_id FROM head`;
 
 function appendParams(batch: readonly AppendWrite[]): unknown[] {
-  const cols: unknown[][] = Array.from({ length: 45 }, () => []);
+  const cols: unknown[][] = Array.from({ length: 46 }, () => []);
   for (const w of batch) {
     const r = w.route;
     const v = [
@@ -117,6 +118,7 @@ function appendParams(batch: readonly AppendWrite[]): unknown[] {
     for (let k = 0; k < v.length; k++) cols[k]!.push(v[k]);
     cols[43]!.push(r.field_sums);
     cols[44]!.push(r.latency_unit);
+    cols[45]!.push(r.principal ?? null);
     for (const c of w.llmCalls) {
       const cv = [
         c.run_id, c.seq, c.idx, c.provider, c.model, c.purpose, c.attempt, c.prompt_hash, c.raw_answer, c.outcome, c.input_tokens,
@@ -131,6 +133,14 @@ function appendParams(batch: readonly AppendWrite[]): unknown[] {
     }
   }
   return cols;
+}
+
+/** The runs a batch created (its seq-1 routes that were recorded), in run_id order: their register entries. */
+function createdBy(batch: readonly AppendWrite[], recorded: Set<string>): { run_id: string; first_hash: Buffer }[] {
+  return batch
+    .filter((w) => w.route.seq === 1 && recorded.has(w.route.run_id))
+    .sort((a, b) => (a.route.run_id < b.route.run_id ? -1 : a.route.run_id > b.route.run_id ? 1 : 0))
+    .map((w) => ({ run_id: w.route.run_id, first_hash: w.route.hash }));
 }
 
 /** The ledger's SQL surface on PostgreSQL. Each method is one statement (one round trip) on the pool. */
@@ -160,18 +170,20 @@ export class PgLedgerSql {
 
   /**
    * appendBatch, and for the runs it creates (seq 1) their run register entries, in the same transaction. A batch
-   * that creates no run is the single statement; one that does takes the register lock first (so the register is
-   * one chain whatever the number of writers), then appends, reads the register's head and chains its entries on,
-   * and commits. Same outcomes as appendBatch.
+   * that creates no run is the single statement. One that does takes the register lock (so the register is one
+   * chain whatever the number of writers) in three round trips: `BEGIN`, the lock and the register's head read
+   * (a later statement than the lock, so it sees the last committed entry) in one simple query; the append; the
+   * new entries chained on that head and `COMMIT` in one simple query. Same outcomes as appendBatch.
    */
   async appendRegistering(batch: readonly AppendWrite[]): Promise<Set<string>> {
     if (!batch.some((w) => w.route.seq === 1)) return this.appendBatch(batch);
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query(`BEGIN; ${REGISTER_LOCK_SQL}`);
-      const recorded = await this.registering(batch, client);
-      await client.query('COMMIT');
+      const opened = (await client.query(`BEGIN; ${REGISTER_LOCK_SQL}; ${REGISTER_HEAD_SQL}`)) as unknown as pg.QueryResult<{ hash: string }>[];
+      const head = opened[2]?.rows[0]?.hash ?? GENESIS_HASH;
+      const recorded = await this.appendBatch(batch, client);
+      await client.query(`${registerEntriesSql(head, createdBy(batch, recorded), (s) => client.escapeLiteral(s))} COMMIT`);
       return recorded;
     } catch (err) {
       if (isConnectionError(err)) broken = err as Error;
@@ -188,10 +200,8 @@ export class PgLedgerSql {
    */
   async registering(batch: readonly AppendWrite[], client: pg.ClientBase): Promise<Set<string>> {
     const recorded = await this.appendBatch(batch, client);
-    const created = batch
-      .filter((w) => w.route.seq === 1 && recorded.has(w.route.run_id))
-      .sort((a, b) => (a.route.run_id < b.route.run_id ? -1 : a.route.run_id > b.route.run_id ? 1 : 0));
-    if (created.length > 0) await insertRegisterEntries(client, await registerHead(client), created.map((w) => ({ run_id: w.route.run_id, first_hash: w.route.hash })));
+    const created = createdBy(batch, recorded);
+    if (created.length > 0) await insertRegisterEntries(client, await registerHead(client), created);
     return recorded;
   }
 

@@ -30,6 +30,8 @@ export interface PostgresPoolOptions {
   create?: boolean;
   /** Open for reading only: skips the write-privilege check (default false). */
   readOnly?: boolean;
+  /** `application_name` of the connections (default `navkernel`): what `pg_stat_activity` shows. */
+  applicationName?: string;
 }
 
 export interface OpenedPool {
@@ -66,7 +68,7 @@ export async function openPostgresPool(url: string, options: PostgresPoolOptions
     statement_timeout: options.statementTimeoutMs ?? 15_000,
     // A transaction left open by a stalled process must not hold a run's head row for ever.
     idle_in_transaction_session_timeout: 60_000,
-    application_name: 'navkernel',
+    application_name: options.applicationName ?? 'navkernel',
     options: `-c search_path=${target.schema}`,
     // TCP keepalive: a half-open connection (a network partition) is noticed instead of waiting for ever.
     keepAlive: true,

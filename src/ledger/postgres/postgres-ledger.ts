@@ -35,8 +35,18 @@ export interface PostgresLedgerOptions extends PostgresPoolOptions {
   groupCommit?: boolean;
   /** Most routes in one group commit (default 256). */
   maxBatch?: number;
-  /** Group commits in flight at once (default 2). */
+  /**
+   * Group commits in flight at once, each on its own connection (default 4, at most poolSize - 1 so reads keep a
+   * connection; with groupCommit false, poolSize).
+   */
   maxInFlight?: number;
+  /**
+   * With group commits already in flight, the next is sent only once it can carry as many routes as they do on
+   * average, up to this many (default 4); with none in flight, at once. Keeps pipelined commits full: each costs the
+   * server (and this process) a statement and a WAL flush, so one-route commits beside full ones would spend CPU for
+   * no throughput; with few runs (small batches in flight) the next still goes at once.
+   */
+  pipelineAt?: number;
 }
 
 interface Pending {
@@ -63,12 +73,17 @@ export class PostgresLedger implements Ledger {
   private readonly groupCommit: boolean;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
+  private readonly pipelineAt: number;
   private readonly poolSize: number;
   /** Cache of run heads, valid only when its seq is the one a route follows (checked again by the database). */
   private readonly heads = new Map<string, { seq: number; hash: string }>();
   private queue: Pending[] = [];
   private readonly busyRuns = new Set<string>();
   private inFlight = 0;
+  private routesInFlight = 0;
+  private readonly counts = { batches: 0, routes: 0, peakInFlight: 0 };
+  /** A batch that creates runs is in flight (at most one at a time). */
+  private creating = false;
   private idle: (() => void)[] = [];
   /** Runs whose last append here lost to another writer, and how many times in a row. */
   private readonly contended = new Map<string, number>();
@@ -87,7 +102,8 @@ export class PostgresLedger implements Ledger {
     this.poolSize = options.poolSize ?? 10;
     this.groupCommit = options.groupCommit ?? true;
     this.maxBatch = options.groupCommit === false ? 1 : Math.max(1, options.maxBatch ?? 256);
-    this.maxInFlight = Math.max(1, options.maxInFlight ?? (this.groupCommit ? 2 : (options.poolSize ?? 10)));
+    this.pipelineAt = Math.max(1, Math.min(this.maxBatch, options.pipelineAt ?? 4));
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? (this.groupCommit ? Math.min(4, this.poolSize - 1) : this.poolSize));
   }
 
   /** Opens a ledger and waits until it is ready (or throws the open's typed error). */
@@ -131,7 +147,11 @@ export class PostgresLedger implements Ledger {
     const lost = this.contended.get(run_id);
     if (lost !== undefined) await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 0.25 * 2 ** lost)));
     const r = await this.read((sql) => sql.lastState(run_id));
-    if (r === undefined) return undefined;
+    if (r === undefined) {
+      // A new run: its first route follows the genesis hash (the database checks that again), no head read needed.
+      this.heads.set(run_id, { seq: 0, hash: GENESIS_HASH });
+      return undefined;
+    }
     this.heads.set(run_id, { seq: r.seq, hash: r.head_hash });
     return JSON.parse(r.state) as RunState;
   }
@@ -175,25 +195,47 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  /** Starts group commits while fewer than maxInFlight run; a run already in flight waits for the next one. */
+  /**
+   * Pipelined group commit: starts a batch whenever fewer than maxInFlight are in flight (each on its own pooled
+   * connection) and, if some are in flight already, it can carry as many routes as they do on average (at most
+   * pipelineAt): so the next batch gathers and is sent while the previous one commits (its fsync), and commits stay
+   * full. Two rules keep
+   * per-run order and the hash chain without any batch depending on another:
+   * - a run with a route in an uncommitted batch is not put in another batch (it waits in the queue). A route's
+   *   prev_hash comes from the in-memory head, which moves only when its batch has committed, so no batch is built
+   *   on a route that might still fail; a failed batch fails exactly its routes and forgets their runs' heads.
+   * - at most one batch in flight creates runs: those take the ledger-wide register lock in the database, and
+   *   several would only wait there on each other while holding connections the other batches could use.
+   */
   private pump(): void {
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch: Pending[] = [];
       const rest: Pending[] = [];
       const inBatch = new Set<string>();
+      let creates = false;
       for (const p of this.queue) {
         const id = p.write.route.run_id;
-        if (batch.length < this.maxBatch && !inBatch.has(id) && !this.busyRuns.has(id)) {
+        const first = p.write.route.seq === 1;
+        if (batch.length < this.maxBatch && !inBatch.has(id) && !this.busyRuns.has(id) && !(first && this.creating)) {
           inBatch.add(id);
           batch.push(p);
+          creates ||= first;
         } else rest.push(p);
       }
-      if (batch.length === 0) break;
+      // Not worth a commit of its own beside those in flight: it waits for one to finish (or for more routes).
+      if (batch.length === 0 || (this.inFlight > 0 && batch.length < Math.min(this.pipelineAt, this.routesInFlight / this.inFlight))) break;
       this.queue = rest;
       this.inFlight++;
+      this.routesInFlight += batch.length;
+      this.counts.batches++;
+      this.counts.routes += batch.length;
+      if (this.inFlight > this.counts.peakInFlight) this.counts.peakInFlight = this.inFlight;
+      if (creates) this.creating = true;
       for (const id of inBatch) this.busyRuns.add(id);
       void this.commit(batch).finally(() => {
         this.inFlight--;
+        this.routesInFlight -= batch.length;
+        if (creates) this.creating = false;
         for (const id of inBatch) this.busyRuns.delete(id);
         this.pump();
         if (this.inFlight === 0 && this.queue.length === 0) for (const f of this.idle.splice(0)) f();
@@ -354,6 +396,11 @@ export class PostgresLedger implements Ledger {
       client.release();
     }
     for (const w of writes) this.heads.delete(w.route.run_id);
+  }
+
+  /** Group commits started so far, the routes they carried, and the most in flight at once (for the bench and tests). */
+  get commitStats(): { batches: number; routes: number; peakInFlight: number } {
+    return { ...this.counts };
   }
 
   /** Resolves when every append handed to the ledger has settled. */

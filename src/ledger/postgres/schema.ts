@@ -6,7 +6,7 @@ import { LedgerNotWritableError } from './errors.js';
 import { PG_ARCHIVE_MIGRATION } from '../archive/schema.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 6;
+export const PG_SCHEMA_VERSION = 7;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -133,6 +133,9 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
    ALTER TABLE routes ALTER COLUMN latency_unit SET DEFAULT 'us';`,
   // v6: the run register's tombstones (src/ledger/archive/schema.ts).
   PG_ARCHIVE_MIGRATION,
+  // v7: who sent each route, as the SQLite ledger's v7: nullable, no default (no table rewrite); rows already there read
+  // NULL, which the hash chain does not frame, so their hashes are unchanged.
+  `ALTER TABLE routes ADD COLUMN IF NOT EXISTS principal ${T};`,
 ];
 
 /**
@@ -141,27 +144,47 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
  */
 export const REGISTER_LOCK_SQL = 'SELECT pg_advisory_xact_lock(1314278226, hashtext(current_schema()))';
 
+/** Chains entries onto the register after `prevHex`: each entry's prev_hash and hash (hex). */
+export function chainRegisterEntries(prevHex: string, entries: readonly { run_id: string; first_hash: Buffer }[]): { run_id: string; first_hash: Buffer; prev: string; hash: string }[] {
+  let prev = prevHex;
+  return entries.map((e) => {
+    const hash = registerHash(prev, e.run_id, e.first_hash.toString('hex'));
+    const row = { run_id: e.run_id, first_hash: e.first_hash, prev, hash };
+    prev = hash;
+    return row;
+  });
+}
+
 /** Chains entries onto the register after `prevHex` (its head, read under REGISTER_LOCK_SQL) and inserts them in one statement. */
 export async function insertRegisterEntries(client: pg.ClientBase, prevHex: string, entries: readonly { run_id: string; first_hash: Buffer }[]): Promise<void> {
   if (entries.length === 0) return;
-  const prevs: Buffer[] = [];
-  const hashes: Buffer[] = [];
-  let prev = prevHex;
-  for (const e of entries) {
-    const hash = registerHash(prev, e.run_id, e.first_hash.toString('hex'));
-    prevs.push(Buffer.from(prev, 'hex'));
-    hashes.push(Buffer.from(hash, 'hex'));
-    prev = hash;
-  }
+  const rows = chainRegisterEntries(prevHex, entries);
   await client.query(
     'INSERT INTO run_register (run_id, first_hash, prev_hash, hash) SELECT run_id, first_hash, prev_hash, hash FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::bytea[]) WITH ORDINALITY AS t(run_id, first_hash, prev_hash, hash, k) ORDER BY k',
-    [entries.map((e) => e.run_id), entries.map((e) => e.first_hash), prevs, hashes],
+    [rows.map((e) => e.run_id), rows.map((e) => e.first_hash), rows.map((e) => Buffer.from(e.prev, 'hex')), rows.map((e) => Buffer.from(e.hash, 'hex'))],
   );
 }
 
+/**
+ * The same insert as insertRegisterEntries as SQL text (values as literals: run ids through node-postgres's
+ * escapeLiteral, hashes as hex digits), so it can go in one simple-protocol round trip with the COMMIT after it.
+ */
+export function registerEntriesSql(prevHex: string, entries: readonly { run_id: string; first_hash: Buffer }[], escapeLiteral: (s: string) => string): string {
+  if (entries.length === 0) return '';
+  const bytes = (hex: string) => {
+    if (!/^[0-9a-f]+$/.test(hex)) throw new Error(`run register: ${JSON.stringify(hex)} is not a hex hash`);
+    return `decode('${hex}', 'hex')`;
+  };
+  const values = chainRegisterEntries(prevHex, entries).map((e) => `(${escapeLiteral(e.run_id)}, ${bytes(e.first_hash.toString('hex'))}, ${bytes(e.prev)}, ${bytes(e.hash)})`);
+  return `INSERT INTO run_register (run_id, first_hash, prev_hash, hash) VALUES ${values.join(', ')};`;
+}
+
+/** Reads the register's head hash as hex (no row when empty): run it in a statement after REGISTER_LOCK_SQL. */
+export const REGISTER_HEAD_SQL = "SELECT encode(hash, 'hex') AS hash FROM run_register ORDER BY ordinal DESC LIMIT 1";
+
 /** The register's head hash (GENESIS_HASH when empty); read it under REGISTER_LOCK_SQL, in a statement after the lock. */
 export async function registerHead(client: pg.ClientBase): Promise<string> {
-  const r = await client.query<{ hash: string }>("SELECT encode(hash, 'hex') AS hash FROM run_register ORDER BY ordinal DESC LIMIT 1");
+  const r = await client.query<{ hash: string }>(REGISTER_HEAD_SQL);
   return r.rows[0]?.hash ?? GENESIS_HASH;
 }
 

@@ -53,6 +53,8 @@ export const EVIDENCE_WEIGHTS = {
   file: 1,
   /** A definition called by a strongly evidenced one (its callee), as a share of the caller's score. */
   callee: 0.25,
+  /** A method dispatched by an evidenced class's name (`_print_Subs`, `visit_Subs`), as a share of the class's score. */
+  dispatch: 0.5,
 } as const;
 
 type DefRef = { file: IndexedFile; i: number };
@@ -373,6 +375,23 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
 
   for (const raw of ev.files) {
     for (const f of suffixFiles(raw, true)) creditFile(f.path, EVIDENCE_WEIGHTS.file, `names file ${raw}`);
+  }
+
+  // Dispatch by name: a printer's `_print_Subs`, a visitor's `visit_Subs` is what that printer or visitor does with
+  // `Subs`, so an evidenced class lends its score to the methods named after it (the prose picks among printers).
+  const dispatched = new Map<string, DefRef[]>();
+  for (const [name, refs] of defsByName) {
+    const m = /^_?[a-z][a-z0-9]*_([A-Z][A-Za-z0-9]*)$/.exec(name);
+    if (!m || m[1]!.length < 3) continue;
+    let l = dispatched.get(m[1]!);
+    if (!l) dispatched.set(m[1]!, (l = []));
+    l.push(...nonTest(refs).filter((r) => r.file.outline.defs[r.i]!.parent !== null));
+  }
+  for (const e of [...defScore.values()]) {
+    const d = e.ref.file.outline.defs[e.ref.i]!;
+    const methods = d.kind === 'class' ? dispatched.get(d.name) : undefined;
+    if (!methods?.length || methods.length > 40) continue;
+    for (const r of methods) credit(r, (e.score * EVIDENCE_WEIGHTS.dispatch) / Math.sqrt(methods.length), `dispatched for ${d.name}`);
   }
 
   // Callees of the strongest definitions: names called in their body that few definitions carry.

@@ -245,6 +245,8 @@ function timelineItem(d: RecordedDecision): HTMLElement {
           el('code', {}, [x.rule]),
           x.iteration && x.iteration > 1 ? el('span', { class: 'muted' }, [`iteration ${x.iteration}`]) : null,
           el('span', { class: 'muted latency', title: 'kernel time for this route' }, [kernelTime(d.latency_us)]),
+          // Old servers' events and pages have no principal field: treat as none.
+          d.principal ? el('span', { class: 'muted principal', title: 'the principal whose token sent this route' }, [`by ${d.principal}`]) : null,
         ]),
         el('div', { class: 'tl-reason' }, [x.reason]),
         extra.length ? el('div', { class: 'tl-extra' }, extra) : null,

@@ -1,0 +1,111 @@
+import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
+import type { Decision } from '../contracts/decision.js';
+import type { ArbiterPort } from '../contracts/ports.js';
+import type { RouteRequest } from '../contracts/route-request.js';
+import type { RunState } from '../contracts/index.js';
+import { IdempotencyConflictError } from '../contracts/store-errors.js';
+import type { FlowSet } from './flows/compiled-flow.js';
+import { provideRunMachine, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { emptyRunState } from './run-state.js';
+
+export interface RecordedRouterOptions {
+  flows: FlowSet;
+  /** Tier 3, as for `createKernel`. */
+  arbiter?: ArbiterPort;
+  /** Cap on one tier-3 call (default 30 s, as for `createKernel`). */
+  arbiterTimeoutMs?: number;
+  /** Idempotency keys remembered, as the kernel's default MemoryStore (default 100,000, the most recent). */
+  maxRequestIds?: number;
+}
+
+/** Routes recorded requests one after another, at their recorded times, holding nothing but the runs' states. */
+export interface RecordedRouter {
+  /**
+   * Routes a request as recorded (it passed `route()`'s guard when it was recorded: validated, limits checked,
+   * secrets redacted) at the recorded time `ts` (ISO-8601). The decision is synchronous unless tier 3 is asked.
+   * Throws (or rejects) where `route()` would reject. Routes of one router must not overlap: await each.
+   */
+  route(request: RouteRequest, ts: string): Decision | Promise<Decision>;
+  /** Stops the run actors. */
+  close(): void;
+}
+
+/**
+ * What a kernel in memory (`createKernel({ flows, arbiter, validate: false, redact: false, clock })`) would answer to
+ * the same requests routed one at a time, without what only a live kernel needs: no per-route record, store append,
+ * latency clock or request hash, no promise per route, no chain of routes per run (the caller awaits each). The
+ * decision comes from the same code: the run machine (`provideRunMachine`), `routeOnActor` and the kernel's rules
+ * for a run's state, a repeated request_id and a decision that fails its last check (the run goes back to its last
+ * committed state, as the kernel's store conflict reloads it). Replay uses it (src/runs/replay.ts).
+ */
+export function createRecordedRouter(options: RecordedRouterOptions): RecordedRouter {
+  const { flows, arbiter } = options;
+  const hasArbiter = arbiter !== undefined;
+  const machine = provideRunMachine(arbiter, options.arbiterTimeoutMs ?? 30_000);
+  const maxRequestIds = options.maxRequestIds ?? 100_000;
+  const actors = new Map<string, RunActor>();
+  // Each run's state after its last decision: what the kernel's store holds, where an actor dropped after a failed
+  // last check starts again.
+  const committed = new Map<string, RunState>();
+  // Idempotency keys (run, request_id) as the kernel's MemoryStore keeps them: a repeat answers the earlier decision.
+  const requests = new Map<string, { request: RouteRequest; decision: Decision }>();
+  let lastTs = '';
+  let lastIso = '';
+
+  function decided(req: RouteRequest, key: string | undefined, decision: Decision, state: RunState): Decision {
+    committed.set(req.run_id, state);
+    if (key !== undefined && maxRequestIds > 0) {
+      requests.delete(key);
+      requests.set(key, { request: req, decision });
+      if (requests.size > maxRequestIds) requests.delete(requests.keys().next().value as string);
+    }
+    return decision;
+  }
+
+  function dropActor(run_id: string): void {
+    actors.get(run_id)?.stop();
+    actors.delete(run_id);
+  }
+
+  return {
+    route(req, ts) {
+      let key: string | undefined;
+      if (req.request_id !== undefined) {
+        key = `${req.run_id}\u0000${req.request_id}`;
+        const earlier = requests.get(key);
+        // The kernel compares request hashes; computed here only for a repeat, which a ledger never records twice.
+        if (earlier) {
+          if (sha256(canonicalJson(earlier.request)) !== sha256(canonicalJson(req))) throw new IdempotencyConflictError(req.run_id, req.request_id);
+          return structuredClone(earlier.decision);
+        }
+      }
+      // The kernel's clock formats the recorded time once per distinct value.
+      if (ts !== lastTs) {
+        lastIso = new Date(Date.parse(ts)).toISOString();
+        lastTs = ts;
+      }
+      let actor = actors.get(req.run_id);
+      if (!actor) actors.set(req.run_id, (actor = startRunActor(machine, committed.get(req.run_id) ?? emptyRunState(req.run_id), hasArbiter)));
+      const run_id = req.run_id;
+      let routed;
+      try {
+        routed = routeOnActor(actor, req, flows, lastIso, hasArbiter);
+      } catch (e) {
+        dropActor(run_id);
+        throw e;
+      }
+      if (!(routed instanceof Promise)) return decided(req, key, routed.outcome.decision, routed.outcome.state);
+      return routed.then(
+        (r) => decided(req, key, r.outcome.decision, r.outcome.state),
+        (e: unknown) => {
+          dropActor(run_id);
+          throw e;
+        },
+      );
+    },
+    close() {
+      for (const actor of actors.values()) actor.stop();
+      actors.clear();
+    },
+  };
+}
