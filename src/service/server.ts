@@ -10,6 +10,7 @@ import {
   ValidationError,
   classifyRouteError,
   decodeUtf8,
+  jsonSyntaxMessage,
   tooLargeMessage,
   compileValidator,
   type CompiledValidator,
@@ -452,7 +453,8 @@ export function parseJsonBody(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new ApiError('INVALID_JSON', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    // Worded as every transport words it: V8's message without the excerpt of the body it quotes (a secret, maybe).
+    throw new ApiError('INVALID_JSON', `the body is not valid JSON: ${jsonSyntaxMessage(e)}`);
   }
   if (text.includes('__proto__') || text.includes('prototype')) {
     JSON.parse(text, function (this: unknown, key, v: unknown) {
