@@ -3,9 +3,9 @@
 // with Last-Event-ID resume without loss or repetition; one that fell further behind is told to reload (`reset`).
 //
 // Cost: until a subscriber has received an event id, no client can resume from one, so nothing is kept (the
-// service does not even build the payload: `listening`). Events published in one turn of the event loop (one
-// group commit) go out together at the next: each event is serialised once, and each subscriber gets one write for
-// the whole group (not one per event), so 100 subscribers cost 100 writes per commit, not 100 per route.
+// service does not even build the payload: `listening`). Events published within `batchMs` (10 ms: several group
+// commits under load, one event when idle) go out together: each event is serialised once, and each subscriber
+// gets one write for the whole batch, so 100 subscribers cost 100 writes per batch, not 100 per route.
 import { randomBytes } from 'node:crypto';
 
 /** What an event says happened. */
@@ -41,6 +41,8 @@ export interface EventHubOptions {
   maxPendingBytes?: number;
   /** Heartbeat comment interval in ms (default 15 s); 0 turns it off. */
   heartbeatMs?: number;
+  /** How long an event may wait to be sent with the ones after it, in ms (default 10). */
+  batchMs?: number;
 }
 
 interface Subscriber {
@@ -67,7 +69,8 @@ export class EventHub {
   private readonly heartbeat: NodeJS.Timeout | undefined;
   /** Events published but not yet written to the subscribers (sent together at the next turn of the loop). */
   private pending: StoredEvent[] = [];
-  private flushing: NodeJS.Immediate | undefined;
+  private flushing: NodeJS.Timeout | undefined;
+  private readonly batchMs: number;
   /** Some subscriber has received an event id (from then on a client may come back with one: events are kept). */
   private resumable = false;
   /** Subscribers dropped for falling behind (for metrics and tests). */
@@ -77,6 +80,7 @@ export class EventHub {
     this.capacity = options.capacity ?? 10_000;
     this.maxSubscribers = options.maxSubscribers ?? 256;
     this.maxPendingBytes = options.maxPendingBytes ?? 1024 * 1024;
+    this.batchMs = options.batchMs ?? 10;
     const every = options.heartbeatMs ?? 15_000;
     if (every > 0) {
       this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), every);
@@ -97,8 +101,8 @@ export class EventHub {
   }
 
   /**
-   * Records an event; every subscriber it concerns gets it at the next turn of the event loop (or at `flush()`),
-   * with the other events of this turn, in publication order.
+   * Records an event; every subscriber it concerns gets it within `batchMs` (or at `flush()`), with the other events
+   * published meanwhile, in publication order.
    */
   publish(type: ServiceEventType, run_id: string, payload: unknown): void {
     const seq = this.next++;
@@ -117,13 +121,13 @@ export class EventHub {
     }
     if (this.subscribers.size > 0) {
       this.pending.push(event);
-      this.flushing ??= setImmediate(() => this.flush());
+      this.flushing ??= setTimeout(() => this.flush(), this.batchMs).unref();
     }
   }
 
   /** Writes the pending events to their subscribers now: one write per subscriber, each event serialised once. */
   flush(): void {
-    if (this.flushing) clearImmediate(this.flushing);
+    if (this.flushing) clearTimeout(this.flushing);
     this.flushing = undefined;
     const events = this.pending;
     if (events.length === 0) return;
