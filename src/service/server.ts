@@ -242,16 +242,18 @@ export function createService(options: ServiceOptions): Service {
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };
       // Without an OpenTelemetry SDK the span records nothing: its attributes are not even built.
-      if (span.isRecording()) span.setAttributes({
-        'navkernel.flow': req.flow,
-        'navkernel.step': req.step_completed,
-        'navkernel.tier': decision.tier,
-        'navkernel.rule': decision.rule,
-        'navkernel.decision': decision.decision,
-        'navkernel.cost_usd': record?.cost_usd ?? 0,
-        ...(decision.seq !== undefined ? { 'navkernel.seq': decision.seq } : {}),
-        ...(decision.next_step_id ? { 'navkernel.next_step': decision.next_step_id } : {}),
-      });
+      if (span.isRecording()) {
+        span.setAttributes({
+          'navkernel.flow': req.flow,
+          'navkernel.step': req.step_completed,
+          'navkernel.tier': decision.tier,
+          'navkernel.rule': decision.rule,
+          'navkernel.decision': decision.decision,
+          'navkernel.cost_usd': record?.cost_usd ?? 0,
+          ...(decision.seq !== undefined ? { 'navkernel.seq': decision.seq } : {}),
+          ...(decision.next_step_id ? { 'navkernel.next_step': decision.next_step_id } : {}),
+        });
+      }
       metrics.route(decision, (performance.now() - started) / 1000, record);
       return decision;
     } catch (e) {
