@@ -115,7 +115,7 @@ async function load(server: Server, label: string, connections: number, amount: 
   return {
     label,
     connections,
-    routesPerSecond: ok / seconds,
+    routesPerSecond: seconds > 0 ? ok / seconds : 0,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
