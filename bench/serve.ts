@@ -158,20 +158,20 @@ async function subscribers(base: string, n: number): Promise<{ close: () => numb
 
 export async function benchServe({ quick }: { quick: boolean }): Promise<BenchSection> {
   const dir = mkdtempSync(path.join(tmpdir(), 'navkernel-bench-serve-'));
-  const amount = quick ? 3_000 : 30_000;
+  const amount = quick ? 1_500 : 30_000;
   const rows: Load[] = [];
   let sseFrames = 0;
   // The floor first, then serve, each warmed up, in the same minute.
   const floor = await startFloor();
   try {
-    await load(floor, 'warm', 8, quick ? 600 : 3_000, 64);
+    await load(floor, 'warm', 8, quick ? 300 : 3_000, 64);
     rows.push({ ...(await load(floor, 'c16', 16, amount, 256)), label: 'floor' });
   } finally {
     await floor.stop();
   }
   const server = await startServe(path.join(dir, 'ledger.sqlite'));
   try {
-    await load(server, 'warm', 8, quick ? 600 : 3_000, 64); // JIT and SQLite page cache
+    await load(server, 'warm', 8, quick ? 300 : 3_000, 64); // JIT and SQLite page cache
     rows.push(await load(server, 'c1', 1, Math.round(amount / 3), 64));
     rows.push(await load(server, 'c16', 16, amount, 256));
     const subs = await subscribers(server.base, 100);
