@@ -1,6 +1,11 @@
 // Server-Sent Events for `GET /v1/events`: what the ledger commits (decisions, escalations, resolutions), as it
 // commits it, to a bounded number of subscribers. A bounded ring of recent events lets a client that reconnects
 // with Last-Event-ID resume without loss or repetition; one that fell further behind is told to reload (`reset`).
+//
+// Cost: until a subscriber has received an event id, no client can resume from one, so nothing is kept (the
+// service does not even build the payload: `listening`). Events published within `batchMs` (10 ms: several group
+// commits under load, one event when idle) go out together: each event is serialised once, and each subscriber
+// gets one write for the whole batch, so 100 subscribers cost 100 writes per batch, not 100 per route.
 import { randomBytes } from 'node:crypto';
 
 /** What an event says happened. */
@@ -36,11 +41,15 @@ export interface EventHubOptions {
   maxPendingBytes?: number;
   /** Heartbeat comment interval in ms (default 15 s); 0 turns it off. */
   heartbeatMs?: number;
+  /** How long an event may wait to be sent with the ones after it, in ms (default 10). */
+  batchMs?: number;
 }
 
 interface Subscriber {
   sink: EventSink;
   run: string | undefined;
+  /** The last event it was given when it joined: later pending events only are its. */
+  after: number;
 }
 
 /** The outcome of a subscription request. */
@@ -58,6 +67,12 @@ export class EventHub {
   private next = 1;
   private readonly subscribers = new Set<Subscriber>();
   private readonly heartbeat: NodeJS.Timeout | undefined;
+  /** Events published but not yet written to the subscribers (sent together at the next turn of the loop). */
+  private pending: StoredEvent[] = [];
+  private flushing: NodeJS.Timeout | undefined;
+  private readonly batchMs: number;
+  /** Some subscriber has received an event id (from then on a client may come back with one: events are kept). */
+  private resumable = false;
   /** Subscribers dropped for falling behind (for metrics and tests). */
   dropped = 0;
 
@@ -65,9 +80,10 @@ export class EventHub {
     this.capacity = options.capacity ?? 10_000;
     this.maxSubscribers = options.maxSubscribers ?? 256;
     this.maxPendingBytes = options.maxPendingBytes ?? 1024 * 1024;
+    this.batchMs = options.batchMs ?? 10;
     const every = options.heartbeatMs ?? 15_000;
     if (every > 0) {
-      this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n', undefined), every);
+      this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), every);
       this.heartbeat.unref();
     }
   }
@@ -76,15 +92,54 @@ export class EventHub {
     return this.subscribers.size;
   }
 
-  /** Records an event and sends it to every subscriber it concerns. Cheap when nobody listens. */
+  /**
+   * Whether a published event can reach anyone: a subscriber now, or one later that resumes (once any subscriber
+   * has received an event id). When false, `publish` keeps nothing and the caller need not build the payload.
+   */
+  get listening(): boolean {
+    return this.resumable || this.subscribers.size > 0;
+  }
+
+  /**
+   * Records an event; every subscriber it concerns gets it within `batchMs` (or at `flush()`), with the other events
+   * published meanwhile, in publication order.
+   */
   publish(type: ServiceEventType, run_id: string, payload: unknown): void {
-    const event: StoredEvent = { seq: this.next++, type, run_id, payload };
-    if (this.ring.length < this.capacity) this.ring.push(event);
-    else {
-      this.ring[this.head] = event;
-      this.head = (this.head + 1) % this.capacity;
+    const seq = this.next++;
+    if (!this.listening) {
+      // Nobody received an id of what the ring holds (it was never flushed to anyone): nobody can resume from it.
+      if (this.ring.length > 0) (this.ring.length = 0), (this.head = 0);
+      return;
     }
-    if (this.subscribers.size > 0) this.broadcast(frameOf(this.epoch, event), run_id);
+    const event: StoredEvent = { seq, type, run_id, payload };
+    if (this.capacity > 0) {
+      if (this.ring.length < this.capacity) this.ring.push(event);
+      else {
+        this.ring[this.head] = event;
+        this.head = (this.head + 1) % this.capacity;
+      }
+    }
+    if (this.subscribers.size > 0) {
+      this.pending.push(event);
+      this.flushing ??= setTimeout(() => this.flush(), this.batchMs).unref();
+    }
+  }
+
+  /** Writes the pending events to their subscribers now: one write per subscriber, each event serialised once. */
+  flush(): void {
+    if (this.flushing) clearTimeout(this.flushing);
+    this.flushing = undefined;
+    const events = this.pending;
+    if (events.length === 0) return;
+    this.pending = [];
+    const first = events[0]!.seq;
+    let all: string | undefined;
+    for (const s of this.subscribers) {
+      let chunk = '';
+      if (s.run === undefined && s.after < first) chunk = all ??= events.map((e) => frameOf(this.epoch, e)).join('');
+      else for (const e of events) if (e.seq > s.after && (s.run === undefined || s.run === e.run_id)) chunk += frameOf(this.epoch, e);
+      if (chunk !== '' && this.send(s, chunk)) this.resumable = true;
+    }
   }
 
   /**
@@ -93,14 +148,16 @@ export class EventHub {
    */
   subscribe(sink: EventSink, options: { run?: string; lastEventId?: string } = {}): Subscribed {
     if (this.subscribers.size >= this.maxSubscribers) return { ok: false, reason: `${this.maxSubscribers} subscribers already (the limit)` };
-    const sub: Subscriber = { sink, run: options.run };
+    const sub: Subscriber = { sink, run: options.run, after: this.next - 1 };
     sink.write(`retry: 2000\n: subscribed${options.run ? ` to run ${options.run}` : ''}\n\n`);
     if (options.lastEventId !== undefined && options.lastEventId !== '') {
       const missed = this.since(options.lastEventId);
       if (missed === undefined) {
         sink.write(`event: reset\ndata: ${JSON.stringify({ reason: `cannot resume after ${options.lastEventId}: reload the state, then follow the stream` })}\n\n`);
       } else {
+        // Pending events are in the ring already: this sends them, and the next flush does not send them again.
         for (const e of missed) if (sub.run === undefined || sub.run === e.run_id) sink.write(frameOf(this.epoch, e));
+        if (missed.length > 0) this.resumable = true;
       }
     }
     this.subscribers.add(sub);
@@ -109,6 +166,7 @@ export class EventHub {
 
   /** Ends every stream (the server is closing). */
   close(): void {
+    this.flush();
     if (this.heartbeat) clearInterval(this.heartbeat);
     for (const s of this.subscribers) s.sink.end();
     this.subscribers.clear();
@@ -126,17 +184,21 @@ export class EventHub {
     return ordered.filter((e) => e.seq > after);
   }
 
-  private broadcast(frame: string, run_id: string | undefined): void {
-    for (const s of this.subscribers) {
-      if (run_id !== undefined && s.run !== undefined && s.run !== run_id) continue;
-      // A subscriber that cannot keep up is dropped rather than buffered without end; it may reconnect and resume.
-      if (s.sink.writableLength > this.maxPendingBytes) {
-        this.subscribers.delete(s);
-        this.dropped++;
-        s.sink.destroy();
-        continue;
-      }
-      s.sink.write(frame);
+  private broadcast(frame: string): void {
+    this.flush();
+    for (const s of this.subscribers) this.send(s, frame);
+  }
+
+  /** Writes to one subscriber; false when it was dropped instead. */
+  private send(s: Subscriber, chunk: string): boolean {
+    // A subscriber that cannot keep up is dropped rather than buffered without end; it may reconnect and resume.
+    if (s.sink.writableLength > this.maxPendingBytes) {
+      this.subscribers.delete(s);
+      this.dropped++;
+      s.sink.destroy();
+      return false;
     }
+    s.sink.write(chunk);
+    return true;
   }
 }

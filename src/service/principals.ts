@@ -110,22 +110,46 @@ export function createPrincipalDirectory(options: { tokensFile?: string; token?:
     const parsed = parseTokensFile(text, options.tokensFile);
     entries = parsed.map((principal, i) => ({ principal, digest: parsed.digests[i]! }));
   };
+  // Tokens already proven, by the header value presented: a caller that sends the same token on every request
+  // (a runner on keep-alive) is not hashed and compared against every entry each time. Only accepted tokens are
+  // kept (a stream of wrong ones cannot grow it), at most MAX_CACHED of them, in memory only (the Map is never
+  // logged or serialised), and the whole cache is dropped whenever the tokens file is (re)loaded, so a token removed
+  // from the file stops working at that reload, and a principal whose scopes changed gets the new ones.
+  let proven = new Map<string, Principal>();
   load();
+  const verify = (token: string): Principal | undefined => {
+    const d = sha256(token);
+    let found: Principal | undefined;
+    // Every entry is compared, so the time does not tell which one (or whether one) matched.
+    for (const e of shared) if (timingSafeEqual(d, e.digest) && !found) found = e.principal;
+    for (const e of entries) if (timingSafeEqual(d, e.digest) && !found) found = e.principal;
+    return found;
+  };
   return {
     required: options.tokensFile !== undefined || options.token !== undefined,
     get size() {
       return entries.length + shared.length;
     },
     authenticate(token) {
-      const d = sha256(token);
-      let found: Principal | undefined;
-      // Every entry is compared, so the time does not tell which one (or whether one) matched.
-      for (const e of [...shared, ...entries]) if (timingSafeEqual(d, e.digest) && !found) found = e.principal;
+      const hit = proven.get(token);
+      if (hit !== undefined) return hit;
+      const found = verify(token);
+      if (found !== undefined) {
+        if (proven.size >= MAX_CACHED) proven = new Map();
+        proven.set(token, found);
+      }
       return found;
     },
-    reload: load,
+    reload() {
+      load();
+      // After a successful load only: a file that does not parse keeps the principals, and their cache, as they were.
+      proven = new Map();
+    },
   };
 }
+
+/** Accepted tokens remembered by a principal directory (a handful in practice: one per runner or person). */
+const MAX_CACHED = 256;
 
 /** A fresh token and the tokens-file entry that admits it (`navkernel token new`). */
 export function newToken(name: string, scopes: readonly string[]): { token: string; entry: { name: string; scopes: Scope[]; token_sha256: string } } {

@@ -10,8 +10,10 @@ import {
   ValidationError,
   classifyRouteError,
   decodeUtf8,
+  jsonSyntaxMessage,
   tooLargeMessage,
   compileValidator,
+  type CompiledValidator,
   type Decision,
   type ArbiterPort,
   type Problem,
@@ -29,7 +31,7 @@ import { scopeOf } from './endpoint-scopes.js';
 import { EventHub, type EventHubOptions } from './events.js';
 import { buildOpenApi } from './openapi.js';
 import { withReports } from '../forensics/with-reports.js';
-import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirectory } from './principals.js';
+import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirectory, type Scope } from './principals.js';
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
 import { RunQueue } from './run-queue.js';
@@ -166,29 +168,39 @@ export function createService(options: ServiceOptions): Service {
   // Every /v1 route needs the scope src/service/endpoint-scopes.ts gives it; a route missing there is refused
   // (fail closed), so a new endpoint cannot be served without deciding who may call it.
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (req, reply) => {
+  // The scope of each METHOD and route template, looked up in the table once (null: none configured, refused).
+  const scopes = new Map<string, Scope | 'public' | null>();
+  const scopeFor = (method: string, template: string): Scope | 'public' | undefined => {
+    const key = `${method} ${template}`;
+    let scope = scopes.get(key);
+    if (scope === undefined) scopes.set(key, (scope = scopeOf(method, template) ?? null));
+    return scope ?? undefined;
+  };
+  // A callback hook, not an async one: no promise per request for what is a table look-up when it passes.
+  app.addHook('onRequest', (req, reply, done) => {
     const url = req.url;
-    if (!url.startsWith('/v1/')) return;
+    if (!url.startsWith('/v1/')) return done();
     const template = req.routeOptions.url;
     // No such endpoint (the UI's static wildcard catches /v1/nothing): the not-found handler answers.
-    if (template === undefined || !template.startsWith('/v1/')) return;
-    const path = url.split('?')[0];
-    const scope = scopeOf(req.method, template);
-    if (scope === 'public') return;
+    if (template === undefined || !template.startsWith('/v1/')) return done();
+    const scope = scopeFor(req.method, template);
+    if (scope === 'public') return done();
     let who: Principal | undefined = ANONYMOUS;
     if (authRequired) {
       who = caller(req.headers.authorization);
       if (!who) {
         reply.header('www-authenticate', 'Bearer realm="navkernel"');
         const given = /^Bearer\s+\S+/i.test(req.headers.authorization ?? '');
-        return sendProblem(reply, problem('UNAUTHORIZED', given ? 'the bearer token is wrong (not one this server knows)' : 'this server needs an Authorization: Bearer <token> header', path));
+        return sendProblem(reply, problem('UNAUTHORIZED', given ? 'the bearer token is wrong (not one this server knows)' : 'this server needs an Authorization: Bearer <token> header', url.split('?')[0]));
       }
     }
-    if (scope === undefined) return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${template} has no scope configured, so nobody may call it`, path));
+    if (scope === undefined) return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${template} has no scope configured, so nobody may call it`, url.split('?')[0]));
     if (!who.scopes.has(scope)) {
+      const path = url.split('?')[0];
       return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${path} needs the ${scope} scope; principal ${who.name} has ${[...who.scopes].join(', ')}`, path));
     }
     req.principal = who;
+    done();
   });
 
   /** Runs a handler under the time limit. */
@@ -204,9 +216,13 @@ export function createService(options: ServiceOptions): Service {
       );
     });
 
+  // Each response schema's validator, compiled at its first use and held here (no look-up by name per response).
+  const validators = new Map<string, CompiledValidator<unknown>>();
   const checked = <T>(schema: string, body: T): T => {
     if (!validateResponses) return body;
-    const r = compileValidator(schema)(body);
+    let validate = validators.get(schema);
+    if (validate === undefined) validators.set(schema, (validate = compileValidator(schema)));
+    const r = validate(body);
     if (!r.success) throw new Error(`response does not match schemas/${schema}.schema.json: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
     return body;
   };
@@ -217,23 +233,27 @@ export function createService(options: ServiceOptions): Service {
 
   async function routeOne(body: unknown, run_id: string | undefined, principal: string | null): Promise<Decision> {
     const started = performance.now();
-    const span = navkernelTracer().startSpan('navkernel.route', { attributes: run_id !== undefined ? { 'navkernel.run_id': run_id } : {} });
-    if (run_id !== undefined) routeSpans.set(run_id, span);
+    const span = navkernelTracer().startSpan('navkernel.route', run_id !== undefined ? { attributes: { 'navkernel.run_id': run_id } } : undefined);
+    // Only tier 3's spans look the route's span up (by run: routes of one run are serialised).
+    if (arbiter && run_id !== undefined) routeSpans.set(run_id, span);
     try {
       const decision = await router.route(body, { principal });
       const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };
-      span.setAttributes({
-        'navkernel.flow': req.flow,
-        'navkernel.step': req.step_completed,
-        'navkernel.tier': decision.tier,
-        'navkernel.rule': decision.rule,
-        'navkernel.decision': decision.decision,
-        'navkernel.cost_usd': record?.cost_usd ?? 0,
-        ...(decision.seq !== undefined ? { 'navkernel.seq': decision.seq } : {}),
-        ...(decision.next_step_id ? { 'navkernel.next_step': decision.next_step_id } : {}),
-      });
+      // Without an OpenTelemetry SDK the span records nothing: its attributes are not even built.
+      if (span.isRecording()) {
+        span.setAttributes({
+          'navkernel.flow': req.flow,
+          'navkernel.step': req.step_completed,
+          'navkernel.tier': decision.tier,
+          'navkernel.rule': decision.rule,
+          'navkernel.decision': decision.decision,
+          'navkernel.cost_usd': record?.cost_usd ?? 0,
+          ...(decision.seq !== undefined ? { 'navkernel.seq': decision.seq } : {}),
+          ...(decision.next_step_id ? { 'navkernel.next_step': decision.next_step_id } : {}),
+        });
+      }
       metrics.route(decision, (performance.now() - started) / 1000, record);
       return decision;
     } catch (e) {
@@ -245,7 +265,7 @@ export function createService(options: ServiceOptions): Service {
       }
       throw e;
     } finally {
-      if (run_id !== undefined) routeSpans.delete(run_id);
+      if (arbiter && run_id !== undefined) routeSpans.delete(run_id);
       span.end();
     }
   }
@@ -400,6 +420,8 @@ export function createService(options: ServiceOptions): Service {
 
 /** A committed route as the event stream tells it: the run page's timeline entry, and the escalation it opened. */
 function publishRoute(events: EventHub, record: RouteRecord): void {
+  // Nobody can receive it (no subscriber, and none has had an event it could resume from): not even built.
+  if (!events.listening) return;
   const { decision } = record;
   events.publish('decision', record.run_id, {
     run_id: record.run_id,
@@ -436,7 +458,8 @@ export function parseJsonBody(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new ApiError('INVALID_JSON', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    // Worded as every transport words it: V8's message without the excerpt of the body it quotes (a secret, maybe).
+    throw new ApiError('INVALID_JSON', `the body is not valid JSON: ${jsonSyntaxMessage(e)}`);
   }
   if (text.includes('__proto__') || text.includes('prototype')) {
     JSON.parse(text, function (this: unknown, key, v: unknown) {

@@ -16,11 +16,20 @@ export interface ServiceMetrics {
 export function createMetrics(): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'navkernel_process_' });
+  // Routes are counted here, per (tier, rule, decision), and added to the Prometheus counter when it is scraped:
+  // prom-client hashes the label set on every inc, which a route should not pay for.
+  const counted = new Map<string, { labels: { tier: string; rule: string; decision: string }; n: number }>();
   const routes = new Counter({
     name: 'navkernel_routes_total',
     help: 'Routes answered, by tier, rule and decision',
     labelNames: ['tier', 'rule', 'decision'] as const,
     registers: [registry],
+    collect() {
+      for (const c of counted.values()) {
+        if (c.n > 0) this.inc(c.labels, c.n);
+        c.n = 0;
+      }
+    },
   });
   const latency = new Histogram({
     name: 'navkernel_route_duration_seconds',
@@ -39,7 +48,10 @@ export function createMetrics(): ServiceMetrics {
   return {
     registry,
     route(decision, seconds, record) {
-      routes.inc({ tier: String(decision.tier), rule: decision.rule, decision: decision.decision });
+      const key = `${decision.tier}\u0000${decision.rule}\u0000${decision.decision}`;
+      const c = counted.get(key);
+      if (c) c.n++;
+      else counted.set(key, { labels: { tier: String(decision.tier), rule: decision.rule, decision: decision.decision }, n: 1 });
       latency.observe(seconds);
       if (record) {
         if (record.cost_usd > 0) cost.inc(record.cost_usd);

@@ -164,6 +164,8 @@ describe('navkernel serve: the /v1 API over real HTTP', () => {
   describe('bad input: the right status, a problem document naming what is wrong, nothing recorded, still serving', () => {
     const cases: [string, () => Promise<Response>, number, string, RegExp][] = [
       ['malformed JSON', () => post(s.base, '/v1/route', '{"run_id": "x",'), 400, 'INVALID_JSON', /not valid JSON/],
+      // The refusal does not quote the body back (V8's message would: it may hold a secret).
+      ['a bare word', () => post(s.base, '/v1/route', 'sk-live-secret-value'), 400, 'INVALID_JSON', /^the body is not valid JSON: Unexpected token 's'$/],
       ['an empty JSON body', () => post(s.base, '/v1/route', ''), 400, 'INVALID_JSON', /JSON/],
       ['a wrong content type', () => fetch(`${s.base}/v1/route`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json.*text\/plain/],
       ['a form body', () => fetch(`${s.base}/v1/route`, { method: 'POST', body: new URLSearchParams({ a: '1' }) }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/],

@@ -170,7 +170,11 @@ describe('EventHub', () => {
     const slow = sink(true);
     const fast = sink(false);
     expect(hub.subscribe(slow).ok && hub.subscribe(fast).ok).toBe(true);
-    for (let i = 0; i < 10; i++) hub.publish('decision', 'r', { i, pad: 'x'.repeat(40) });
+    // One flush per batch (here: per publish); the slow one is dropped once too much waits for it.
+    for (let i = 0; i < 10; i++) {
+      hub.publish('decision', 'r', { i, pad: 'x'.repeat(40) });
+      hub.flush();
+    }
     expect(slow.destroyed()).toBe(true);
     expect(hub.dropped).toBe(1);
     expect(hub.size).toBe(1);
@@ -180,7 +184,13 @@ describe('EventHub', () => {
 
   it('resumes from its ring only while the events are held', () => {
     const hub = new EventHub({ capacity: 3, heartbeatMs: 0 });
+    const first: string[] = [];
+    hub.subscribe({ write: (c) => (first.push(c), true), end: () => {}, destroy: () => {}, writableLength: 0 });
     for (let i = 1; i <= 5; i++) hub.publish('decision', 'r', { i });
+    hub.flush();
+    // The five events of one batch reach the subscriber in one write.
+    expect(first.slice(1)).toHaveLength(1);
+    expect(first[1]!.match(/^id: /gm)).toHaveLength(5);
     const frames = (last: string) => {
       const out: string[] = [];
       hub.subscribe({ write: (c) => (out.push(c), true), end: () => {}, destroy: () => {}, writableLength: 0 }, { lastEventId: last });
@@ -190,6 +200,83 @@ describe('EventHub', () => {
     expect(frames(`${hub.epoch}.4`)).toEqual(['5']);
     expect(frames(`${hub.epoch}.1`)).toEqual(['reset']);
     expect(frames(`${hub.epoch}.9`)).toEqual(['reset']);
+    hub.close();
+  });
+});
+
+describe('EventHub cost', () => {
+  const sink = () => {
+    const out: string[] = [];
+    return { out, write: (c: string) => (out.push(c), true), end: () => {}, destroy: () => {}, writableLength: 0 };
+  };
+
+  it('keeps nothing and builds nothing while nobody can receive an event, and cannot resume into that time', () => {
+    const hub = new EventHub({ heartbeatMs: 0 });
+    expect(hub.listening).toBe(false);
+    let serialised = 0;
+    const payload = (i: number) => ({
+      toJSON: () => {
+        serialised++;
+        return { i };
+      },
+    });
+    for (let i = 0; i < 5; i++) hub.publish('decision', 'r', payload(i));
+    hub.flush();
+    expect(serialised).toBe(0);
+    // An id from that time was never sent to anyone: it cannot be resumed from (reset), rather than resumed with a gap.
+    const late = sink();
+    hub.subscribe(late, { lastEventId: `${hub.epoch}.3` });
+    expect(late.out.some((c) => c.startsWith('event: reset'))).toBe(true);
+    hub.close();
+  });
+
+  it('with 100 subscribers, serialises each event once and writes once per subscriber per batch', async () => {
+    const hub = new EventHub({ heartbeatMs: 0 });
+    const subs = Array.from({ length: 100 }, () => sink());
+    for (const s of subs) expect(hub.subscribe(s).ok).toBe(true);
+    let serialised = 0;
+    for (let i = 0; i < 10; i++) {
+      hub.publish('decision', `r${i}`, {
+        toJSON: () => {
+          serialised++;
+          return { i };
+        },
+      });
+    }
+    // Nothing written yet: the events go out together when the batch time (10 ms by default) has passed.
+    expect(subs[0]!.out).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(serialised).toBe(10);
+    for (const s of subs) {
+      expect(s.out).toHaveLength(2);
+      expect(s.out[1]!.match(/^id: /gm)).toHaveLength(10);
+    }
+    // Once a subscriber has had ids, events are kept for a client that comes back with one.
+    expect(hub.listening).toBe(true);
+    hub.close();
+  });
+
+  it('a subscriber that joins with events pending gets each once: from its Last-Event-ID, or only later ones', () => {
+    const hub = new EventHub({ heartbeatMs: 0 });
+    const early = sink();
+    hub.subscribe(early);
+    hub.publish('decision', 'r', { n: 1 });
+    hub.flush();
+    const lastSeen = /^id: (\S+)/m.exec(early.out[1]!)![1]!;
+    hub.publish('decision', 'r', { n: 2 });
+    hub.publish('decision', 'r', { n: 3 });
+    // Joins while 2 and 3 are pending: resuming after 1 sends 2 and 3 now, and the flush does not repeat them.
+    const resumed = sink();
+    hub.subscribe(resumed, { lastEventId: lastSeen });
+    const fresh = sink();
+    hub.subscribe(fresh);
+    hub.flush();
+    hub.publish('decision', 'r', { n: 4 });
+    hub.flush();
+    const ns = (s: { out: string[] }) => [...s.out.join('').matchAll(/data: \{"n":(\d)\}/g)].map((m) => Number(m[1]));
+    expect(ns(early)).toEqual([1, 2, 3, 4]);
+    expect(ns(resumed)).toEqual([2, 3, 4]);
+    expect(ns(fresh)).toEqual([4]);
     hub.close();
   });
 });

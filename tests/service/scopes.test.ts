@@ -128,6 +128,38 @@ describe('the tokens file', () => {
     expect(SCOPES).toEqual(['route', 'read', 'resolve', 'admin']);
   });
 
+  it('accepted tokens are remembered only until the next reload: a removed token is refused at once, changed scopes apply at once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-cache-'));
+    const file = path.join(dir, 'tokens.yaml');
+    writeFileSync(file, tokensYaml(['runner', 'auditor']));
+    const principals = createPrincipalDirectory({ tokensFile: file });
+    const s = await startServer({ principals });
+    try {
+      const status = async (name: string) => (await fetch(`${s.base}/v1/runs`, { headers: bearer(name) })).status;
+      // Twice each: the second answer comes from the remembered token.
+      for (let i = 0; i < 2; i++) expect([await status('auditor'), await status('runner')]).toEqual([200, 403]);
+      expect(principals.authenticate(TOKENS.auditor!)).toBe(principals.authenticate(TOKENS.auditor!));
+      // The auditor's token leaves the file, the runner gains read: the very next requests see both.
+      writeFileSync(file, `principals:\n  - name: runner\n    scopes: [route, read]\n    token_sha256: ${sha(TOKENS.runner!)}\n`);
+      principals.reload();
+      expect(await status('auditor')).toBe(401);
+      expect(await status('runner')).toBe(200);
+      expect(principals.authenticate(TOKENS.auditor!)).toBeUndefined();
+      // A reload that fails keeps what was loaded, remembered tokens included.
+      writeFileSync(file, 'principals: [ {');
+      expect(() => principals.reload()).toThrow(/tokens\.yaml/);
+      expect(await status('runner')).toBe(200);
+      expect(await status('auditor')).toBe(401);
+      // Wrong tokens are never remembered: they keep failing, and a token's prefix or extension is not it.
+      for (const t of ['tok-nobody', TOKENS.runner!.slice(0, -1), `${TOKENS.runner!}x`]) {
+        expect((await fetch(`${s.base}/v1/runs`, { headers: { authorization: `Bearer ${t}` } })).status).toBe(401);
+      }
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serve reloads it when it changes (a new principal gets in, a broken file keeps the old ones) and never logs a token', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'nk-reload-'));
     const file = path.join(dir, 'tokens.yaml');
