@@ -9,7 +9,7 @@ import type { Definition, Outline } from './outline.js';
  * including trailing comments of its body, the signature's end, the docstring or the comments before,
  * module-level assignments, calls by name and by attribute, f-string interpolations included). It
  * answers `undefined` whenever the text is outside what it reads with certainty — Python 2 syntax,
- * tabs in indentation, unbalanced brackets, an unterminated string, an inconsistent dedent — and the
+ * tabs in indentation, unbalanced brackets, an unterminated string, an inconsistent dedent, a file without definitions — and the
  * caller parses such a file with tree-sitter. Measured against tree-sitter on 2,392 Python files of five
  * projects: 2,381 outlines identical, 7 left to tree-sitter, 4 with a call counted once more or less.
  */
@@ -299,17 +299,17 @@ class Lexer {
         break;
       }
       if (depth === 0 && (c === 33 || c === 58) && s.charCodeAt(sub.i + 1) !== 61) {
-        // Conversion or format spec: skip to the closing brace (nested replacement fields are rare).
+        // Conversion or format spec: skipped to the closing brace; replacement fields nested in it are read.
         let j = sub.i;
-        let inner = 0;
         for (;;) {
           const d = s.charCodeAt(j);
-          if (j >= s.length || d === quote) throw new Unsure('unterminated f-string format spec');
-          if (d === 123) inner++;
-          else if (d === 125) {
-            if (inner === 0) break;
-            inner--;
+          if (j >= s.length || d === quote || d === 10) throw new Unsure('unterminated f-string format spec');
+          if (d === 123) {
+            sub.line = this.line;
+            j = sub.interpolation(j + 1, quote, triple);
+            continue;
           }
+          if (d === 125) break;
           j++;
         }
         sub.i = j + 1;
@@ -551,8 +551,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
       push(container, { kind: 'stmt', line: startLine, endLine: L.endLine, indent: L.indent, simple: false, def: idx });
       if (inline) {
         const body = L.tokens.slice(colon + 1);
-        if (body.length === 1 && body[0]!.type === T_STRING) d.doc = [body[0]!.line, body[0]!.endLine];
-        else if (body.length === 2 && body[0]!.type === T_STRING && body[1]!.text === ';') d.doc = [body[0]!.line, body[0]!.endLine];
+        if (loneString(body)) d.doc = [body[0]!.line, body[0]!.endLine];
       } else open.push({ def: idx, indent: L.indent, bodyIndent: -1, last: L.endLine, lastOff: lastTok.end });
       continue;
     }
@@ -561,7 +560,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     if (open.length) {
       const o = open[open.length - 1]!;
       const d = defs[o.def]!;
-      if (d.bodyLine === L.line && d.doc === null && (L.tokens.length === 1 || (L.tokens.length === 2 && L.tokens[1]!.text === ';')) && t0.type === T_STRING) {
+      if (d.bodyLine === L.line && d.doc === null && loneString(L.tokens)) {
         d.doc = [t0.line, t0.endLine];
       }
     }
@@ -600,6 +599,8 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
   }
   takeComments(Number.MAX_SAFE_INTEGER);
   closeTo(-1);
+  // A file without definitions: tree-sitter says whether it has syntax errors (its outline records them).
+  if (defs.length === 0) return undefined;
   // Docs from comments right before a definition (siblings in its container), when it has no docstring.
   for (const [, list] of items) {
     list.forEach((it, k) => {
@@ -646,6 +647,11 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
   return { defs: out, refs: refList };
 }
 
+/** Whether the first statement of a run of tokens is a lone string literal (a docstring). */
+function loneString(t: Token[]): boolean {
+  return t.length > 0 && t[0]!.type === T_STRING && (t.length === 1 || (t[1]!.type === T_OP && t[1]!.text === ';'));
+}
+
 /**
  * The tokens of a logical line that may hold calls: a `match` statement's subject (not the keyword), a
  * `case` clause's guard only (its patterns look like calls but are class patterns).
@@ -653,19 +659,23 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
 function statementCalls(L: Logical): Token[] {
   const t = L.tokens;
   const t0 = t[0]!;
-  const last = t[t.length - 1]!;
-  if (t0.type !== T_NAME || (t0.text !== 'match' && t0.text !== 'case') || last.type !== T_OP || last.text !== ':' || t.length < 3) return t;
+  if (t0.type !== T_NAME || (t0.text !== 'match' && t0.text !== 'case') || t.length < 3) return t;
   const second = t[1]!;
-  if (second.type === T_OP && second.text !== '(' && second.text !== '[' && second.text !== '-' && second.text !== '*') return t; // `match = …`, `match.x`
-  if (t0.text === 'match') return t.slice(1);
+  if (second.type === T_OP && !['(', '[', '{', '-', '*'].includes(second.text)) return t; // `match = …`, `case.x`
   let depth = 0;
+  let guard = -1;
   for (let k = 1; k < t.length; k++) {
     const x = t[k]!;
     if (x.type === T_OP && '([{'.includes(x.text)) depth++;
     else if (x.type === T_OP && ')]}'.includes(x.text)) depth--;
-    else if (depth === 0 && x.type === T_NAME && x.text === 'if') return t.slice(k + 1);
+    else if (depth === 0 && x.type === T_NAME && x.text === 'if' && guard === -1) guard = k;
+    else if (depth === 0 && x.type === T_OP && x.text === ':') {
+      if (t0.text === 'match') return k === t.length - 1 ? t.slice(1) : t;
+      // A case clause: its guard and its one-line body.
+      return guard === -1 ? t.slice(k + 1) : [...t.slice(guard + 1, k), ...t.slice(k + 1)];
+    }
   }
-  return [];
+  return t;
 }
 
 /** Python 2 statements tree-sitter reads differently: `print x`, `exec code`, `except E, e:`, `raise E, msg`. */
