@@ -1,4 +1,4 @@
-import type { Definition, Outline } from './outline.js';
+import { type Definition, nestDefinitions, type Outline } from './outline.js';
 
 /**
  * A lexical outline of Python: the definitions and references tree-sitter's outline query finds
@@ -151,16 +151,7 @@ class Lexer {
       }
       lineHasCode = true;
       if (isIdStart(c)) {
-        const start = this.i;
-        let j = this.i + 1;
-        while (j < n && isIdPart(s.charCodeAt(j))) j++;
-        const q = s.charCodeAt(j);
-        if ((q === 34 || q === 39) && j - start <= 2 && /^(?:[rRbBuUfF]|[rR][bBfF]|[bBfF][rR]|[uU][rR])$/.test(s.slice(start, j))) {
-          cur.push(this.string(start, j));
-          continue;
-        }
-        this.i = j;
-        cur.push({ type: T_NAME, text: s.slice(start, j), line: this.line, endLine: this.line, start, end: j });
+        cur.push(this.nameOrString());
         continue;
       }
       if (c === 34 || c === 39) {
@@ -225,6 +216,18 @@ class Lexer {
     const nl = this.s.indexOf('\n', this.i);
     this.i = nl === -1 ? this.s.length : nl;
     // A comment ending in \r\n: the \r is skipped with the comment.
+  }
+
+  /** The name at the position, or the string literal it prefixes (`r'…'`, `f"…"`, `b'…'`). */
+  private nameOrString(): Token {
+    const s = this.s;
+    const start = this.i;
+    let j = start + 1;
+    while (j < s.length && isIdPart(s.charCodeAt(j))) j++;
+    const q = s.charCodeAt(j);
+    if ((q === 34 || q === 39) && j - start <= 2 && /^(?:[rRbBuUfF]|[rR][bBfF]|[bBfF][rR]|[uU][rR])$/.test(s.slice(start, j))) return this.string(start, j);
+    this.i = j;
+    return { type: T_NAME, text: s.slice(start, j), line: this.line, endLine: this.line, start, end: j };
   }
 
   /** A string literal whose prefix starts at `start` and whose quote is at `q`. */
@@ -321,16 +324,7 @@ class Lexer {
       }
       if (c === 35 || c === 92) throw new Unsure('comment or backslash in an f-string');
       if (isIdStart(c)) {
-        const start = sub.i;
-        let j = sub.i + 1;
-        while (j < s.length && isIdPart(s.charCodeAt(j))) j++;
-        const q = s.charCodeAt(j);
-        if ((q === 34 || q === 39) && j - start <= 2 && /^(?:[rRbBuUfF]|[rR][bBfF]|[bBfF][rR]|[uU][rR])$/.test(s.slice(start, j))) {
-          toks.push(sub.string(start, j));
-          continue;
-        }
-        sub.i = j;
-        toks.push({ type: T_NAME, text: s.slice(start, j), line: sub.line, endLine: sub.line, start, end: j });
+        toks.push(sub.nameOrString());
         continue;
       }
       if (c === 40 || c === 91 || c === 123) depth++;
@@ -368,13 +362,7 @@ interface Open {
   lastOff: number;
 }
 
-interface RawDef {
-  name: string;
-  kind: string;
-  start: number;
-  end: number;
-  header_end: number;
-  doc: [number, number] | null;
+interface RawDef extends Omit<Definition, 'parent'> {
   startOff: number;
   endOff: number;
   defLine: number;
@@ -634,15 +622,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
       d.header_end = Math.min(Math.max(d.defLine, bodyLine - 1), d.end);
     }
   }
-  const sorted = defs.map((d, i) => ({ d, i })).sort((a, b) => a.d.startOff - b.d.startOff || b.d.endOff - a.d.endOff);
-  const out: Definition[] = [];
-  const stack: { idx: number; endIndex: number }[] = [];
-  for (const { d } of sorted) {
-    while (stack.length && stack[stack.length - 1]!.endIndex < d.endOff) stack.pop();
-    while (stack.length && stack[stack.length - 1]!.endIndex <= d.startOff) stack.pop();
-    out.push({ name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc, parent: stack.length ? stack[stack.length - 1]!.idx : null });
-    stack.push({ idx: out.length - 1, endIndex: d.endOff });
-  }
+  const out = nestDefinitions(defs.map((d) => ({ def: { name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc }, startIndex: d.startOff, endIndex: d.endOff })));
   const refList = [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return { defs: out, refs: refList };
 }
