@@ -1,5 +1,6 @@
 import type { FileLanguage } from './languages.js';
 import { extractOutline, type Outline } from './outline.js';
+import { pythonOutline } from './python-outline.js';
 
 /** The parse note of a generated or vendored file (indexed as text, shown as plain text). */
 export const NOT_PARSED = 'not parsed: generated or vendored file';
@@ -47,13 +48,16 @@ export function countLines(text: string): number {
 }
 
 /**
- * The record of one file: its line count and outline (tree-sitter definitions and references). A file that
+ * The record of one file: its line count and outline (definitions and references: read lexically for Python,
+ * see python-outline.ts, with tree-sitter for the rest and for what the lexical reading is unsure of). A file that
  * fails to parse gets an outline with `parse_error` (rendered as plain text). A pure function of its input.
  */
 export async function extractFileRecord(input: FileRecordInput): Promise<FileRecord> {
   let outline: Outline;
   try {
-    outline = input.unparsed ? { defs: [], refs: [], parse_error: NOT_PARSED } : await extractOutline(input.language, input.text);
+    outline = input.unparsed
+      ? { defs: [], refs: [], parse_error: NOT_PARSED }
+      : ((input.language === 'python' ? pythonOutline(input.text) : undefined) ?? (await extractOutline(input.language, input.text)));
   } catch (err) {
     outline = { defs: [], refs: [], parse_error: `parse failed: ${(err as Error).message}` };
   }

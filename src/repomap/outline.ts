@@ -96,6 +96,23 @@ function docOf(lang: CodeLanguage, node: Node, outer: Node): [number, number] | 
   return start !== null && end !== null ? [start, end] : null;
 }
 
+/**
+ * Definitions in source order (by start offset, the outer one first when two start together), each with the
+ * index of the innermost definition whose span holds it as its parent.
+ */
+export function nestDefinitions(found: { def: Omit<Definition, 'parent'>; startIndex: number; endIndex: number }[]): Definition[] {
+  const sorted = [...found].sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
+  const defs: Definition[] = [];
+  const stack: { idx: number; endIndex: number }[] = [];
+  for (const s of sorted) {
+    while (stack.length && stack[stack.length - 1]!.endIndex < s.endIndex) stack.pop();
+    while (stack.length && stack[stack.length - 1]!.endIndex <= s.startIndex) stack.pop();
+    defs.push({ ...s.def, parent: stack.length ? stack[stack.length - 1]!.idx : null });
+    stack.push({ idx: defs.length - 1, endIndex: s.endIndex });
+  }
+  return defs;
+}
+
 /** Parses `text` as `lang` and extracts its outline. Never throws for bad code: a parse failure is recorded. */
 export async function extractOutline(lang: FileLanguage, text: string): Promise<Outline> {
   if (lang === 'markdown') return markdownOutline(text);
@@ -141,15 +158,7 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
         endIndex: outer.endIndex,
       });
     }
-    const sorted = [...byNode.values()].sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
-    const defs: Definition[] = [];
-    const stack: { idx: number; endIndex: number }[] = [];
-    for (const s of sorted) {
-      while (stack.length && stack[stack.length - 1]!.endIndex < s.endIndex) stack.pop();
-      while (stack.length && stack[stack.length - 1]!.endIndex <= s.startIndex) stack.pop();
-      defs.push({ ...s.def, parent: stack.length ? stack[stack.length - 1]!.idx : null });
-      stack.push({ idx: defs.length - 1, endIndex: s.endIndex });
-    }
+    const defs = nestDefinitions([...byNode.values()]);
     const refs = [...counts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const out: Outline = { defs, refs };
     if (root.hasError && defs.length === 0) out.parse_error = 'syntax errors and no definitions found';

@@ -110,4 +110,4 @@ export function referenceQuery(lang: CodeLanguage): string {
 }
 
 /** Bump when the queries or the outline format change: cached outlines carry it. */
-export const OUTLINE_VERSION = 1;
+export const OUTLINE_VERSION = 2;
