@@ -2,7 +2,7 @@ import type { FileClass } from '../repomap/file-class.js';
 import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
 import { splitWords, splitWordsShared } from '../repomap/words.js';
 import type { TextIndex } from './text-index.js';
-import { stemOf } from './terms.js';
+import { lineTerms, stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 
@@ -44,7 +44,7 @@ export function termsOfWord(word: string, text: TextIndex): string[] {
 }
 
 const TEST_WORDS = new Set(['test', 'tests', 'testing', 'spec', 'specs', 'unittest', 'pytest', 'fixture', 'fixtures', 'coverage']);
-const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'readme', 'changelog', 'typo', 'typos', 'docstring', 'docstrings', 'guide']);
+const DOC_WORDS = new Set(['doc', 'docs', 'documentation', 'readme', 'changelog', 'typo', 'typos', 'guide']);
 const EXAMPLE_WORDS = new Set(['example', 'examples', 'demo', 'demos', 'sample', 'samples', 'tutorial']);
 
 /** Class weights: sources first; tests, docs and examples only when the task is about them; generated and vendored last. */
@@ -75,6 +75,23 @@ export function taskAbout(task: string): TaskRanking['about'] {
   const words = new Set(splitWords(lines.length > 1 ? lines[0]! : task));
   const has = (s: Set<string>) => [...words].some((w) => s.has(w));
   return { tests: has(TEST_WORDS), docs: has(DOC_WORDS), examples: has(EXAMPLE_WORDS) };
+}
+
+/** How many times a term of an issue's title counts in the text query (the body's terms count once). */
+export const TITLE_TIMES = 2;
+
+/**
+ * An issue's title says what it is about in a few words; its body adds reproductions, output and
+ * environment that repeat many other words. For a task of several lines, the terms of its first
+ * non-blank line count TITLE_TIMES in the full-text query; a one-line task has no body to outweigh.
+ */
+export function titleWeights(task: string, allTerms: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const lines = task.split(/\r?\n/).filter((l) => l.trim() !== '');
+  if (lines.length < 2) return out;
+  const title = new Set(lineTerms(lines[0]!));
+  for (const t of allTerms) if (title.has(t)) out.set(t, TITLE_TIMES);
+  return out;
 }
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -162,7 +179,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     terms.set(w.word, { terms: ts, idf, files });
   }
   const allTerms = [...terms.values()].flatMap((t) => t.terms);
-  const hits = text.search(allTerms, 400);
+  const hits = text.search(allTerms, 400, titleWeights(task, allTerms));
   const maxText = Math.max(1e-9, ...hits.map((h) => h.score));
   const textOf = new Map(hits.map((h) => [h.path, h.score / maxText]));
   for (const [w, t] of terms) for (const p of anchored?.get(w) ?? []) textOf.set(p, Math.max(textOf.get(p) ?? 0, 0.5));
