@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { navigate } from '../../src/navigator/index.js';
+import { classOfPath } from '../../src/navigator/class-of-path.js';
+import { TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
+
+// The fixture package of the evidence tests (tests/fixtures/repos/issues).
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/issues');
+const nav = (task: string) => navigate({ task, repo_root: REPO, budget: { max_files: 2, max_lines: 40 } }, { cacheDir: false });
+const ranked = (o: Awaited<ReturnType<typeof nav>>) => o.artifacts.navigation_map.tier_path_traversed.filter((e) => e.tier === 'T3').map((e) => e.files_loaded[0]);
+
+describe('what an issue is about, by its title', () => {
+  it('counts the terms of a several-line task\'s first line twice, a one-line task\'s not at all', () => {
+    const w = titleWeights('Spool rewinds past the start\n\nthe spool of my build goes back too far', ['spool', 'rewind', 'build', 'start']);
+    expect(w.get('spool')).toBe(TITLE_TIMES);
+    expect(w.get('rewind')).toBe(TITLE_TIMES);
+    expect(w.has('build')).toBe(false);
+    expect(titleWeights('Spool rewinds past the start', ['spool', 'rewind']).size).toBe(0);
+  });
+
+  it('a report whose body shares many everyday words with a set-up module: the module its title names ranks first', async () => {
+    const task = [
+      'Spool rewind goes before the start',
+      '',
+      'Steps to reproduce: install, check the environment and the platform, then build and read the output.',
+      '',
+      'Expected: the position stays at the start.',
+    ].join('\n');
+    const o = await nav(task);
+    expect(ranked(o)[0]).toBe('gadget/spool.py');
+  });
+});
+
+describe('the navigator\'s class of a path', () => {
+  it('a library copied in under its release name is vendored; a message catalog is a document; sources stay sources', () => {
+    expect(classOfPath('app/theme/static/lodash-4.17.21.js')).toBe('vendored');
+    expect(classOfPath('app/theme/static/bootstrap-5.3.0.css')).toBe('vendored');
+    expect(classOfPath('app/locale/de/LC_MESSAGES/app.po')).toBe('doc');
+    expect(classOfPath('app/locale/app.pot')).toBe('doc');
+    expect(classOfPath('app/theme/static/search.js')).toBe('source');
+    expect(classOfPath('app/http2.py')).toBe('source');
+    expect(classOfPath('app/v1.2/handler.js')).toBe('source');
+  });
+});
