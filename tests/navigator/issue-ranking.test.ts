@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
+import { quotedPhrases } from '../../src/navigator/evidence/index.js';
 import { classOfPath } from '../../src/navigator/class-of-path.js';
 import { TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
 
@@ -29,6 +30,22 @@ describe('what an issue is about, by its title', () => {
     ].join('\n');
     const o = await nav(task);
     expect(ranked(o)[0]).toBe('gadget/spool.py');
+  });
+});
+
+describe('phrases the prose quotes', () => {
+  it('reads double-quoted phrases of three words or more, straight or typographic, and no single-quoted ones', () => {
+    expect(quotedPhrases('It says "Please give a length" and \u201cnothing else happens here\u201d, not \'one two three\' or "two words".')).toEqual([
+      'Please give a length',
+      'nothing else happens here',
+    ]);
+  });
+
+  it('a quoted prompt points at the definition printing it', async () => {
+    const o = await nav('Spool keeps asking\n\nAfter I type a length it says *"Please give a length in metres (or just Enter to stop)"* again.');
+    const d = o.artifacts.context_load_receipt.definitions![0]!;
+    expect(d).toMatchObject({ path: 'gadget/spool.py', symbol: 'ask_length' });
+    expect(d.evidence[0]).toMatch(/^quoted "Please give a length in metres/);
   });
 });
 
