@@ -50,7 +50,7 @@ describe('phrases the prose quotes', () => {
 });
 
 describe('the navigator\'s class of a path', () => {
-  it('a library copied in under its release name is vendored; a message catalog is a document; sources stay sources', () => {
+  it('a library copied in under its release name is vendored; a message catalog is a document; the code host\'s folders are configuration; sources stay sources', () => {
     expect(classOfPath('app/theme/static/lodash-4.17.21.js')).toBe('vendored');
     expect(classOfPath('app/theme/static/bootstrap-5.3.0.css')).toBe('vendored');
     expect(classOfPath('app/locale/de/LC_MESSAGES/app.po')).toBe('doc');
@@ -58,5 +58,8 @@ describe('the navigator\'s class of a path', () => {
     expect(classOfPath('app/theme/static/search.js')).toBe('source');
     expect(classOfPath('app/http2.py')).toBe('source');
     expect(classOfPath('app/v1.2/handler.js')).toBe('source');
+    expect(classOfPath('.github/ISSUE_TEMPLATE/bug_report.md')).toBe('config');
+    expect(classOfPath('.gitlab/issue_templates/Bug.md')).toBe('config');
+    expect(classOfPath('docs/github.md')).toBe('doc');
   });
 });
