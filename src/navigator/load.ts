@@ -4,7 +4,7 @@ import { countTokens, fileHeader, resolveInsideRoot, type IndexedFile, type Leve
 import { termsOfWord } from './ranking.js';
 import type { TextIndex } from './text-index.js';
 import { inScope } from './traverse.js';
-import { selectLines, TUNE } from './windows.js';
+import { selectLines } from './windows.js';
 import { fileLines, lineRanges, rangeSha256 } from './line-ranges.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
 import type { RankedDefinition } from './evidence/index.js';
@@ -120,7 +120,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const readNotLoaded: { path: string; lines_read: number }[] = [];
   const cut: string[] = [];
   const queue = input.planned.filter((p) => byPathFile.has(p.path));
-  const relevance = queue.map((p) => Math.max(0.05, p.relevance) ** TUNE.shareExp);
+  const relevance = queue.map((p) => Math.max(0.05, p.relevance));
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i]!;
     const file = byPathFile.get(p.path)!;

@@ -94,6 +94,24 @@ export function titleWeights(task: string, allTerms: readonly string[]): Map<str
   return out;
 }
 
+/** In a task of several lines, terms in more than this share of the files are left out of the text query. */
+export const ISSUE_DF_MAX = 0.1;
+
+/**
+ * The terms of the full-text query. An issue (several lines) names many everyday words — of its template,
+ * its environment, its prose — that occur in a large share of the files; each adds little, but together
+ * they lift the longest files, which hold them all, above the ones the issue is about. In a task of several
+ * lines, terms found in more than ISSUE_DF_MAX of the files are left out (they still count as magic
+ * words, for the windows and the matched words); a one-line task keeps every term.
+ */
+export function queryTerms(task: string, all: readonly string[], text: Pick<TextIndex, 'docFreq' | 'size'>): string[] {
+  const lines = task.split(/\r?\n/).filter((l) => l.trim() !== '').length;
+  if (lines < 2) return [...all];
+  const max = ISSUE_DF_MAX * Math.max(1, text.size);
+  const kept = all.filter((t) => text.docFreq(t) <= max);
+  return kept.length ? kept : [...all];
+}
+
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
@@ -178,7 +196,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     const idf = Math.log(1 + N / Math.max(1, files.size));
     terms.set(w.word, { terms: ts, idf, files });
   }
-  const allTerms = [...terms.values()].flatMap((t) => t.terms);
+  const allTerms = queryTerms(task, [...terms.values()].flatMap((t) => t.terms), text);
   const hits = text.search(allTerms, 400, titleWeights(task, allTerms));
   const maxText = Math.max(1e-9, ...hits.map((h) => h.score));
   const textOf = new Map(hits.map((h) => [h.path, h.score / maxText]));

@@ -13,7 +13,7 @@ export interface LineSelection {
   outline: number[];
 }
 
-export const TUNE = { radius: 3, before: 3, after: 3, stop: 3, fit: 0.6, focusFit: 0.7, shareExp: 1 };
+const RADIUS = 3;
 
 /** A definition to show first (from the task's evidence): its range, its signature's end, and a line inside it the evidence names. */
 export interface FocusRange {
@@ -66,7 +66,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   };
   const windowScore = (c: number): number => {
     const seen = new Map<string, number>();
-    for (let l = Math.max(1, c - TUNE.radius); l <= Math.min(n, c + TUNE.radius); l++) {
+    for (let l = Math.max(1, c - RADIUS); l <= Math.min(n, c + RADIUS); l++) {
       if (chosen.has(l)) continue;
       for (const t of hits[l] ?? []) seen.set(t, (seen.get(t) ?? 0) + 1);
     }
@@ -83,7 +83,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   for (const fd of focus) {
     const left = allowance - chosen.size;
     if (left <= 0) break;
-    if (fd.end - fd.start + 1 <= Math.max(12, Math.floor(left * TUNE.focusFit))) {
+    if (fd.end - fd.start + 1 <= Math.max(12, Math.floor(left * 0.7))) {
       take(fd.start, fd.end);
       windows.push([fd.start, fd.end]);
       continue;
@@ -112,17 +112,17 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
         at = c;
       }
     }
-    if (!at || best < first / TUNE.stop) break;
+    if (!at || best < first / 3) break;
     if (!first) first = best;
     const left = allowance - chosen.size;
     const d = innermost(at);
-    if (d && d.end - d.start + 1 <= Math.max(12, Math.floor(left * TUNE.fit))) {
+    if (d && d.end - d.start + 1 <= Math.max(12, Math.floor(left * 0.6))) {
       take(d.start, d.end);
       windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
-      const a = Math.max(1, at - TUNE.before);
-      const b = Math.min(n, at + TUNE.after);
+      const a = Math.max(1, at - RADIUS);
+      const b = Math.min(n, at + RADIUS);
       take(a, b);
       windows.push([a, b]);
     }

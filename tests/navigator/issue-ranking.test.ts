@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
 import { quotedPhrases } from '../../src/navigator/evidence/index.js';
 import { classOfPath } from '../../src/navigator/class-of-path.js';
-import { TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
+import { ISSUE_DF_MAX, queryTerms, TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
+import { openTextIndex } from '../../src/navigator/text-index.js';
+import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
+import { indexRepo } from '../../src/repomap/index.js';
 
 // The fixture package of the evidence tests (tests/fixtures/repos/issues).
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/issues');
@@ -63,3 +66,22 @@ describe('the navigator\'s class of a path', () => {
     expect(classOfPath('docs/github.md')).toBe('doc');
   });
 });
+
+describe('the text query of an issue', () => {
+  it('leaves out terms in more than a tenth of the files when the task has several lines, keeps them in a one-line task', async () => {
+    const index = await indexRepo(REPO, { cacheDir: false, extras: LEX_FIELDS_EXTRAS });
+    const text = openTextIndex(index, false);
+    try {
+      // `widget` is in many of the fixture's files, `spool` in one.
+      expect(text.docFreq('widget')).toBeGreaterThan(ISSUE_DF_MAX * text.size);
+      expect(text.docFreq('spool')).toBeLessThanOrEqual(ISSUE_DF_MAX * text.size);
+      expect(queryTerms('spool widget\n\nmore words', ['spool', 'widget'], text)).toEqual(['spool']);
+      expect(queryTerms('spool widget', ['spool', 'widget'], text)).toEqual(['spool', 'widget']);
+      // Nothing rare: the common terms stay rather than an empty query.
+      expect(queryTerms('widget\n\nwidget', ['widget'], text)).toEqual(['widget']);
+    } finally {
+      text.close();
+    }
+  });
+});
+
