@@ -2,7 +2,7 @@ import type { FileClass } from '../repomap/file-class.js';
 import type { IndexedFile, RepoIndex } from '../repomap/repo-index.js';
 import { splitWords, splitWordsShared } from '../repomap/words.js';
 import type { TextIndex } from './text-index.js';
-import { stemOf } from './terms.js';
+import { lineTerms, stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 
@@ -83,6 +83,41 @@ export function taskAbout(task: string): TaskRanking['about'] {
   const words = new Set(splitWords(issue ? lines[0]! : task));
   const has = (s: Set<string>) => [...words].some((w) => s.has(w));
   return { tests: has(issue ? ISSUE_TEST_WORDS : TEST_WORDS), docs: has(issue ? ISSUE_DOC_WORDS : DOC_WORDS), examples: has(EXAMPLE_WORDS) };
+}
+
+/** How many times a term of an issue's title counts in the text query (the body's terms count once). */
+export const TITLE_TIMES = 2;
+
+/**
+ * An issue's title says what it is about in a few words; its body adds reproductions, output and
+ * environment that repeat many other words. For a task of several lines, the terms of its first
+ * non-blank line count TITLE_TIMES in the full-text query; a one-line task has no body to outweigh.
+ */
+export function titleWeights(task: string, allTerms: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const lines = task.split(/\r?\n/).filter((l) => l.trim() !== '');
+  if (lines.length < 2) return out;
+  const title = new Set(lineTerms(lines[0]!));
+  for (const t of allTerms) if (title.has(t)) out.set(t, TITLE_TIMES);
+  return out;
+}
+
+/** In a task of several lines, terms in more than this share of the files are left out of the text query. */
+export const ISSUE_DF_MAX = 0.1;
+
+/**
+ * The terms of the full-text query. An issue (several lines) names many everyday words — of its template,
+ * its environment, its prose — that occur in a large share of the files; each adds little, but together
+ * they lift the longest files, which hold them all, above the ones the issue is about. In a task of several
+ * lines, terms found in more than ISSUE_DF_MAX of the files are left out (they still count as magic
+ * words, for the windows and the matched words); a one-line task keeps every term.
+ */
+export function queryTerms(task: string, all: readonly string[], text: Pick<TextIndex, 'docFreq' | 'size'>): string[] {
+  const lines = task.split(/\r?\n/).filter((l) => l.trim() !== '').length;
+  if (lines < 2) return [...all];
+  const max = ISSUE_DF_MAX * Math.max(1, text.size);
+  const kept = all.filter((t) => text.docFreq(t) <= max);
+  return kept.length ? kept : [...all];
 }
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -169,8 +204,8 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     const idf = Math.log(1 + N / Math.max(1, files.size));
     terms.set(w.word, { terms: ts, idf, files });
   }
-  const allTerms = [...terms.values()].flatMap((t) => t.terms);
-  const hits = text.search(allTerms, 400);
+  const allTerms = queryTerms(task, [...terms.values()].flatMap((t) => t.terms), text);
+  const hits = text.search(allTerms, 400, titleWeights(task, allTerms));
   const maxText = Math.max(1e-9, ...hits.map((h) => h.score));
   const textOf = new Map(hits.map((h) => [h.path, h.score / maxText]));
   for (const [w, t] of terms) for (const p of anchored?.get(w) ?? []) textOf.set(p, Math.max(textOf.get(p) ?? 0, 0.5));

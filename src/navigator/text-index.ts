@@ -49,8 +49,11 @@ export interface TextIndex {
   origin: string;
   stats: TextIndexStats;
   classOf(path: string): FileClass;
-  /** Files with at least one of `terms`, best first (ties by path), at most `limit`. */
-  search(terms: string[], limit: number): TextHit[];
+  /**
+   * Files with at least one of `terms`, best first (ties by path), at most `limit`. `times` counts a term
+   * more than once in the query (an integer, default 1): its share of the BM25 sum is multiplied by it.
+   */
+  search(terms: string[], limit: number, times?: ReadonlyMap<string, number>): TextHit[];
   /** Number of files containing `term`. */
   docFreq(term: string): number;
   /** Every file containing `term`, sorted by path. */
@@ -191,10 +194,12 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
       if (!c) classes.set(p, (c = mirrors.has(p) ? 'generated' : classifyPath(p)));
       return c;
     },
-    search(terms, limit) {
+    search(terms, limit, times) {
       const uniq = [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
       if (!uniq.length) return [];
-      const hits = (searchStmt.all(uniq.map(quote).join(' OR '), limit) as { id: number; s: number }[]).map((r) => ({ path: byId.get(r.id)!, score: round(-r.s) }));
+      // FTS5's bm25() sums over the query's phrases: a term written k times counts k times.
+      const query = uniq.flatMap((t) => Array.from({ length: Math.max(1, Math.min(4, Math.round(times?.get(t) ?? 1))) }, () => quote(t))).join(' OR ');
+      const hits = (searchStmt.all(query, limit) as { id: number; s: number }[]).map((r) => ({ path: byId.get(r.id)!, score: round(-r.s) }));
       return hits.filter((h) => h.path !== undefined).sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     },
     docFreq(term) {

@@ -9,6 +9,8 @@ const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testi
 const DOC_DIRS = new Set(['doc', 'docs', 'documentation', 'man', 'site', 'website']);
 const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'sample', 'samples', 'playground', 'tutorial', 'tutorials']);
 const VENDOR_DIRS = new Set(['vendor', 'vendors', 'third_party', 'third-party', 'thirdparty', 'external', 'externals', 'extern', 'deps', 'bower_components', 'jspm_packages']);
+/** The code host's and CI's folders (issue and pull-request templates, workflows): configuration of the project. */
+const HOSTING_DIR = /^\.(github|gitlab|circleci|gitea|forgejo)\//;
 /**
  * A file named after a release of something (`jquery-3.5.1.js`, `underscore-1.13.1.js`, `bootstrap-4.3.1.min.css`): a copy of
  * another project's published build dropped into this one. A project does not put its own version in its own
@@ -39,6 +41,8 @@ export function isGeneratedFileName(base: string): boolean {
 
 /** The class of a repository-relative POSIX path. */
 export function classifyPath(rel: string): FileClass {
+  // `.github/ISSUE_TEMPLATE/bug_report.md` is no document: every issue written from it repeats its headings.
+  if (HOSTING_DIR.test(rel)) return 'config';
   const parts = rel.split('/');
   const base = parts[parts.length - 1]!;
   // `_examples/`, `.docs/`: a leading underscore or dot (Go's "ignore this folder" convention) does not change what a folder holds.

@@ -27,6 +27,8 @@ export interface IssueEvidence {
   frames: FrameEvidence[];
   /** Error messages and warnings quoted in the issue (the text after `ValueError:`, `WARNING:`, pytest's `E`). */
   messages: string[];
+  /** Phrases the prose quotes in double quotes (`it says "Please enter a valid path name"`): text the program may print. */
+  quoted: string[];
   /** `from a.b import C` → {module: 'a.b', names: ['C']}; `import a.b` → {module: 'a.b', names: []}. */
   imports: { module: string; names: string[] }[];
   /** `import numpy as np` → np → numpy; `from a import b as c` → c → a.b. */
@@ -153,6 +155,22 @@ export function errorMessages(text: string): string[] {
   return out;
 }
 
+const QUOTED = /(?<![\w"])["\u201c]([^"\u201c\u201d\n]{10,200}?)["\u201d](?![\w"])/g;
+
+/**
+ * Phrases quoted in prose with double quotes (straight or typographic) that read as a message: three
+ * words or more. Not code (a backticked phrase is read as names) and not single quotes (apostrophes).
+ */
+export function quotedPhrases(prose: string): string[] {
+  const out: string[] = [];
+  for (const m of prose.matchAll(QUOTED)) {
+    const q = m[1]!.trim();
+    if ((q.match(/[A-Za-z]{2,}/g) ?? []).length < 3 || /^https?:/.test(q)) continue;
+    if (!out.includes(q)) out.push(q);
+  }
+  return out;
+}
+
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
 const DOTTED = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/g;
 const FILE_NAME = /(?<![\w/.-])((?:[\w.-]+\/)*[\w-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|rb|cfg|toml|ini|json|ya?ml))(?![\w/])/g;
@@ -184,6 +202,7 @@ export function readIssue(text: string): IssueEvidence {
   const names: IssueEvidence['names'] = new Map();
   const files: string[] = [];
   const literals: string[] = [];
+  const quoted: string[] = [];
   const name = (n: string) => {
     let e = names.get(n);
     if (!e) names.set(n, (e = { calls: 0, attrs: 0, backticks: 0, prose: 0 }));
@@ -245,6 +264,7 @@ export function readIssue(text: string): IssueEvidence {
         }
       }
       const plain = seg.text.replace(/`+[^`\n]+?`+/g, ' ').replace(/https?:\/\/\S+/g, ' ');
+      for (const q of quotedPhrases(plain)) if (!quoted.includes(q) && !messages.includes(q)) quoted.push(q);
       for (const d of plain.matchAll(DOTTED)) {
         // Prose dotted names: only when they look like code (a capital or an underscore somewhere, or a call).
         if (/[A-Z_]/.test(d[0]) && !/\.(com|org|net|io|html?|md|txt|rst)$/i.test(d[0])) addDotted(d[0]);
@@ -258,5 +278,5 @@ export function readIssue(text: string): IssueEvidence {
     const f = m[1]!;
     if (!framePaths.has(f) && !files.includes(f) && !/^[\w-]+\.(com|org|net|io)$/.test(f)) files.push(f);
   }
-  return { segments, frames, messages, imports, aliases, dotted, names, files, literals, links: sourceLinks(text) };
+  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, links: sourceLinks(text) };
 }

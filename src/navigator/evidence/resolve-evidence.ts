@@ -36,6 +36,8 @@ export const EVIDENCE_WEIGHTS = {
   frame: 3,
   /** A message whose words all occur, in order, in a string of the definition. */
   message: 2.5,
+  /** A phrase the prose quotes (`"Please enter a valid path name"`), found like a message. */
+  quoted: 2,
   /** A name imported from a module of the repository (or the module itself, `import a.b`). */
   import: 1.5,
   /** A dotted name resolved to a definition (`Class.method`, `module.function`). */
@@ -185,7 +187,11 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
   }
 
   // Messages: windows of consecutive words, found in order in a file's text; the definition around the match.
-  for (const msg of ev.messages.slice(0, 8)) {
+  const messages: [string, number, string][] = [
+    ...ev.messages.slice(0, 8).map((m): [string, number, string] => [m, EVIDENCE_WEIGHTS.message, 'message']),
+    ...(ev.quoted ?? []).slice(0, 6).map((m): [string, number, string] => [m, EVIDENCE_WEIGHTS.quoted, 'quoted']),
+  ];
+  for (const [msg, weight, kind] of messages) {
     const words = msg.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? [];
     if (words.length < 2) continue;
     const n = Math.min(4, words.length);
@@ -226,8 +232,8 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
     const spread = Math.max(1, Math.sqrt(matchedFiles / 2));
     const short = msg.length > 60 ? `${msg.slice(0, 57)}…` : msg;
     for (const h of hits.values()) {
-      const s = (EVIDENCE_WEIGHTS.message * h.count) / windows.length / spread;
-      const why = `message "${short}" at line ${h.line}`;
+      const s = (weight * h.count) / windows.length / spread;
+      const why = `${kind} "${short}" at line ${h.line}`;
       if (h.ref) credit(h.ref, s, why, h.line);
       else creditFile(h.file.path, s * 0.6, why);
     }

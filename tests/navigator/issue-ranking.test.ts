@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { navigate } from '../../src/navigator/index.js';
+import { quotedPhrases } from '../../src/navigator/evidence/index.js';
+import { classifyPath as classOfPath } from '../../src/repomap/index.js';
+import { ISSUE_DF_MAX, queryTerms, TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
+import { openTextIndex } from '../../src/navigator/text-index.js';
+import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
+import { indexRepo } from '../../src/repomap/index.js';
+
+// The fixture package of the evidence tests (tests/fixtures/repos/issues).
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/issues');
+const nav = (task: string) => navigate({ task, repo_root: REPO, budget: { max_files: 2, max_lines: 40 } }, { cacheDir: false });
+const ranked = (o: Awaited<ReturnType<typeof nav>>) => o.artifacts.navigation_map.tier_path_traversed.filter((e) => e.tier === 'T3').map((e) => e.files_loaded[0]);
+
+describe('what an issue is about, by its title', () => {
+  it('counts the terms of a several-line task\'s first line twice, a one-line task\'s not at all', () => {
+    const w = titleWeights('Spool rewinds past the start\n\nthe spool of my build goes back too far', ['spool', 'rewind', 'build', 'start']);
+    expect(w.get('spool')).toBe(TITLE_TIMES);
+    expect(w.get('rewind')).toBe(TITLE_TIMES);
+    expect(w.has('build')).toBe(false);
+    expect(titleWeights('Spool rewinds past the start', ['spool', 'rewind']).size).toBe(0);
+  });
+
+  it('a report whose body shares many everyday words with a set-up module: the module its title names ranks first', async () => {
+    const task = [
+      'Spool rewind goes before the start',
+      '',
+      'Steps to reproduce: install, check the environment and the platform, then build and read the output.',
+      '',
+      'Expected: the position stays at the start.',
+    ].join('\n');
+    const o = await nav(task);
+    expect(ranked(o)[0]).toBe('gadget/spool.py');
+  });
+});
+
+describe('phrases the prose quotes', () => {
+  it('reads double-quoted phrases of three words or more, straight or typographic, and no single-quoted ones', () => {
+    expect(quotedPhrases('It says "Please give a length" and \u201cnothing else happens here\u201d, not \'one two three\' or "two words".')).toEqual([
+      'Please give a length',
+      'nothing else happens here',
+    ]);
+  });
+
+  it('a quoted prompt points at the definition printing it', async () => {
+    const o = await nav('Spool keeps asking\n\nAfter I type a length it says *"Please give a length in metres (or just Enter to stop)"* again.');
+    const d = o.artifacts.context_load_receipt.definitions![0]!;
+    expect(d).toMatchObject({ path: 'gadget/spool.py', symbol: 'ask_length' });
+    expect(d.evidence[0]).toMatch(/^quoted "Please give a length in metres/);
+  });
+});
+
+describe('the navigator\'s class of a path', () => {
+  it('a library copied in under its release name is vendored; a message catalog ranks last (generated); the code host\'s folders are configuration; sources stay sources', () => {
+    expect(classOfPath('app/theme/static/lodash-4.17.21.js')).toBe('vendored');
+    expect(classOfPath('app/theme/static/bootstrap-5.3.0.css')).toBe('vendored');
+    expect(classOfPath('app/locale/de/LC_MESSAGES/app.po')).toBe('generated');
+    expect(classOfPath('app/locale/app.pot')).toBe('generated');
+    expect(classOfPath('app/theme/static/search.js')).toBe('source');
+    expect(classOfPath('app/http2.py')).toBe('source');
+    expect(classOfPath('app/v1.2/handler.js')).toBe('source');
+    expect(classOfPath('.github/ISSUE_TEMPLATE/bug_report.md')).toBe('config');
+    expect(classOfPath('.gitlab/issue_templates/Bug.md')).toBe('config');
+    expect(classOfPath('docs/github.md')).toBe('doc');
+  });
+});
+
+describe('the text query of an issue', () => {
+  it('leaves out terms in more than a tenth of the files when the task has several lines, keeps them in a one-line task', async () => {
+    const index = await indexRepo(REPO, { cacheDir: false, extras: LEX_FIELDS_EXTRAS });
+    const text = openTextIndex(index, false);
+    try {
+      // `widget` is in many of the fixture's files, `spool` in one.
+      expect(text.docFreq('widget')).toBeGreaterThan(ISSUE_DF_MAX * text.size);
+      expect(text.docFreq('spool')).toBeLessThanOrEqual(ISSUE_DF_MAX * text.size);
+      expect(queryTerms('spool widget\n\nmore words', ['spool', 'widget'], text)).toEqual(['spool']);
+      expect(queryTerms('spool widget', ['spool', 'widget'], text)).toEqual(['spool', 'widget']);
+      // Nothing rare: the common terms stay rather than an empty query.
+      expect(queryTerms('widget\n\nwidget', ['widget'], text)).toEqual(['widget']);
+    } finally {
+      text.close();
+    }
+  });
+});
+
