@@ -49,7 +49,8 @@ export function classifyPath(rel: string): FileClass {
   const raw = parts.slice(0, -1).map((d) => d.toLowerCase());
   const dirs = [...raw, ...raw.map((d) => d.replace(/^[_.]+(?=[a-z])/, '')).filter((d, i) => d !== raw[i])];
   if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules') || RELEASE_COPY.test(base)) return 'vendored';
-  if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d))) return 'generated';
+  // gettext's layout (`locale/<lang>/LC_MESSAGES/`): catalogs in whatever form a project ships them (.po, .mo, .js).
+  if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d) || d === 'lc_messages')) return 'generated';
   const lower = base.toLowerCase();
   if (
     dirs.some((d) => TEST_DIRS.has(d)) ||

@@ -147,7 +147,7 @@ describe('full-text retrieval rules (fixture repository "fetchy")', () => {
       'vendored', 'vendored', 'vendored', 'source', 'source', 'source',
     ]);
     // Message catalogs quote the sources' messages: ranked last, so an error message finds the code that raises it.
-    expect(['app/locale/ja/LC_MESSAGES/app.po', 'app/locale/app.pot'].map(classifyPath)).toEqual(['generated', 'generated']);
+    expect(['app/locale/ja/LC_MESSAGES/app.po', 'app/locale/app.pot', 'app/locale/ja/LC_MESSAGES/app.js'].map(classifyPath)).toEqual(['generated', 'generated', 'generated']);
   });
 
   it('prefers docs and tests only when the task is about them: a docstring is code, and an issue naming docs or tests reports a bug in code', () => {
