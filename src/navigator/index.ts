@@ -12,5 +12,6 @@ export { socraticReview, MAX_RENAVIGATIONS } from './review.js';
 export { FORBIDDEN_STATES, type ForbiddenState, type Violation, type TierRegistry, type MagicWord, type MagicWordsResult, type PlannedFile, type LoadResult, type ReviewResult } from './types.js';
 export { openTextIndex, FIELD_WEIGHTS, type TextIndex, type TextHit } from './text-index.js';
 export { rankForTask, termsOfWord, taskAbout, classWeight, type RankedFile, type TaskRanking } from './ranking.js';
-export { lexText, identifierTerms, stemOf } from './terms.js';
+export { identifierTerms, stemOf } from './terms.js';
+export { lexText } from './lex-text.js';
 export { checkRung65537, paraphrase, staleContextLines, RUNG_65537, type Rung65537Result, type RungCheckEntry } from './rung-65537.js';

@@ -1,14 +1,14 @@
 import type { FileExtrasSpec } from '../repomap/file-record.js';
 import type { FileLanguage } from '../repomap/languages.js';
-import { lexText } from './terms.js';
+import { lexPieces } from './lex-text.js';
 
 /**
  * The content fields of one file in the full-text index: its identifier terms and its comment/string terms,
  * each space-separated. Run beside the outline while the repository is indexed (in the worker threads).
  */
 export function lexFields(relPath: string, language: FileLanguage, text: string): [string, string] {
-  const lexed = lexText(language, relPath, text);
-  return [lexed.idents.join(' '), lexed.text.join(' ')];
+  const lexed = lexPieces(language, relPath, text);
+  return [lexed.idents.join(' '), lexed.words.join(' ')];
 }
 
 /** The index-run extras that compute `lexFields` (the module URL of this file, compiled or not). */

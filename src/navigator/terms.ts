@@ -1,5 +1,4 @@
 import { stemmer } from 'stemmer';
-import type { FileLanguage } from '../repomap/languages.js';
 import { splitWords, splitWordsShared } from '../repomap/words.js';
 
 /**
@@ -50,52 +49,22 @@ function termsOfIdentifier(identifier: string): readonly string[] {
 }
 const termMemo = new Map<string, string[]>();
 
-/** The fields lexed out of one file's text. */
-export interface LexedText {
-  /** Terms of the identifiers in code (comments and strings removed). */
-  idents: string[];
-  /** Terms of the words in comments and string literals (all of a document). */
-  text: string[];
-}
-
-const C_LIKE = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\[\s\S]|[^`\\])*`/g;
-const HASH_LIKE = /#[^\n]*|"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g;
-const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*|\d+[A-Za-z]\w*/g;
-const WORD = /[A-Za-z0-9_]+/g;
-
-const HASH_LANGS = new Set(['python']);
-const HASH_EXT = /\.(py|pyi|rb|sh|bash|zsh|ya?ml|toml|pl|r|cfg|ini|conf|mk|cmake|tf|nix|ps1|dockerfile)$|(^|\/)(makefile|dockerfile|\.?[a-z]*rc)$/i;
-
-function wordsInto(text: string, out: string[]): void {
-  for (const m of text.matchAll(WORD)) identifierTerms(m[0], out);
-}
-
 /**
- * Lexes a file into identifier terms and comment/string terms with a small language-family lexer
- * (C-like `//`, `/* *\/` and quotes; `#` and triple quotes for Python, shell, YAML, TOML). Documents
- * and unknown text are all words. Not a parser: good enough to tell code names from prose.
+ * The index terms of one identifier or word joined by spaces ('' when it has none): how a lexed file's fields
+ * are written. Memoised apart from the term arrays, so a file's fields are made without one array a word.
  */
-export function lexText(language: FileLanguage, relPath: string, text: string): LexedText {
-  const idents: string[] = [];
-  const words: string[] = [];
-  if (language === 'markdown' || (language === 'text' && !HASH_EXT.test(relPath) && !/\.(json|c|h|cc|cpp|hpp|cs|swift|kt|kts|scala|php|dart|css|scss|less|vue|svelte|lua|zig|sql)$/i.test(relPath))) {
-    wordsInto(text, words);
-    return { idents, text: words };
+export function identifierPiece(identifier: string): string {
+  let piece = pieceMemo.get(identifier);
+  if (piece === undefined) {
+    piece = termsOfIdentifier(identifier).join(' ');
+    if (pieceMemo.size >= STEM_MEMO_MAX) pieceMemo.clear();
+    pieceMemo.set(identifier, piece);
   }
-  const re = HASH_LANGS.has(language) || HASH_EXT.test(relPath) ? HASH_LIKE : C_LIKE;
-  let last = 0;
-  const code = (s: string) => {
-    for (const m of s.matchAll(IDENT)) identifierTerms(m[0], idents);
-  };
-  re.lastIndex = 0;
-  for (const m of text.matchAll(re)) {
-    code(text.slice(last, m.index));
-    wordsInto(m[0], words);
-    last = m.index + m[0].length;
-  }
-  code(text.slice(last));
-  return { idents, text: words };
+  return piece;
 }
+const pieceMemo = new Map<string, string>();
+
+const WORD = /[A-Za-z0-9_]+/g;
 
 /** The terms of a line of code or prose (identifiers and words alike), for finding where a task's words are. */
 export function lineTerms(line: string): string[] {

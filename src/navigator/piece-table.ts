@@ -1,0 +1,60 @@
+import { identifierPiece } from './terms.js';
+
+/**
+ * `identifierPiece(text.slice(start, end))` without the slice: an open-addressing table keyed by the code
+ * units in place (a hash over them, then a compare), so the millions of identifiers of a repository's text
+ * allocate a string only the first time each is seen. One table a thread, emptied past MAX_ENTRIES.
+ */
+const MAX_ENTRIES = 1 << 19;
+let mask = (1 << 16) - 1;
+let keys: (string | undefined)[] = new Array(mask + 1);
+let pieces: string[] = new Array(mask + 1);
+let hashes = new Int32Array(mask + 1);
+let used = 0;
+
+function hashOf(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function sameAt(key: string, text: string, start: number, end: number): boolean {
+  if (key.length !== end - start) return false;
+  for (let k = 0, i = start; i < end; k++, i++) if (key.charCodeAt(k) !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+function place(key: string, piece: string, h: number): void {
+  let slot = h & mask;
+  while (keys[slot] !== undefined) slot = (slot + 1) & mask;
+  keys[slot] = key;
+  pieces[slot] = piece;
+  hashes[slot] = h;
+  used++;
+}
+
+function resize(size: number, keep: boolean): void {
+  const [oldKeys, oldPieces, oldHashes] = [keys, pieces, hashes];
+  mask = size - 1;
+  keys = new Array(size);
+  pieces = new Array(size);
+  hashes = new Int32Array(size);
+  used = 0;
+  if (keep) for (let s = 0; s < oldKeys.length; s++) if (oldKeys[s] !== undefined) place(oldKeys[s]!, oldPieces[s]!, oldHashes[s]!);
+}
+
+/** The index terms of the identifier or word `text[start, end)`, space-joined (see identifierPiece). */
+export function pieceAt(text: string, start: number, end: number): string {
+  const h = hashOf(text, start, end);
+  let slot = h & mask;
+  for (let key = keys[slot]; key !== undefined; key = keys[slot]) {
+    if (hashes[slot] === h && sameAt(key, text, start, end)) return pieces[slot]!;
+    slot = (slot + 1) & mask;
+  }
+  const key = text.slice(start, end);
+  const piece = identifierPiece(key);
+  if (used >= MAX_ENTRIES) resize(mask + 1, false);
+  else if (2 * (used + 1) > mask + 1) resize(2 * (mask + 1), true);
+  place(key, piece, h);
+  return piece;
+}
