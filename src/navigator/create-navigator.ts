@@ -1,9 +1,10 @@
+import { realpathSync } from 'node:fs';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import type { NavigatorMachineContext } from '../../machines/navigator.machine.js';
 import { navigatorFsm, type NavigatorContext, type StepOutput } from './navigator-machine.js';
 import type { FlightPlan } from '../contracts/index.js';
 import { NavkernelError } from '../contracts/errors.js';
-import { indexRepo, type IndexStats, type MapFile, type RepoIndex } from '../repomap/index.js';
+import { indexRepo, type IndexSink, type IndexStats, type MapFile, preloadTokenizer, type RepoIndex } from '../repomap/index.js';
 import { setTokenCountStore } from '../repomap/tokens.js';
 import { buildArtifacts, type ArtifactInput, type RungTarget } from './artifacts.js';
 import { measureCompression } from './compression.js';
@@ -15,7 +16,7 @@ import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
 import { readIssue, readIssueTemplate, resolveEvidence, withoutIssueTemplate } from './evidence/index.js';
 import { loadRegistry, textIndexFile } from './registry.js';
-import { openTextIndex, type TextIndex } from './text-index.js';
+import { openTextIndex, type TextIndex, textIndexFeed } from './text-index.js';
 import { splitWords } from '../repomap/words.js';
 import { stemOf } from './terms.js';
 import { socraticReview, type ReviewInput } from './review.js';
@@ -116,15 +117,21 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
   return {
     intakeQuery: async (capsule) => intakeCapsule(capsule, options.cwd),
     extractMagicWords: async (intake) => {
+      const cacheDir = options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir;
+      // The full-text index is written while the files are parsed (not in a shuffled order: rows are placed by path order).
+      const feed = options.fileOrderSeed === undefined ? textIndexFeed(textIndexTarget(cacheDir, intake.repo_root!)) : undefined;
       let index: RepoIndex = await indexRepo(intake.repo_root!, {
         extras: LEX_FIELDS_EXTRAS,
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        // A parse large enough for worker threads is a cold run: the tokenizer it will need loads meanwhile.
+        ...(feed ? { sink: { begin: (files) => feed.begin(files), records: (batch) => feed.records(batch), whileParsing: preloadTokenizer } satisfies IndexSink } : {}),
       });
       if (options.fileOrderSeed !== undefined) index = { ...index, files: shuffled(index.files, options.fileOrderSeed) };
       const registry = loadRegistry(index, {
         ...(options.registryFile ? { registryFile: options.registryFile } : {}),
-        cacheDir: options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir,
+        cacheDir,
+        ...(feed ? { feed } : {}),
       });
       setTokenCountStore(registry.text.tokenStore);
       const hint = intake.capsule.magic_words_hint;
@@ -339,6 +346,16 @@ export function createNavigator(options: NavigatorOptions = {}) {
   }
 
   return { machine, steps, navigate };
+}
+
+/** Where the text index of a repository goes (false: in memory), or undefined when its root cannot be resolved. */
+function textIndexTarget(cacheDir: string | false, root: string): string | false {
+  if (!cacheDir) return false;
+  try {
+    return textIndexFile(cacheDir, realpathSync(root));
+  } catch {
+    return false;
+  }
 }
 
 function indexHandle(repo: RepoIndex, text: TextIndex): NonNullable<NavigationOutcome['index']> {

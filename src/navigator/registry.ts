@@ -8,7 +8,7 @@ import type { IndexedFile, RepoIndex } from '../repomap/index.js';
 import { splitWords } from '../repomap/index.js';
 import { isCandidateWord } from './stop-words.js';
 import { termsOfWord } from './ranking.js';
-import { openTextIndex, type TextIndex } from './text-index.js';
+import { openTextIndex, type TextIndex, type TextIndexFeed } from './text-index.js';
 import type { TierRegistry, WordLookup } from './types.js';
 
 /** Conventional registry locations inside a repository, tried in order. */
@@ -165,6 +165,8 @@ export interface LoadRegistryOptions {
   registryFile?: string;
   /** Cache directory for the persistent full-text index; false keeps it in memory. */
   cacheDir?: string | false;
+  /** The full-text index as written during the parse (see textIndexFeed), finished here. */
+  feed?: TextIndexFeed;
 }
 
 /** Where the persistent text index of a repository lives in a cache directory. */
@@ -174,7 +176,7 @@ export function textIndexFile(cacheDir: string, root: string): string {
 
 /** The registry for a repository: an explicit file, a conventional one in the repo, or the full-text index itself. */
 export function loadRegistry(index: RepoIndex, options: LoadRegistryOptions = {}): TierRegistry {
-  const text = openTextIndex(index, options.cacheDir ? textIndexFile(options.cacheDir, index.root) : false);
+  const text = openTextIndex(index, options.cacheDir ? textIndexFile(options.cacheDir, index.root) : false, options.feed);
   if (options.registryFile) {
     const records = parseRegistryJsonl(readFileSync(options.registryFile, 'utf8'), options.registryFile);
     return toRegistry('repo', options.registryFile, records, index, text);

@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { splitWords, splitWordsShared } from '../repomap/words.js';
+import { splitWords, splitWordsOnce, splitWordsShared } from '../repomap/words.js';
 
 /**
  * The terms of the full-text index and of a task, the same way on both sides: identifiers split at
@@ -36,14 +36,18 @@ export function identifierTerms(identifier: string, out: string[]): void {
 function termsOfIdentifier(identifier: string): readonly string[] {
   let terms = termMemo.get(identifier);
   if (!terms) {
-    const parts = splitWordsShared(identifier);
-    terms = parts.map(stemOf);
-    if (parts.length > 1) {
-      const whole = parts.join('');
-      if (whole.length <= 60) terms.push(whole);
-    }
+    terms = termsOfParts(splitWordsShared(identifier));
     if (termMemo.size >= STEM_MEMO_MAX) termMemo.clear();
     termMemo.set(identifier, terms);
+  }
+  return terms;
+}
+
+function termsOfParts(parts: readonly string[]): string[] {
+  const terms = parts.map(stemOf);
+  if (parts.length > 1) {
+    const whole = parts.join('');
+    if (whole.length <= 60) terms.push(whole);
   }
   return terms;
 }
@@ -51,18 +55,11 @@ const termMemo = new Map<string, string[]>();
 
 /**
  * The index terms of one identifier or word joined by spaces ('' when it has none): how a lexed file's fields
- * are written. Memoised apart from the term arrays, so a file's fields are made without one array a word.
+ * are written. Not memoised (its caller, the lexer's table of identifiers, is the memo).
  */
 export function identifierPiece(identifier: string): string {
-  let piece = pieceMemo.get(identifier);
-  if (piece === undefined) {
-    piece = termsOfIdentifier(identifier).join(' ');
-    if (pieceMemo.size >= STEM_MEMO_MAX) pieceMemo.clear();
-    pieceMemo.set(identifier, piece);
-  }
-  return piece;
+  return termsOfParts(splitWordsOnce(identifier)).join(' ');
 }
-const pieceMemo = new Map<string, string>();
 
 const WORD = /[A-Za-z0-9_]+/g;
 

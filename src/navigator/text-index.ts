@@ -2,7 +2,10 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { classifyPath, compiledMirrors, type FileClass } from '../repomap/file-class.js';
-import { type IndexedFile, pruneCaches, type RepoIndex, siblingCaches } from '../repomap/repo-index.js';
+import { type IndexedFile, type IndexSink, pruneCaches, type RepoIndex, siblingCaches } from '../repomap/repo-index.js';
+import type { FileRecord } from '../repomap/file-record.js';
+import type { FileLanguage } from '../repomap/languages.js';
+import type { Outline } from '../repomap/outline.js';
 import type { TokenCountStore } from '../repomap/tokens.js';
 import { lexFields } from './lex-fields.js';
 import { identifierTerms } from './terms.js';
@@ -73,9 +76,9 @@ function pathTerms(rel: string): string[] {
   return out;
 }
 
-function nameTerms(f: IndexedFile): string[] {
+function nameTerms(outline: Outline): string[] {
   const out: string[] = [];
-  for (const d of f.outline.defs) identifierTerms(d.name, out);
+  for (const d of outline.defs) identifierTerms(d.name, out);
   return out;
 }
 
@@ -84,20 +87,25 @@ function nameTerms(f: IndexedFile): string[] {
  * stores them. Reads the file unless the repo index still holds its text.
  */
 export function fileFields(index: RepoIndex, f: IndexedFile, mirrors: ReadonlySet<string>): [string, string, string, string] {
+  return fieldsOf(f.path, f.language, f.outline, mirrors, index.extras?.get(f.path), () => {
+    const text = index.texts?.get(f.path);
+    if (text !== undefined) return text;
+    try {
+      return readFileSync(path.join(index.root, f.path), 'utf8');
+    } catch {
+      return '';
+    }
+  });
+}
+
+/** The fields of one file from its path, outline and lexed fields (`lexed`, else lexed from `text()` here). */
+function fieldsOf(rel: string, language: FileLanguage, outline: Outline, mirrors: ReadonlySet<string>, lexed: unknown, text: () => string): [string, string, string, string] {
   // A compiled mirror of a source in the repository (`lib/x.js`, `lib/x.mjs` of `src/lib/x.ts`) carries no
   // words of its own: its source is indexed. Found by its path only, never read here.
-  if (mirrors.has(f.path)) return [pathTerms(f.path).join(' '), '', '', ''];
-  const lexed = index.extras?.get(f.path);
-  if (isLexed(lexed)) return [pathTerms(f.path).join(' '), nameTerms(f).join(' '), lexed[0], lexed[1]];
-  let text = index.texts?.get(f.path);
-  if (text === undefined) {
-    try {
-      text = readFileSync(path.join(index.root, f.path), 'utf8');
-    } catch {
-      text = '';
-    }
-  }
-  return [pathTerms(f.path).join(' '), nameTerms(f).join(' '), ...lexFields(f.path, f.language, text)];
+  if (mirrors.has(rel)) return [pathTerms(rel).join(' '), '', '', ''];
+  const names = nameTerms(outline).join(' ');
+  if (isLexed(lexed)) return [pathTerms(rel).join(' '), names, lexed[0], lexed[1]];
+  return [pathTerms(rel).join(' '), names, ...lexFields(rel, language, text())];
 }
 
 const isLexed = (x: unknown): x is [string, string] => Array.isArray(x) && x.length === 2 && typeof x[0] === 'string' && typeof x[1] === 'string';
@@ -107,22 +115,8 @@ const TOKEN_STORE_MAX = 100_000;
 
 const open = new Map<string, TextIndex>();
 
-/**
- * Opens (or builds) the text index of `index`'s files and brings it up to date. `dbFile` false keeps
- * it in memory for this process only.
- */
-export function openTextIndex(index: RepoIndex, dbFile: string | false): TextIndex {
-  const origin = dbFile || ':memory:';
-  let seeded: string | undefined;
-  if (dbFile) {
-    const prev = open.get(dbFile);
-    if (prev) {
-      prev.close();
-      open.delete(dbFile);
-    }
-    mkdirSync(path.dirname(dbFile), { recursive: true });
-    if (!existsSync(dbFile)) seeded = seedFrom(index, dbFile);
-  }
+/** Opens the database of a text index, its tables made (anew when missing or of another version). */
+function openDb(origin: string): Database.Database {
   const db = new Database(origin);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -138,33 +132,151 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
   }
   db.exec('CREATE TABLE IF NOT EXISTS tokens(key TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID');
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)');
-  const stats: TextIndexStats = { lexed: 0, removed: 0, files: index.files.length, ...(seeded ? { seeded_from: seeded } : {}) };
-  const rows = new Map<string, { hash: string; id: number }>();
-  for (const r of db.prepare('SELECT path, hash, id FROM files').all() as { path: string; hash: string; id: number }[]) rows.set(r.path, r);
-  const current = new Map(index.files.map((f) => [f.path, f]));
-  const delFts = db.prepare('DELETE FROM fts WHERE rowid = ?');
-  const delFile = db.prepare('DELETE FROM files WHERE path = ?');
+  return db;
+}
+
+/** Writes one file's row (fields and content hash) under `id`. */
+function rowWriter(db: Database.Database): (id: number, rel: string, hash: string, fields: [string, string, string, string]) => void {
   const insFts = db.prepare('INSERT INTO fts(rowid, path, names, idents, text) VALUES (?, ?, ?, ?, ?)');
   const upFile = db.prepare('INSERT OR REPLACE INTO files(path, hash, id) VALUES (?, ?, ?)');
+  return (id, rel, hash, fields) => {
+    insFts.run(id, ...fields);
+    upFile.run(rel, hash, id);
+  };
+}
+
+/**
+ * A text index written while the repository is being parsed (an IndexSink of indexRepo): each file's row as
+ * its fields arrive from the parsing threads, so the writing overlaps the parse instead of following it. Only a
+ * new index is fed (in memory, or a file that neither exists nor has a sibling to be seeded from); rows get the
+ * ids a build after the parse gives them (their place in the index), so the index is the same either way.
+ * `openTextIndex(index, dbFile, feed)` writes what is left (files not parsed this run) and commits.
+ */
+export interface TextIndexFeed extends IndexSink {
+  /** The database being written, while the feed is live. */
+  readonly live: { db: Database.Database; origin: string; files: readonly { path: string; language: FileLanguage; hash: string }[]; written: Uint8Array; mirrors: ReadonlySet<string> } | undefined;
+  /** Drops what was written (a file database is deleted). */
+  discard(): void;
+}
+
+export function textIndexFeed(dbFile: string | false): TextIndexFeed {
+  let live: TextIndexFeed['live'];
+  let write: ReturnType<typeof rowWriter> | undefined;
+  let parsed: boolean[] = [];
+  // FTS5 writes rows in ascending rowid cheaply and flushes its pending terms at every step back: rows are
+  // written in index order, those that arrive ahead of an earlier one held until it comes.
+  let next = 0;
+  const held = new Map<number, { record: FileRecord; extras: unknown }>();
+  const feed: TextIndexFeed = {
+    get live() {
+      return live;
+    },
+    begin(files) {
+      if (live) return;
+      if (dbFile) {
+        if (existsSync(dbFile) || siblingCaches(path.dirname(dbFile), 'text-', '.sqlite', dbFile).length > 0) return;
+        mkdirSync(path.dirname(dbFile), { recursive: true });
+      }
+      try {
+        const db = openDb(dbFile || ':memory:');
+        live = { db, origin: dbFile || ':memory:', files, written: new Uint8Array(files.length), mirrors: compiledMirrors(files.map((f) => f.path)) };
+        parsed = files.map((f) => f.parsed);
+        write = rowWriter(db);
+        db.exec('BEGIN');
+      } catch {
+        feed.discard();
+      }
+    },
+    records(batch) {
+      if (!live) return;
+      try {
+        for (const r of batch) held.set(r.at, r);
+        const { files, written, mirrors } = live;
+        for (; next < files.length; next++) {
+          if (!parsed[next]) continue;
+          const r = held.get(next);
+          if (!r) break;
+          held.delete(next);
+          const f = files[next]!;
+          write!(next + 1, f.path, f.hash, fieldsOf(f.path, f.language, r.record.outline, mirrors, r.extras, () => ''));
+          written[next] = 1;
+        }
+      } catch {
+        feed.discard();
+      }
+    },
+    discard() {
+      held.clear();
+      if (!live) return;
+      const { db } = live;
+      live = undefined;
+      write = undefined;
+      if (db.open) db.close();
+      if (dbFile) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
+    },
+  };
+  return feed;
+}
+
+/**
+ * Opens (or builds) the text index of `index`'s files and brings it up to date. `dbFile` false keeps
+ * it in memory for this process only. A `feed` that wrote the index during the parse is finished here.
+ */
+export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: TextIndexFeed): TextIndex {
+  const origin = dbFile || ':memory:';
+  const fed = feed?.live;
+  // A feed holds rows by place in the index: the index must list the files it was begun with, in that order.
+  if (fed && (fed.origin !== origin || fed.files.length !== index.files.length || index.files.some((f, i) => f.path !== fed.files[i]!.path || f.hash !== fed.files[i]!.hash))) feed!.discard();
+  let seeded: string | undefined;
+  if (dbFile) {
+    const prev = open.get(dbFile);
+    if (prev) {
+      prev.close();
+      open.delete(dbFile);
+    }
+    mkdirSync(path.dirname(dbFile), { recursive: true });
+    if (!feed?.live && !existsSync(dbFile)) seeded = seedFrom(index, dbFile);
+  }
+  const stats: TextIndexStats = { lexed: 0, removed: 0, files: index.files.length, ...(seeded ? { seeded_from: seeded } : {}) };
   const mirrors = compiledMirrors(index.files.map((f) => f.path));
-  let nextId = 1 + Math.max(0, ...[...rows.values()].map((r) => r.id));
-  db.transaction(() => {
-    for (const [p, r] of rows) {
-      if (current.get(p)?.hash === r.hash) continue;
-      delFts.run(r.id);
-      delFile.run(p);
-      rows.delete(p);
-      stats.removed++;
-    }
-    for (const f of index.files) {
-      if (rows.has(f.path)) continue;
-      const id = nextId++;
-      insFts.run(id, ...fileFields(index, f, mirrors));
-      upFile.run(f.path, f.hash, id);
-      rows.set(f.path, { hash: f.hash, id });
+  const rows = new Map<string, { hash: string; id: number }>();
+  let db: Database.Database;
+  const live = feed?.live;
+  if (live) {
+    // Rows the feed wrote; the others (cache hits, files of a content parsed once for two paths) are written now.
+    db = live.db;
+    const write = rowWriter(db);
+    index.files.forEach((f, i) => {
+      if (!live.written[i]) write(i + 1, f.path, f.hash, fileFields(index, f, mirrors));
+      rows.set(f.path, { hash: f.hash, id: i + 1 });
       stats.lexed++;
-    }
-  })();
+    });
+    db.exec('COMMIT');
+  } else {
+    db = openDb(origin);
+    for (const r of db.prepare('SELECT path, hash, id FROM files').all() as { path: string; hash: string; id: number }[]) rows.set(r.path, r);
+    const current = new Map(index.files.map((f) => [f.path, f]));
+    const delFts = db.prepare('DELETE FROM fts WHERE rowid = ?');
+    const delFile = db.prepare('DELETE FROM files WHERE path = ?');
+    const write = rowWriter(db);
+    let nextId = 1 + Math.max(0, ...[...rows.values()].map((r) => r.id));
+    db.transaction(() => {
+      for (const [p, r] of rows) {
+        if (current.get(p)?.hash === r.hash) continue;
+        delFts.run(r.id);
+        delFile.run(p);
+        rows.delete(p);
+        stats.removed++;
+      }
+      for (const f of index.files) {
+        if (rows.has(f.path)) continue;
+        const id = nextId++;
+        write(id, f.path, f.hash, fileFields(index, f, mirrors));
+        rows.set(f.path, { hash: f.hash, id });
+        stats.lexed++;
+      }
+    })();
+  }
   const byId = new Map<number, string>();
   for (const [p, r] of rows) byId.set(r.id, p);
   const classes = new Map<string, FileClass>();

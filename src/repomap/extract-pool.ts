@@ -17,6 +17,10 @@ export interface ExtractAllOptions {
   threads?: number;
   /** Called with the number of items done so far, as chunks finish. */
   onProgress?: (done: number) => void;
+  /** Called on this thread as each chunk finishes (on any thread): the items' positions and their results. */
+  onResults?: (items: readonly number[], results: readonly Extracted[]) => void;
+  /** Called once on this thread right after worker threads were started (never without workers), before it takes its share. */
+  whileParsing?: () => void;
 }
 
 /** Input below which no worker is started (starting one and loading its grammars costs ~100–200 ms). */
@@ -35,107 +39,147 @@ export function extractThreads(chars: number, requested?: number): number {
   return chars < MIN_PARALLEL_BYTES ? 1 : Math.min(4, os.availableParallelism());
 }
 
-function chunksOf(items: FileRecordInput[], size: number): number[][] {
-  const chunks: number[][] = [];
-  let cur: number[] = [];
-  let held = 0;
-  items.forEach((it, i) => {
-    cur.push(i);
-    held += it.text.length;
-    if (held >= size) {
-      chunks.push(cur);
-      cur = [];
-      held = 0;
-    }
-  });
-  if (cur.length) chunks.push(cur);
-  return chunks;
-}
-
 /** Lets queued messages (a worker's results) be handled between two chunks of this thread's own work. */
 const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** An extraction whose items are added while it runs (see startExtraction). */
+export interface Extraction {
+  /** Adds an item; full chunks go to the worker threads at once. */
+  add(item: FileRecordInput): void;
+  /** Lets the worker threads' messages be handled (a caller adding items in a long synchronous loop awaits it now and then). */
+  pause(): Promise<void>;
+  /** After the last `add`: this thread works through what is left with the workers; the results in the order added. */
+  finish(): Promise<{ results: Extracted[]; threads: number; by_workers: number }>;
+  /** Stops the workers without waiting for the results (the caller failed). */
+  cancel(): Promise<void>;
+}
+
 /**
- * Extracts the record (and extras) of every item, spread over worker threads and this one: chunks are
- * handed out in order to whichever thread is free. The results are in item order and the same bytes
- * whatever the split (each is a pure function of its item). From TypeScript sources (vitest, tsx) there is
- * no compiled worker file: everything runs on this thread then. A worker that fails is stopped and its
- * chunks are done here.
+ * Starts an extraction of about `expected` characters (which sets the threads and the chunk size): worker
+ * threads start now, so they are ready — and already at work on the first chunks — while the caller is still
+ * reading the files it adds. Chunks are handed out in order to whichever thread is free; the results are in item
+ * order and the same bytes whatever the split (each is a pure function of its item). From TypeScript sources
+ * (vitest, tsx) there is no compiled worker file: everything runs on this thread then. A worker that fails is
+ * stopped and its chunks are done here.
  */
-export async function extractAll(items: FileRecordInput[], options: ExtractAllOptions = {}): Promise<{ results: Extracted[]; threads: number; by_workers: number }> {
-  const out: (Extracted | undefined)[] = new Array(items.length);
-  const fn: FileExtrasFn | undefined = options.extras ? await loadExtras(options.extras) : undefined;
+export function startExtraction(expected: number, options: ExtractAllOptions = {}): Extraction {
+  const items: FileRecordInput[] = [];
+  const out: (Extracted | undefined)[] = [];
+  const fnPromise: Promise<FileExtrasFn> | undefined = options.extras ? loadExtras(options.extras) : undefined;
   let finished = 0;
   const progress = (n: number) => {
     finished += n;
     options.onProgress?.(finished);
   };
   const runChunk = async (chunk: number[]) => {
+    const fn = fnPromise ? await fnPromise : undefined;
     for (const i of chunk) {
       const it = items[i]!;
       const record = await extractFileRecord(it);
       out[i] = fn ? { record, extras: fn(it.path, it.language, it.text) } : { record };
     }
     progress(chunk.length);
+    options.onResults?.(chunk, chunk.map((i) => out[i]!));
   };
   const workerFile = new URL('./extract-worker.js', import.meta.url);
-  const chars = items.reduce((s, it) => s + it.text.length, 0);
-  const wanted = extractThreads(chars, options.threads);
-  const chunks = chunksOf(items, Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.ceil(chars / (wanted * 8)))));
-  let threads = Math.min(wanted, chunks.length);
-  if (threads > 1 && !existsSync(fileURLToPath(workerFile))) threads = 1;
+  const wanted = extractThreads(expected, options.threads);
+  const chunkSize = Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.ceil(expected / (wanted * 8))));
+  const threads = wanted > 1 && existsSync(fileURLToPath(workerFile)) ? wanted : 1;
+  const chunks: number[][] = [];
+  let cur: number[] = [];
+  let held = 0;
   let next = 0;
+  let closed = false;
   let byWorkers = 0;
   const redo: number[] = [];
+  const feeders: (() => void)[] = [];
   const workers: Worker[] = [];
   const pending = new Set<Promise<void>>();
-  try {
-    for (let t = 1; t < threads; t++) {
-      const data: ExtractWorkerData = { extras: options.extras };
-      const w = new Worker(workerFile, { workerData: data });
-      workers.push(w);
-      const held = new Set<number>();
-      let dead = false;
-      let settle!: () => void;
-      const done = new Promise<void>((resolve) => (settle = resolve));
-      pending.add(done);
-      const feed = () => {
-        while (!dead && held.size < IN_FLIGHT && next < chunks.length) {
-          const c = next++;
-          held.add(c);
-          w.postMessage({ chunk: c, items: chunks[c]!.map((i) => items[i]!) } satisfies ExtractJob);
-        }
-        if (held.size === 0) settle();
-      };
-      const fail = () => {
-        if (dead) return;
-        dead = true;
-        for (const c of held) redo.push(c);
-        held.clear();
-        void w.terminate();
-        settle();
-      };
-      w.on('message', (m: ExtractWorkerMessage) => {
-        if ('error' in m) return fail();
-        chunks[m.chunk]!.forEach((i, k) => (out[i] = m.results[k]));
-        held.delete(m.chunk);
-        progress(chunks[m.chunk]!.length);
-        byWorkers += chunks[m.chunk]!.length;
-        feed();
-      });
-      w.on('error', fail);
-      w.on('exit', fail);
+  for (let t = 1; t < threads; t++) {
+    const data: ExtractWorkerData = { extras: options.extras };
+    const w = new Worker(workerFile, { workerData: data });
+    workers.push(w);
+    const mine = new Set<number>();
+    let dead = false;
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    pending.add(done);
+    const feed = () => {
+      while (!dead && mine.size < IN_FLIGHT && next < chunks.length) {
+        const c = next++;
+        mine.add(c);
+        w.postMessage({ chunk: c, items: chunks[c]!.map((i) => items[i]!) } satisfies ExtractJob);
+      }
+      if (closed && mine.size === 0) settle();
+    };
+    feeders.push(feed);
+    const fail = () => {
+      if (dead) return;
+      dead = true;
+      for (const c of mine) redo.push(c);
+      mine.clear();
+      void w.terminate();
+      settle();
+    };
+    w.on('message', (m: ExtractWorkerMessage) => {
+      if ('error' in m) return fail();
+      chunks[m.chunk]!.forEach((i, k) => (out[i] = m.results[k]));
+      mine.delete(m.chunk);
+      progress(chunks[m.chunk]!.length);
+      byWorkers += chunks[m.chunk]!.length;
+      // The worker gets its next chunk before this thread handles the results.
       feed();
-    }
-    // This thread takes chunks too, yielding between them so the workers are fed.
-    while (next < chunks.length) {
-      await runChunk(chunks[next++]!);
-      if (workers.length) await yieldToEvents();
-    }
-    await Promise.all(pending);
-    for (const c of redo) await runChunk(chunks[c]!);
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+      options.onResults?.(chunks[m.chunk]!, m.results);
+    });
+    w.on('error', fail);
+    w.on('exit', fail);
   }
-  return { results: out as Extracted[], threads, by_workers: byWorkers };
+  const cut = () => {
+    if (!cur.length) return;
+    chunks.push(cur);
+    cur = [];
+    held = 0;
+    for (const f of feeders) f();
+  };
+  return {
+    add(item) {
+      items.push(item);
+      cur.push(items.length - 1);
+      held += item.text.length;
+      if (held >= chunkSize) cut();
+    },
+    pause: () => (workers.length ? yieldToEvents() : Promise.resolve()),
+    async finish() {
+      cut();
+      closed = true;
+      try {
+        for (const f of feeders) f();
+        if (workers.length && items.length) options.whileParsing?.();
+        // This thread takes chunks too, yielding between them so the workers are fed.
+        while (next < chunks.length) {
+          await runChunk(chunks[next++]!);
+          if (workers.length) await yieldToEvents();
+        }
+        await Promise.all(pending);
+        for (const c of redo) await runChunk(chunks[c]!);
+      } finally {
+        await Promise.all(workers.map((w) => w.terminate()));
+      }
+      return { results: out as Extracted[], threads: workers.length + 1, by_workers: byWorkers };
+    },
+    async cancel() {
+      closed = true;
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}
+
+/** Extracts the record (and extras) of every item, spread over worker threads and this one (see startExtraction). */
+export async function extractAll(items: FileRecordInput[], options: ExtractAllOptions = {}): Promise<{ results: Extracted[]; threads: number; by_workers: number }> {
+  const run = startExtraction(
+    items.reduce((s, it) => s + it.text.length, 0),
+    options,
+  );
+  for (const it of items) run.add(it);
+  return run.finish();
 }

@@ -1,11 +1,11 @@
 export { renderFlightPlan, type RenderFlightPlanOptions, type RenderResult, type MapFile, type MapMetadata } from './render-flight-plan.js';
 export { renderFile, fileHeader, type RenderedFile, type RenderFileOptions, type Level } from './render-file.js';
-export { indexRepo, defaultCacheDir, estimateTokens, type RepoIndex, type IndexedFile, type IndexOptions, type IndexStats } from './repo-index.js';
+export { indexRepo, defaultCacheDir, estimateTokens, type RepoIndex, type IndexedFile, type IndexOptions, type IndexSink, type IndexStats } from './repo-index.js';
 export { classifyPath, isGeneratedFileName, type FileClass } from './file-class.js';
 export { scanRepo, readRegularFile, type ScanOptions, type ScanResult, type ScannedFile, type SkippedFile } from './scan.js';
 export { extractOutline, markdownOutline, type Outline, type Definition } from './outline.js';
 export { rankFiles, type FileScore, type SymbolFiles } from './rank.js';
-export { countTokens, tokenPieces, tokenCounterStats, resetTokenCache, setTokenCountStore, TOKEN_ENCODING, type TokenCountStore } from './tokens.js';
+export { countTokens, preloadTokenizer, tokenPieces, tokenCounterStats, resetTokenCache, setTokenCountStore, TOKEN_ENCODING, type TokenCountStore } from './tokens.js';
 export { compileCustomQuery, captureLines, type QueryProblem } from './custom-query.js';
 export { languageOf, grammarPath, loadLanguage, isCodeLanguage, CODE_LANGUAGES, type CodeLanguage, type FileLanguage } from './languages.js';
 export { resolveInsideRoot, isInside } from './safe-path.js';

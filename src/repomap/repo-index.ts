@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { extractAll } from './extract-pool.js';
+import { type Extracted, type Extraction, startExtraction } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
 import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput, NOT_PARSED } from './file-record.js';
 import { type FileLanguage, isCodeLanguage, languageOf } from './languages.js';
@@ -71,6 +71,24 @@ export interface IndexOptions extends ScanOptions {
   extras?: FileExtrasSpec;
   /** Threads for parsing, this one included (default: the available parallelism, at most 4; see extractThreads). */
   threads?: number;
+  /** Follows the extraction as it happens (see IndexSink). */
+  sink?: IndexSink;
+}
+
+/**
+ * A consumer of the index run's results while the files are still being parsed (the navigator's full-text
+ * index writes each file's row as it arrives instead of after the run). Everything is called on this thread.
+ */
+export interface IndexSink {
+  /**
+   * Once, before any file is parsed, when some are: every file of the repository (path, language, content hash,
+   * and whether it is parsed this run, so `records` will have it), in index order.
+   */
+  begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
+  /** As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. */
+  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): void;
+  /** Once, only when worker threads parse: this thread's own work to do while they run, before it takes its share of the files. */
+  whileParsing?(): void;
 }
 
 interface CacheFile {
@@ -83,6 +101,8 @@ interface CacheFile {
 }
 
 const CACHE_VERSION = `outline${OUTLINE_VERSION}-rec1`;
+/** Characters read for parsing between two looks at the worker threads' results. */
+const YIELD_BYTES = 256 * 1024;
 /** Per-repository cache files kept in a cache folder: older ones (by last use) are deleted. */
 export const CACHE_KEEP = 16;
 
@@ -237,49 +257,96 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const misses: FileRecordInput[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
-  let done = 0;
-  scan.files.forEach((f, i) => {
-    const language = languageOf(f.path);
+  let hits = 0;
+  let parsedDone = 0;
+  const progress = () => options.onProgress?.(hits + parsedDone, scan.files.length);
+  // The extraction starts with the first file to parse, its threads sized by what may need parsing (the files
+  // read this run): they parse while this thread reads and hashes the rest.
+  const expected = scan.files.reduce((sum, f) => {
     const known = cache.stat[f.path];
-    let hash: string;
-    let text: string | undefined;
-    if (known && known[0] === f.size && known[1] === f.mtimeMs) hash = known[2];
-    else {
-      text = readFileSync(path.join(scan.root, f.path), 'utf8');
-      hash = createHash('sha256').update(text).digest('hex');
-      stats.hashed++;
-    }
-    const skip = isCodeLanguage(language) && unparsed(f.path);
-    const key = `${hash}:${language}${skip ? ':unparsed' : ''}`;
-    keys.push(key);
-    hashes.push(hash);
-    let entry = cache.entries[key] ?? next.entries[key];
-    if (!entry && !wanted.has(key) && (entry = borrow(key))) stats.borrowed++;
-    if (entry || wanted.has(key)) {
-      stats.cache_hits++;
-      if (entry) next.entries[key] = entry;
-      done++;
-      options.onProgress?.(done, scan.files.length);
-    } else {
-      text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
-      wanted.add(key);
-      misses.push({ path: f.path, language, text, unparsed: skip });
-      // For the next stage (the full-text index), unless it gets the extras made from the text instead.
-      if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
-      missAt.push(i);
-      stats.parsed++;
-      stats.bytes_parsed += f.size;
-    }
-    next.stat[f.path] = [f.size, f.mtimeMs, hash];
-  });
-  const extras = new Map<string, unknown>();
-  if (misses.length) {
-    const before = done;
-    const { results, threads } = await extractAll(misses, {
+    return known && known[0] === f.size && known[1] === f.mtimeMs ? sum : sum + f.size;
+  }, 0);
+  const sink = options.sink;
+  // Results that arrive before the sink is begun (it needs every file's hash) wait for the end of the reading.
+  let early: { at: number; record: FileRecord; extras: unknown }[] | undefined = sink ? [] : undefined;
+  let run: Extraction | undefined;
+  const start = () =>
+    startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
       ...(options.threads !== undefined ? { threads: options.threads } : {}),
-      onProgress: (n) => options.onProgress?.(before + n, scan.files.length),
+      onProgress: (n) => {
+        parsedDone = n;
+        progress();
+      },
+      ...(sink
+        ? {
+            onResults: (ks: readonly number[], rs: readonly Extracted[]) => {
+              const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
+              if (early) early.push(...batch);
+              else sink.records(batch);
+            },
+            ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
+          }
+        : {}),
     });
+  let sinceYield = 0;
+  try {
+    for (let i = 0; i < scan.files.length; i++) {
+      const f = scan.files[i]!;
+      const language = languageOf(f.path);
+      const known = cache.stat[f.path];
+      let hash: string;
+      let text: string | undefined;
+      if (known && known[0] === f.size && known[1] === f.mtimeMs) hash = known[2];
+      else {
+        text = readFileSync(path.join(scan.root, f.path), 'utf8');
+        hash = createHash('sha256').update(text).digest('hex');
+        stats.hashed++;
+      }
+      const skip = isCodeLanguage(language) && unparsed(f.path);
+      const key = `${hash}:${language}${skip ? ':unparsed' : ''}`;
+      keys.push(key);
+      hashes.push(hash);
+      let entry = cache.entries[key] ?? next.entries[key];
+      if (!entry && !wanted.has(key) && (entry = borrow(key))) stats.borrowed++;
+      if (entry || wanted.has(key)) {
+        stats.cache_hits++;
+        if (entry) next.entries[key] = entry;
+        hits++;
+        progress();
+      } else {
+        text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
+        wanted.add(key);
+        const item: FileRecordInput = { path: f.path, language, text, unparsed: skip };
+        misses.push(item);
+        // For the next stage (the full-text index), unless it gets the extras made from the text instead.
+        if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
+        missAt.push(i);
+        stats.parsed++;
+        stats.bytes_parsed += f.size;
+        (run ??= start()).add(item);
+        // Now and then the workers' results are taken in and they are handed the next chunks.
+        if ((sinceYield += f.size) >= YIELD_BYTES) {
+          sinceYield = 0;
+          await run.pause();
+        }
+      }
+      next.stat[f.path] = [f.size, f.mtimeMs, hash];
+    }
+  } catch (err) {
+    await run?.cancel();
+    throw err;
+  }
+  const extras = new Map<string, unknown>();
+  if (run) {
+    if (sink) {
+      const parsed = new Set(missAt);
+      sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languageOf(f.path), hash: hashes[i]!, parsed: parsed.has(i) })));
+      const batch = early!;
+      early = undefined;
+      if (batch.length) sink.records(batch);
+    }
+    const { results, threads } = await run.finish();
     stats.threads = threads;
     results.forEach((r, k) => {
       next.entries[keys[missAt[k]!]!] = r.record;

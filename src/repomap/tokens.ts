@@ -70,12 +70,24 @@ let tokenizerLoads = 0;
 
 /** The o200k_base ranks (2.4 MB of JavaScript) are loaded on the first count the caches cannot answer. */
 function countPiece(piece: string): number {
+  return (gptCountTokens ?? loadTokenizer())(piece, PLAIN_TEXT);
+}
+
+function loadTokenizer(): GptCount {
   if (!gptCountTokens) {
     const require = createRequire(import.meta.url);
     gptCountTokens = (require('gpt-tokenizer/encoding/o200k_base') as { countTokens: GptCount }).countTokens;
     tokenizerLoads++;
   }
-  return gptCountTokens(piece, PLAIN_TEXT);
+  return gptCountTokens;
+}
+
+/**
+ * Loads the tokenizer now (a few hundred milliseconds of compiling its ranks) rather than at the first count:
+ * for a caller that has this thread's time to spare while other threads work and will count uncached text.
+ */
+export function preloadTokenizer(): void {
+  loadTokenizer();
 }
 
 /**

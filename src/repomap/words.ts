@@ -51,6 +51,11 @@ export function splitWords(text: string): string[] {
   return splitWordsShared(text).slice();
 }
 
+/** `splitWords` without the memo, for a caller that keeps its own (a new array each call). */
+export function splitWordsOnce(text: string): string[] {
+  return split(text);
+}
+
 /** `splitWords` without the copy, for hot loops that only read the parts (never change the array). */
 export function splitWordsShared(text: string): readonly string[] {
   let words = memo.get(text);
