@@ -79,4 +79,45 @@ describe('parsing on worker threads', () => {
     expect(one.results[5]!.record).toEqual(await extractFileRecord(items[5]!));
     expect(Array.isArray(one.results[5]!.extras)).toBe(true);
   });
+
+  it.runIf(built)('streams: items added while the workers run give the results of one thread, reported chunk by chunk; a cancel stops the workers', async () => {
+    const { extractAll, startExtraction } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'lex-fields.js')).href)) as typeof import('../../src/navigator/lex-fields.js');
+    const scan = scanRepo(SHOP);
+    const items: FileRecordInput[] = [];
+    for (let k = 0; k < 40; k++)
+      for (const f of scan.files) items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`, unparsed: false });
+    const one = await extractAll(items, { threads: 1, extras: LEX_FIELDS_EXTRAS });
+    const seen = new Map<number, string>();
+    let early = 0;
+    let parallel = 0;
+    const run = startExtraction(
+      items.reduce((s, it) => s + it.text.length, 0),
+      {
+        threads: 2,
+        extras: LEX_FIELDS_EXTRAS,
+        onResults: (ks, rs) => ks.forEach((k, j) => seen.set(k, JSON.stringify(rs[j]))),
+        whileParsing: () => parallel++,
+      },
+    );
+    for (const [k, it] of items.entries()) {
+      run.add(it);
+      // Now and then the loop lets the workers' answers in, as the index's reading loop does.
+      if (k % 50 === 49) {
+        await run.pause();
+        early = seen.size;
+      }
+    }
+    const streamed = await run.finish();
+    expect(streamed.threads).toBe(2);
+    expect(parallel).toBe(1);
+    expect(JSON.stringify(streamed.results)).toBe(JSON.stringify(one.results));
+    expect(seen.size).toBe(items.length);
+    expect(seen.get(7)).toBe(JSON.stringify(one.results[7]));
+    expect(early).toBeLessThan(items.length);
+    // A cancelled extraction ends its workers (the process would not exit otherwise) and reports nothing more.
+    const cancelled = startExtraction(8 * 1024 * 1024, { threads: 2, extras: LEX_FIELDS_EXTRAS, onResults: () => expect.fail('no results after a cancel') });
+    cancelled.add(items[0]!);
+    await cancelled.cancel();
+  });
 });
