@@ -74,35 +74,21 @@ function wordsIn(text: string, from: number, to: number, out: string[]): void {
 }
 
 /**
- * The end of a one-line quoted string opening at `at` (quote `q`), past its closing quote, or -1: a
- * backslash escapes any character but a line terminator, an unescaped newline or the end ends it unclosed.
+ * The end of a quoted literal opening at `at` with quote `q`, past its closing quote, or -1 when unclosed. One
+ * line (`multiline` false): a backslash escapes any character but a line terminator, a newline ends it unclosed.
+ * A template literal (`multiline`): a backslash escapes anything, newlines included.
  */
-function quotedEnd(text: string, at: number, q: number): number {
+function quotedEnd(text: string, at: number, q: number, multiline = false): number {
   const n = text.length;
   let k = at + 1;
   while (k < n) {
     const c = text.charCodeAt(k);
     if (c === q) return k + 1;
     if (c === BACKSLASH) {
-      if (k + 1 < n && !isLineTerminator(text.charCodeAt(k + 1))) k += 2;
+      if (k + 1 < n && (multiline || !isLineTerminator(text.charCodeAt(k + 1)))) k += 2;
       else return -1;
-    } else if (c === NL) return -1;
+    } else if (c === NL && !multiline) return -1;
     else k++;
-  }
-  return -1;
-}
-
-/** The end of a template literal opening at `at` (a backslash escapes anything, newlines included), or -1. */
-function templateEnd(text: string, at: number): number {
-  const n = text.length;
-  let k = at + 1;
-  while (k < n) {
-    const c = text.charCodeAt(k);
-    if (c === BACKTICK) return k + 1;
-    if (c === BACKSLASH) {
-      if (k + 1 < n) k += 2;
-      else return -1;
-    } else k++;
   }
   return -1;
 }
@@ -136,7 +122,7 @@ function literalEnd(text: string, i: number, c: number, hash: boolean): number {
     return -1;
   }
   if (c === DQ || c === SQ) return quotedEnd(text, i, c);
-  if (c === BACKTICK) return templateEnd(text, i);
+  if (c === BACKTICK) return quotedEnd(text, i, BACKTICK, true);
   return -1;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/demo/prng.js';
 import { lexFamily, lexText } from '../../src/navigator/lex-text.js';
 import { lexFields } from '../../src/navigator/lex-fields.js';
 import { pieceAt } from '../../src/navigator/piece-table.js';
@@ -50,18 +51,6 @@ function referenceSplit(text: string): string[] {
     for (const p of parts) if (p) out.push(p.toLowerCase());
   }
   return out;
-}
-
-/** A seeded generator (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Fragments that open, close and escape every kind of literal, plus identifiers, numbers and non-ASCII text.
@@ -121,7 +110,7 @@ describe('the one-pass lexer', () => {
   });
 
   it('matches the regular expressions on random text of every family', () => {
-    const rnd = random(21);
+    const rnd = seededRandom(21);
     for (let k = 0; k < 3000; k++) {
       const text = randomText(rnd, 1 + Math.floor(rnd() * 40));
       const [lang, rel] = CASES[k % CASES.length]!;
@@ -163,7 +152,7 @@ describe('splitWords in one pass', () => {
     expect(splitWords('utf8_to-UTF16le')).toEqual(['utf', '8', 'to', 'utf', '16', 'le']);
     expect(splitWords('x1Y2z')).toEqual(['x', '1', 'y', '2', 'z']);
     expect(splitWords('café-İstanbul')).toEqual(['caf', 'stanbul']);
-    const rnd = random(7);
+    const rnd = seededRandom(7);
     const alphabet = 'aAbBzZ0189_-$. é\u0130xXyY';
     for (let k = 0; k < 20_000; k++) {
       let s = '';
