@@ -126,6 +126,9 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         // A parse large enough for worker threads is a cold run: the tokenizer it will need loads meanwhile.
         ...(feed ? { sink: { begin: (files) => feed.begin(files), records: (batch) => feed.records(batch), whileParsing: preloadTokenizer } satisfies IndexSink } : {}),
+      }).catch((err: unknown) => {
+        feed?.discard();
+        throw err;
       });
       if (options.fileOrderSeed !== undefined) index = { ...index, files: shuffled(index.files, options.fileOrderSeed) };
       const registry = loadRegistry(index, {
