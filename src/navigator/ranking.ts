@@ -5,6 +5,7 @@ import type { TextIndex } from './text-index.js';
 import { lineTerms, stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
+import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 
 /** The most resolved evidence adds to a file's score (the text score is at most 1). */
 export const EVIDENCE_MAX = 1.6;
@@ -153,16 +154,9 @@ function referenceGraph(files: IndexedFile[]): { to: number; w: number }[][] {
  * Personalised PageRank where the walk follows references in both directions (a file that uses a hit
  * and the file a hit uses are both neighbours), restarting at the seeds in proportion to their weight.
  */
-function personalisedPageRank(edges: { to: number; w: number }[][], seeds: Map<number, number>, iterations = 30, damping = 0.5): Float64Array<ArrayBuffer> {
-  const n = edges.length;
-  const adj: { to: number; w: number }[][] = Array.from({ length: n }, () => []);
-  edges.forEach((list, i) => {
-    for (const e of list) {
-      adj[i]!.push(e);
-      adj[e.to]!.push({ to: i, w: e.w });
-    }
-  });
-  const total = adj.map((l) => l.reduce((s, e) => s + e.w, 0));
+function personalisedPageRank(adj: Adjacency, seeds: Map<number, number>, iterations = 30, damping = 0.5): Float64Array<ArrayBuffer> {
+  const { offsets, to, w: weight, total } = adj;
+  const n = total.length;
   const personal = new Float64Array(n);
   let psum = 0;
   for (const [i, w] of seeds) psum += w;
@@ -178,7 +172,7 @@ function personalisedPageRank(edges: { to: number; w: number }[][], seeds: Map<n
         dangling += r;
         continue;
       }
-      for (const e of adj[i]!) next[e.to]! += (damping * r * e.w) / total[i]!;
+      for (let k = offsets[i]!, end = offsets[i + 1]!; k < end; k++) next[to[k]!]! += (damping * r * weight[k]!) / total[i]!;
     }
     for (let i = 0; i < n; i++) next[i]! += (1 - damping + damping * dangling) * personal[i]!;
     rank = next;
@@ -263,7 +257,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     if (s > 0.05) seeds.set(i, (seeds.get(i) ?? 0) + s);
   }
   let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
-  if (seeds.size) graph = personalisedPageRank(referenceGraph(fileAt), seeds);
+  if (seeds.size) graph = personalisedPageRank(cachedAdjacency(fileAt, text.derived, referenceGraph.toString(), () => undirected(referenceGraph(fileAt))), seeds);
   // Only what the walk adds beyond the restart (a seed's own restart mass is its text score again).
   let maxGraph = 1e-12;
   for (let i = 0; i < graph.length; i++) if (graph[i]! > maxGraph) maxGraph = graph[i]!;
