@@ -10,6 +10,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function run() {
+  // Node >= 22.1 keeps V8's compiled code of the modules on disk between runs (a no-op where it is missing).
+  const { enableCompileCache } = await import('node:module');
+  enableCompileCache?.();
   const { main } = await import(await cliModule());
 
   // A reader that stops early (`navkernel route | head`) is not an error.

@@ -9,7 +9,7 @@
 //   bundle's location), so worker files, the extras module, createRequire and the package root resolve as they do
 //   unbundled.
 // - Commands stay lazy: each dynamic import becomes a chunk of its own (splitting).
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 
@@ -19,6 +19,8 @@ export const INLINED = new Set(['zod', 'xstate', 'commander', 'ignore', 'picomat
 const root = process.cwd();
 const dist = path.join(root, 'dist');
 const out = path.join(dist, 'cli');
+
+const ZOD_CLASSIC = realpathSync(path.join(root, 'node_modules', 'zod', 'v4', 'classic', 'external.js'));
 
 const packageOf = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
 
@@ -33,7 +35,9 @@ const plugin: Plugin = {
     // Each compiled module keeps its own URL: relative to the chunk it ends up in (every chunk is in `out`).
     b.onLoad({ filter: /\.js$/ }, (args) => {
       if (!args.path.startsWith(dist + path.sep)) return undefined;
-      const text = readFileSync(args.path, 'utf8');
+      let text = readFileSync(args.path, 'utf8');
+      // zod's own modules, not its `z` object: a namespace import lets the bundler leave out what no schema uses.
+      text = text.replaceAll("import { z } from 'zod';", `import * as z from ${JSON.stringify(ZOD_CLASSIC)};`);
       if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
       const rel = path.relative(out, args.path).split(path.sep).join('/');
       return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'js' };
