@@ -102,15 +102,19 @@ const memo = new Map<string, Adjacency>();
 const MEMO_MAX = 4;
 
 /**
- * The adjacency of `files` (in the order given), from this process's memo, else from `store`, else built (and
- * stored). The key names what the graph is a function of: `rules` (a string that changes whenever the graph's
- * rules do: the building function's source), the outline version, and each file's path, content hash, language and
- * whether it was parsed.
+ * The store key of the adjacency of `files` (in the order given) built by `rules` (a string that changes whenever the
+ * graph's rules do: the building function's source): it names the outline version and each file's path, content
+ * hash, language and whether it was parsed, everything the outlines the graph is built from depend on.
  */
-export function cachedAdjacency(files: readonly IndexedFile[], store: DerivedStore | undefined, rules: string, build: () => Adjacency): Adjacency {
+export function adjacencyKey(files: readonly IndexedFile[], rules: string): string {
   const h = createHash('sha256').update(`${OUTLINE_VERSION}\0${rules}\0`);
   for (const f of files) h.update(`${f.path}\0${f.hash}\0${f.language}\0${f.outline.parse_error === undefined ? 1 : 0}\n`);
-  const key = `adjacency:${h.digest('hex')}`;
+  return `adjacency:${h.digest('hex')}`;
+}
+
+/** The adjacency of `files` (see adjacencyKey), from this process's memo, else from `store`, else built (and stored). */
+export function cachedAdjacency(files: readonly IndexedFile[], store: DerivedStore | undefined, rules: string, build: () => Adjacency): Adjacency {
+  const key = adjacencyKey(files, rules);
   let a = memo.get(key);
   if (!a) {
     const stored = store?.get(key);
