@@ -278,6 +278,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
   let maxGraph = 1e-12;
   for (let i = 0; i < graph.length; i++) if (graph[i]! > maxGraph) maxGraph = graph[i]!;
   const out: RankedFile[] = [];
+  const termList = [...terms.entries()];
   for (let i = 0; i < fileAt.length; i++) {
     const f = fileAt[i]!;
     if (!allowed(f.path)) continue;
@@ -290,7 +291,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     // A configuration file the task names (`package.json` for "the package manifest") is wanted like a source.
     const cw = cls === 'config' && namesFile(f.path) ? 1 : classWeight(cls, about);
     const score = (t + 0.35 * def + 0.25 * g + e) * cw;
-    const matched = [...terms.entries()].filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
+    const matched = termList.filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
     // A file is loaded for a word it contains, never for its neighbours alone.
     if (!matched.length) continue;
     out.push({ path: f.path, score: round(score), text: round(t), definition: round(def), graph: round(g), evidence: round(e), class: cls, words: matched });
