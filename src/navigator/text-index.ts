@@ -199,6 +199,9 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
       derivedSet.run(key, value);
     },
   };
+  // The table does not change once synced: a term's answers are asked once (magic words, registry and ranking ask again).
+  const dfMemo = new Map<string, number>();
+  const withMemo = new Map<string, string[]>();
   const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
   const ti: TextIndex = {
@@ -222,11 +225,16 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
     },
     docFreq(term) {
       if (!/^[a-z0-9]+$/.test(term)) return 0;
-      return (dfStmt.get(term) as { doc: number } | undefined)?.doc ?? 0;
+      let n = dfMemo.get(term);
+      if (n === undefined) dfMemo.set(term, (n = (dfStmt.get(term) as { doc: number } | undefined)?.doc ?? 0));
+      return n;
     },
     filesWith(term) {
       if (!/^[a-z0-9]+$/.test(term)) return [];
-      return (withStmt.all(quote(term)) as { id: number }[]).map((r) => byId.get(r.id)!).filter(Boolean).sort();
+      let list = withMemo.get(term);
+      if (!list) withMemo.set(term, (list = (withStmt.all(quote(term)) as { id: number }[]).map((r) => byId.get(r.id)!).filter(Boolean).sort()));
+      // A copy: the caller may change it.
+      return list.slice();
     },
     close() {
       if (db.open) db.close();
