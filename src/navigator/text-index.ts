@@ -194,9 +194,13 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false): TextInd
     get: (key) => (db.open ? (derivedGet.get(key) as Uint8Array | undefined) : undefined),
     set: (key, value) => {
       if (!db.open) return;
-      // Bounded: past DERIVED_MAX the table starts over (a value missing is computed again).
-      if ((db.prepare('SELECT count(*) FROM derived').pluck().get() as number) >= DERIVED_MAX) db.exec('DELETE FROM derived');
-      derivedSet.run(key, value);
+      try {
+        // Bounded: past DERIVED_MAX the table starts over (a value missing is computed again).
+        if ((db.prepare('SELECT count(*) FROM derived').pluck().get() as number) >= DERIVED_MAX) db.exec('DELETE FROM derived');
+        derivedSet.run(key, value);
+      } catch {
+        // Busy (another process writing) or full: not kept, computed again next time.
+      }
     },
   };
   // The table does not change once synced: a term's answers are asked once (magic words, registry and ranking ask again).
