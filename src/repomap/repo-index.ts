@@ -234,12 +234,14 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   };
   const keys: string[] = [];
   const hashes: string[] = [];
+  const languages: FileLanguage[] = [];
   const misses: FileRecordInput[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
   let done = 0;
   scan.files.forEach((f, i) => {
     const language = languageOf(f.path);
+    languages.push(language);
     const known = cache.stat[f.path];
     let hash: string;
     let text: string | undefined;
@@ -289,7 +291,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const files: IndexedFile[] = scan.files.map((f, i) => {
     const entry = next.entries[keys[i]!]!;
     stateHash.update(`${f.path}\0${hashes[i]}\n`);
-    return { path: f.path, language: languageOf(f.path), hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
+    return { path: f.path, language: languages[i]!, hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
   });
   const sniffChanged = !cache.sniff || !sameVerdicts(cache.sniff, scan.verdicts);
   if (cfile && (sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {

@@ -1,12 +1,19 @@
 const memo = new Map<string, readonly string[]>();
 const MEMO_MAX = 100_000;
 
+const LOWER = /^[a-z]+$/;
+
 function split(text: string): string[] {
   // Most parts of most identifiers are plain lowercase words: no regex work for them.
-  if (/^[a-z]+$/.test(text)) return [text];
+  if (LOWER.test(text)) return [text];
   const out: string[] = [];
   for (const raw of text.split(/[^A-Za-z0-9]+/)) {
     if (!raw) continue;
+    // A snake_case part (`is`, `real` of `_eval_is_real`): nothing to cut, already lower case.
+    if (LOWER.test(raw)) {
+      out.push(raw);
+      continue;
+    }
     const parts = raw
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
       .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
