@@ -143,11 +143,14 @@ export function tracebackFrames(text: string): FrameEvidence[] {
 }
 
 const MESSAGE = /(?:^|\s)(?:E\s+)?(?:[\w.]*[A-Z]\w*(?:Error|Exception|Warning|Exit)|WARNING|ERROR|Error|Warning|error|warning)(?:\s*\[[\w-]+\])?:\s+(.{8,})$/gm;
+/** An error quoted inline in prose: `` `ValueError: it failed` `` (the message ends at the closing backtick). */
+const INLINE_MESSAGE = /`(?:[\w.]*[A-Z]\w*(?:Error|Exception|Warning))(?:\s*\[[\w-]+\])?:\s+([^`\n]{8,})`/g;
 
 /** Error and warning messages quoted in the text (what follows `SomeError:`, `WARNING:`, pytest's `E   X:`). */
 export function errorMessages(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.replace(/\r\n?/g, '\n').matchAll(MESSAGE)) {
+  const t = text.replace(/\r\n?/g, '\n');
+  for (const m of [...t.matchAll(MESSAGE), ...t.matchAll(INLINE_MESSAGE)].sort((a, b) => a.index - b.index)) {
     const msg = m[1]!.trim();
     if (/^(None|True|False|\d+)$/.test(msg) || !/[A-Za-z]{3,}\s+\S+/.test(msg)) continue;
     if (!out.includes(msg)) out.push(msg);
