@@ -124,4 +124,12 @@ describe('error messages quoted inline (read-issue)', () => {
     // Backticked code that is no error stays out.
     expect(errorMessages('Use `x: int = 3` instead.')).toEqual([]);
   });
+
+  it('a string in backticked code is a value the code spells (a literal), not a name', () => {
+    const ev = readIssue("With `render_mode='compact'` the output is wrong, with `render_mode = \"verbose\"` it is right.");
+    expect(ev.literals).toEqual(expect.arrayContaining(['compact', 'verbose']));
+    expect(ev.names.has('render_mode')).toBe(true);
+    expect(ev.names.has('compact')).toBe(false);
+    expect(ev.names.has('verbose')).toBe(false);
+  });
 });

@@ -257,12 +257,16 @@ export function readIssue(text: string): IssueEvidence {
           if (!literals.includes(inner)) literals.push(inner);
           continue;
         }
-        for (const d of inner.matchAll(DOTTED)) addDotted(d[0]);
+        // A string in backticked code (`mode='signature'`) is a value, not a name: a literal the code may spell.
+        const code = inner.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '""');
+        if (!/^\w*(Error|Exception|Warning)\b/.test(inner))
+          for (const v of inner.matchAll(/(["'])([A-Za-z_][\w.-]{3,40})\1/g)) if (!literals.includes(v[2]!)) literals.push(v[2]!);
+        for (const d of code.matchAll(DOTTED)) addDotted(d[0]);
         // A phrase or a command line in backticks: only its code-shaped names (a call, snake_case, camelCase, a dotted name).
         const phrase = /\s/.test(inner);
-        for (const id of inner.matchAll(/(?<![\w-])[A-Za-z_][A-Za-z0-9_]*/g)) {
+        for (const id of code.matchAll(/(?<![\w-])[A-Za-z_][A-Za-z0-9_]*/g)) {
           if (id[0].length < 2) continue;
-          if (phrase && !/[a-z0-9]_[a-z0-9]|^_|[a-z][A-Z]/.test(id[0]) && inner[id.index + id[0].length] !== '(' && inner[id.index - 1] !== '.') continue;
+          if (phrase && !/[a-z0-9]_[a-z0-9]|^_|[a-z][A-Z]/.test(id[0]) && code[id.index + id[0].length] !== '(' && code[id.index - 1] !== '.') continue;
           name(id[0]).backticks++;
         }
       }

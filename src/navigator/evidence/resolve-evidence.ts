@@ -521,13 +521,15 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
     }
   }
 
+  // Only what the issue itself says of a member counts here, not what reached it from another definition.
+  const DERIVED = /^(called by|constructs|implements|overrides|dispatched for|alias) /;
   // A member of an evidenced class that the issue names too (`Quantity` imported, `.convert_to` used): the
   // member is where to look, so it takes its class's score on top of its own (and ranks above the class).
   const classScore = new Map([...defScore.values()].filter((e) => e.ref.file.outline.defs[e.ref.i]!.kind === 'class').map((e) => [`${e.ref.file.path}#${e.ref.i}`, e.score]));
   for (const e of defScore.values()) {
     const p = e.ref.file.outline.defs[e.ref.i]!.parent;
     const cs = p === null ? undefined : classScore.get(`${e.ref.file.path}#${p}`);
-    if (cs !== undefined && e.evidence.some((w) => !w.startsWith('called by'))) {
+    if (cs !== undefined && e.evidence.some((w) => !DERIVED.test(w))) {
       e.score += cs;
       e.evidence.push(`member of ${e.ref.file.outline.defs[p!]!.name}`);
     }
