@@ -131,5 +131,9 @@ describe('error messages quoted inline (read-issue)', () => {
     expect(ev.names.has('render_mode')).toBe(true);
     expect(ev.names.has('compact')).toBe(false);
     expect(ev.names.has('verbose')).toBe(false);
+    // A dotted string names a module: read as a dotted name, not as a literal other files happen to quote.
+    const mod = readIssue("In `conf.py` I have `extensions = ['pkg.ext.tool']` and it fails.");
+    expect(mod.literals).not.toContain('pkg.ext.tool');
+    expect(mod.dotted).toContainEqual(['pkg', 'ext', 'tool']);
   });
 });

@@ -257,10 +257,15 @@ export function readIssue(text: string): IssueEvidence {
           if (!literals.includes(inner)) literals.push(inner);
           continue;
         }
-        // A string in backticked code (`mode='signature'`) is a value, not a name: a literal the code may spell.
+        // A string in backticked code (`mode='signature'`) is a value, not a name: a literal the code may spell; a
+        // dotted one (`'pkg.ext.tool'`) names a module, so it is read as a dotted name.
         const code = inner.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '""');
         if (!/^\w*(Error|Exception|Warning)\b/.test(inner))
-          for (const v of inner.matchAll(/(["'])([A-Za-z_][\w.-]{3,40})\1/g)) if (!literals.includes(v[2]!)) literals.push(v[2]!);
+          for (const v of inner.matchAll(/(["'])([A-Za-z_][\w.-]{3,40})\1/g)) {
+            if (v[2]!.includes('.')) {
+              if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(v[2]!)) addDotted(v[2]!);
+            } else if (!literals.includes(v[2]!)) literals.push(v[2]!);
+          }
         for (const d of code.matchAll(DOTTED)) addDotted(d[0]);
         // A phrase or a command line in backticks: only its code-shaped names (a call, snake_case, camelCase, a dotted name).
         const phrase = /\s/.test(inner);
