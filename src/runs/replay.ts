@@ -97,6 +97,11 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
   const none: LlmCallRecord[] = [];
+  // The run's flow definitions, in order of first use, learnt from the rows as they are read (the same list as
+  // `runFlowsHashes` when every row is read; a replay stopped early asks the ledger instead).
+  const flowsHashes: string[] = [];
+  let lastFlowsHash: string | undefined;
+  let stopped = false;
   let done = 0;
   try {
     chunks: for await (const rows of ledger.replayChunks(run_id, 0, PAGE)) {
@@ -109,6 +114,10 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
         }
       }
       for (const row of rows) {
+        if (row[5] !== lastFlowsHash) {
+          lastFlowsHash = row[5];
+          if (!flowsHashes.includes(lastFlowsHash)) flowsHashes.push(lastFlowsHash);
+        }
         seq = row[0];
         recordedJson = row[2];
         recordedCalls = row[4] > 0 ? (calls.get(seq) ?? none) : none;
@@ -131,7 +140,10 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
             const d: Divergence = { seq, flow: request.flow, step: request.step_completed, fields, recorded: replayedDecision(recorded), now: now ? replayedDecision(now) : null };
             if (error !== undefined) d.error = error;
             divergences.push(d);
-            if (divergences.length >= max) break chunks;
+            if (divergences.length >= max) {
+              stopped = true;
+              break chunks;
+            }
           }
         }
         if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
@@ -141,5 +153,5 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     router.close();
   }
   options.onProgress?.(done, run.last_seq);
-  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: await ledger.runFlowsHashes(run_id), divergences };
+  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: stopped ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
 }
