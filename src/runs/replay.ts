@@ -101,7 +101,6 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   // `runFlowsHashes` when every row is read; a replay stopped early asks the ledger instead).
   const flowsHashes: string[] = [];
   let lastFlowsHash: string | undefined;
-  let stopped = false;
   let done = 0;
   try {
     chunks: for await (const rows of ledger.replayChunks(run_id, 0, PAGE)) {
@@ -140,10 +139,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
             const d: Divergence = { seq, flow: request.flow, step: request.step_completed, fields, recorded: replayedDecision(recorded), now: now ? replayedDecision(now) : null };
             if (error !== undefined) d.error = error;
             divergences.push(d);
-            if (divergences.length >= max) {
-              stopped = true;
-              break chunks;
-            }
+            if (divergences.length >= max) break chunks;
           }
         }
         if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
@@ -153,5 +149,5 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     router.close();
   }
   options.onProgress?.(done, run.last_seq);
-  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: stopped ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
+  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: divergences.length >= max ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
 }
