@@ -69,6 +69,10 @@ export function contextTitle(task: string, words: MagicWord[]): string {
 
 /** Fewest lines a planned file is given while lines remain (a window and its signature). */
 export const MIN_FILE_LINES = 12;
+/** Tokens kept back for each later planned file while one file's lines are chosen (a short window and its header). */
+export const MIN_FILE_TOKENS = 150;
+/** Lines are shared out in proportion to relevance to this power: the best files get most, the tail its windows. */
+export const RELEVANCE_POWER = 2;
 const MAX_LINE = 240;
 const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line);
 
@@ -98,7 +102,8 @@ function termWeights(words: MagicWord[], index: RepoIndex, text: TextIndex): Map
  * LOAD_CONTEXT: for each planned file in plan order (trunk first, then by rank), the lines where the
  * magic words are — the densest windows widened to their definitions, plus the outline of the rest —
  * within max_files (and the tool-call budget), max_lines and the token budget. Lines are shared out by
- * rank (a better file gets more, every file at least MIN_FILE_LINES while lines remain); max_lines bounds
+ * relevance squared (a better file gets much more, every file at least MIN_FILE_LINES while lines remain,
+ * and MIN_FILE_TOKENS of the token budget is kept back for each later file); max_lines bounds
  * the lines shown. Accounting (seed 002 "Silent Context Spill"): `lines_read` is every line of a file
  * read (the whole file: the windows are found by reading it), `lines_shown` the lines put in the
  * context, as `ranges` with a sha256 each; a file read but then left out is listed apart. Tokens are counted of what is loaded only; the corpus is
@@ -120,7 +125,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const readNotLoaded: { path: string; lines_read: number }[] = [];
   const cut: string[] = [];
   const queue = input.planned.filter((p) => byPathFile.has(p.path));
-  const relevance = queue.map((p) => Math.max(0.05, p.relevance));
+  const relevance = queue.map((p) => Math.max(0.05, p.relevance) ** RELEVANCE_POWER);
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i]!;
     const file = byPathFile.get(p.path)!;
@@ -140,7 +145,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
       const level: Level = sel.lines.length === lines.length ? 4 : sel.windows.length ? 3 : 2;
       const block = renderLines(file, lines, sel.lines, level);
       const tokens = countTokens(block);
-      if (tokensUsed + tokens > budget.max_tokens) {
+      if (tokensUsed + tokens > budget.max_tokens - after * MIN_FILE_TOKENS) {
         allowance = Math.floor(allowance / 2);
         continue;
       }
