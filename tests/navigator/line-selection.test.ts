@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRegistry } from '../../src/navigator/index.js';
+import { COMPRESSION_GATE, loadRegistry, measureCompression } from '../../src/navigator/index.js';
 import { loadContext } from '../../src/navigator/load.js';
 import { rankDefinitionsByTerms } from '../../src/navigator/definition-scores.js';
 import { selectLines } from '../../src/navigator/windows.js';
@@ -72,6 +72,23 @@ describe('the line budget across files', () => {
     expect(top!.lines_shown + tail!.lines_shown).toBeLessThanOrEqual(400);
     const fromRanges = r.receipt.files_loaded.map((f) => f.ranges!.reduce((s, [a, b]) => s + b - a + 1, 0));
     expect(fromRanges).toEqual([top!.lines_shown, tail!.lines_shown]);
+  });
+
+  it('stays within the compression gate on a tiny repository, though the budget would show every file whole', async () => {
+    const tiny = path.join(tmpDir('nk-tiny-lines-'), 'repo');
+    mkdirSync(tiny, { recursive: true });
+    const fn = (name: string) => [`export function ${name}(size: number): number {`, ...Array.from({ length: 14 }, (_, i) => `  size = gadget(size, ${i});`), '  return size;', '}', ''].join('\n');
+    writeFileSync(path.join(tiny, 'one.ts'), fn('first') + fn('second'));
+    writeFileSync(path.join(tiny, 'two.ts'), fn('third') + fn('fourth'));
+    const index = await indexRepo(tiny, { cacheDir: false });
+    const text = loadRegistry(index).text;
+    const planned = [plan('one.ts', 1), plan('two.ts', 1)];
+    const r = await loadContext({ task: 'gadget', words, planned, index, text, budget: { max_files: 8, max_lines: 400, max_tool_calls: 30, max_tokens: 8000 }, constraints: { scope: [], exclude: [] }, pass: 1, tool_calls_before: 0 });
+    expect(r.files.map((f) => f.path)).toEqual(['one.ts', 'two.ts']);
+    expect(r.lines_shown).toBeLessThan(r.lines_read);
+    const c = measureCompression('gadget', r);
+    expect(c.ratio).toBeGreaterThanOrEqual(COMPRESSION_GATE);
+    expect(c.report.compression_gate_passed).toBe(true);
   });
 
   it('keeps tokens back for the later files: a token-heavy first file does not crowd the next one out', async () => {
