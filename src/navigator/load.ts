@@ -106,7 +106,7 @@ function termWeights(words: MagicWord[], index: RepoIndex, text: TextIndex): Map
  * relevance squared (a better file gets much more, every file at least MIN_FILE_LINES while lines remain,
  * and MIN_FILE_TOKENS of the token budget, at most half of what is left, is kept back for each later file);
  * max_lines bounds the lines shown, and the tokens stay within the compression gate's share of the corpus (corpus / 2)
- * when the first file fits there (a tiny repository is not shown whole just because the budget allows). Accounting (seed 002 "Silent Context Spill"): `lines_read` is every line of a file
+ * as far as each file fits there: a file is shown with fewer lines, never left out, for the gate (a tiny repository is not shown whole just because the budget allows). Accounting (seed 002 "Silent Context Spill"): `lines_read` is every line of a file
  * read (the whole file: the windows are found by reading it), `lines_shown` the lines put in the
  * context, as `ranges` with a sha256 each; a file read but then left out is listed apart. Tokens are counted of what is loaded only; the corpus is
  * estimated from its bytes. The receipt starts empty on every pass.
@@ -125,9 +125,8 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const allowed = inScope(input.constraints);
   const corpus = index.files.filter((f) => allowed(f.path));
   const corpusTokens = corpus.reduce((s, f) => s + f.tokens, 0);
-  // Within the compression gate's share of the corpus while the first file fits there; else the budget alone bounds the load (and the gate judges it).
-  // (2% below it: blocks are counted one by one, and the ratio is rounded.)
-  let tokenLimit = Math.min(budget.max_tokens, Math.floor((0.98 * corpusTokens) / COMPRESSION_GATE));
+  // The compression gate's share of the corpus (2% below it: blocks are counted one by one, and the ratio is rounded).
+  const gateLimit = Math.min(budget.max_tokens, Math.floor((0.98 * corpusTokens) / COMPRESSION_GATE));
   let linesLeft = budget.max_lines;
   const loaded: { map: MapFile; block: string; matched: string; planned: PlannedFile; shown: number[]; lines: string[] }[] = [];
   const readNotLoaded: { path: string; lines_read: number }[] = [];
@@ -137,7 +136,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i]!;
     const file = byPathFile.get(p.path)!;
-    if (loaded.length >= maxFiles || loaded.length + readNotLoaded.length >= callsLeft || linesLeft <= 0 || tokenLimit - tokensUsed < 8) {
+    if (loaded.length >= maxFiles || loaded.length + readNotLoaded.length >= callsLeft || linesLeft <= 0 || budget.max_tokens - tokensUsed < 8) {
       cut.push(p.path);
       continue;
     }
@@ -145,6 +144,8 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     const share = relevance[i]! / relevance.slice(i, i + 1 + after).reduce((a, b) => a + b, 0);
     const first = Math.max(Math.min(MIN_FILE_LINES, linesLeft), Math.min(linesLeft - after * MIN_FILE_LINES, Math.floor(linesLeft * share)));
     let allowance = first;
+    // Within the gate's share of the corpus while a file fits there; a file that does not is bounded by the budget alone.
+    let tokenLimit = gateLimit;
     const content = readFileSync(resolveInsideRoot(index.root, file.path), 'utf8');
     const lines = fileLines(content);
     let done = false;
@@ -155,10 +156,10 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
       const block = renderLines(file, lines, sel.lines, level);
       const tokens = countTokens(block);
       // Tokens kept back for the later files: MIN_FILE_TOKENS each, at most half of what is left.
-      const reserve = after * Math.min(MIN_FILE_TOKENS, Math.floor((tokenLimit - tokensUsed) / (2 * (after + 1))));
+      const reserve = after * Math.max(0, Math.min(MIN_FILE_TOKENS, Math.floor((tokenLimit - tokensUsed) / (2 * (after + 1)))));
       if (tokensUsed + tokens > tokenLimit - reserve) {
         allowance = Math.floor(allowance / 2);
-        if (allowance === 0 && !loaded.length && tokenLimit < budget.max_tokens) {
+        if (allowance === 0 && tokenLimit < budget.max_tokens) {
           tokenLimit = budget.max_tokens;
           allowance = first;
         }
