@@ -178,8 +178,12 @@ export interface ReplayRow {
   llm_calls: number;
 }
 
-/** One route as replay reads it in bulk: the ReplayRow columns as an array, [seq, request, decision_json, ts, llm_calls]. */
-export type ReplayTuple = [seq: number, request: string, decision_json: string, ts: string, llm_calls: number];
+/**
+ * One route as replay reads it in bulk: the ReplayRow columns as an array, [seq, request, decision_json, ts, llm_calls],
+ * then the flows_hash it was routed with (so a replay that reads every route learns the run's flow definitions, as
+ * `runFlowsHashes` gives them, without scanning the run a second time).
+ */
+export type ReplayTuple = [seq: number, request: string, decision_json: string, ts: string, llm_calls: number, flows_hash: string];
 
 /** An LLM call row as stored; `record` is the canonical JSON of the LlmCallRecord (what the chain hashes). */
 export interface StoredLlmCall {
@@ -351,7 +355,7 @@ export interface RunReader extends LedgerLocation {
   offroadRows(run_id: string): Promise<OffroadRow[]>;
   /** Distinct flows a run routed in, sorted. */
   runFlows(run_id: string): Promise<string[]>;
-  /** Distinct flows_hash values a run was routed with, in order of first use. */
+  /** Distinct flows_hash values a run was routed with, in order of first use in the run (by seq). */
   runFlowsHashes(run_id: string): Promise<string[]>;
   /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `navigator_unavailable`). */
   arbiterFootprint(run_id: string): Promise<boolean>;

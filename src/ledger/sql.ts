@@ -323,6 +323,8 @@ export const OFFROAD_ROWS_SQL = "SELECT seq, flow, step, decision_json, ts FROM 
 export class LedgerSql {
   readonly db: Database.Database;
   private readonly flowSetIds = new Map<string, number>();
+  /** Committed flow sets read back (id to flows_hash): a flow_sets row never changes once committed. */
+  private readonly flowsHashes = new Map<number, string>();
   private readonly s;
   private readonly appendTx: (w: AppendWrite) => void;
   private readonly batchTx: (fn: () => unknown) => unknown;
@@ -358,11 +360,12 @@ export class LedgerSql {
         `SELECT ${ROUTE_COLUMNS} FROM routes r LEFT JOIN flow_sets f ON f.id = r.flow_set WHERE r.run_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`,
       ),
       replayPage: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      replayRaw: db.prepare('SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').raw(),
+      replayRaw: db.prepare('SELECT seq, request, decision_json, ts, llm_calls, flow_set FROM routes WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').raw(),
+      flowsHashById: db.prepare('SELECT flows_hash FROM flow_sets WHERE id = ?').pluck(),
       llmCallsRange: db.prepare('SELECT * FROM llm_calls WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, idx'),
       offroadRows: db.prepare(OFFROAD_ROWS_SQL),
       runFlowsHashes: db.prepare(
-        'SELECT flows_hash FROM flow_sets WHERE id IN (SELECT DISTINCT flow_set FROM routes WHERE run_id = ?) ORDER BY id',
+        'SELECT f.flows_hash FROM (SELECT flow_set, min(seq) AS first FROM routes WHERE run_id = ? GROUP BY flow_set) r JOIN flow_sets f ON f.id = r.flow_set ORDER BY r.first',
       ).pluck(),
       arbiterFootprint: db.prepare(
         "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND tier >= 3 AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0)))",
@@ -494,9 +497,32 @@ export class LedgerSql {
     return this.s.replayPage.all(runId, afterSeq, limit) as { seq: number; request: string; decision_json: string; ts: string; llm_calls: number }[];
   }
 
-  /** The replayPage range as arrays (`.raw()`: no per-row objects). */
-  replayRaw(runId: string, afterSeq: number, limit: number): [number, string, string, string, number][] {
-    return this.s.replayRaw.all(runId, afterSeq, limit) as [number, string, string, string, number][];
+  /**
+   * The replayPage range as arrays (`.raw()`: no per-row objects), each with its flows_hash last: the row's flow set
+   * id read with it and turned into its hash from a cache (one shared string per flow set, no join, no second scan).
+   */
+  replayRaw(runId: string, afterSeq: number, limit: number): [number, string, string, string, number, string][] {
+    const rows = this.s.replayRaw.all(runId, afterSeq, limit) as [number, string, string, string, number, number | string][];
+    let lastId = -1;
+    let lastHash = '';
+    for (const row of rows) {
+      const id = row[5] as number;
+      if (id !== lastId) {
+        lastId = id;
+        lastHash = this.flowsHashOf(id);
+      }
+      row[5] = lastHash;
+    }
+    return rows as [number, string, string, string, number, string][];
+  }
+
+  private flowsHashOf(id: number): string {
+    let hash = this.flowsHashes.get(id);
+    if (hash === undefined) {
+      hash = this.s.flowsHashById.get(id) as string;
+      this.flowsHashes.set(id, hash);
+    }
+    return hash;
   }
 
   llmCalls(runId: string, fromSeq: number, toSeq: number): StoredLlmCall[] {
@@ -524,7 +550,7 @@ export class LedgerSql {
     return this.s.runFlows.all(runId) as string[];
   }
 
-  /** Distinct flow definitions (their hashes) a run was routed with, in order of first use in this ledger. */
+  /** Distinct flow definitions (their hashes) a run was routed with, in order of first use in the run. */
   runFlowsHashes(runId: string): string[] {
     return this.s.runFlowsHashes.all(runId) as string[];
   }

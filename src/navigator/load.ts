@@ -1,6 +1,7 @@
 import type { ContextLoadReceipt, FlightPlan, NavigatorBudget, NavigatorConstraints } from '../contracts/index.js';
 import { readFileSync } from 'node:fs';
 import { countTokens, fileHeader, resolveInsideRoot, type IndexedFile, type Level, type MapFile, type RepoIndex } from '../repomap/index.js';
+import { COMPRESSION_GATE } from './compression.js';
 import { termsOfWord } from './ranking.js';
 import type { TextIndex } from './text-index.js';
 import { inScope } from './traverse.js';
@@ -69,6 +70,10 @@ export function contextTitle(task: string, words: MagicWord[]): string {
 
 /** Fewest lines a planned file is given while lines remain (a window and its signature). */
 export const MIN_FILE_LINES = 12;
+/** Tokens kept back for each later planned file while one file's lines are chosen (a short window and its header). */
+export const MIN_FILE_TOKENS = 150;
+/** Lines are shared out in proportion to relevance to this power: the best files get most, the tail its windows. */
+export const RELEVANCE_POWER = 2;
 const MAX_LINE = 240;
 const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line);
 
@@ -98,8 +103,10 @@ function termWeights(words: MagicWord[], index: RepoIndex, text: TextIndex): Map
  * LOAD_CONTEXT: for each planned file in plan order (trunk first, then by rank), the lines where the
  * magic words are — the densest windows widened to their definitions, plus the outline of the rest —
  * within max_files (and the tool-call budget), max_lines and the token budget. Lines are shared out by
- * rank (a better file gets more, every file at least MIN_FILE_LINES while lines remain); max_lines bounds
- * the lines shown. Accounting (seed 002 "Silent Context Spill"): `lines_read` is every line of a file
+ * relevance squared (a better file gets much more, every file at least MIN_FILE_LINES while lines remain,
+ * and MIN_FILE_TOKENS of the token budget, at most half of what is left, is kept back for each later file);
+ * max_lines bounds the lines shown, and the tokens stay within the compression gate's share of the corpus (corpus / 2)
+ * as far as each file fits there: a file is shown with fewer lines, never left out, for the gate (a tiny repository is not shown whole just because the budget allows). Accounting (seed 002 "Silent Context Spill"): `lines_read` is every line of a file
  * read (the whole file: the windows are found by reading it), `lines_shown` the lines put in the
  * context, as `ranges` with a sha256 each; a file read but then left out is listed apart. Tokens are counted of what is loaded only; the corpus is
  * estimated from its bytes. The receipt starts empty on every pass.
@@ -115,12 +122,17 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const title = `${contextTitle(input.task, input.words)}\n\n`;
   const byPathFile = new Map(index.files.map((f) => [f.path, f]));
   let tokensUsed = countTokens(title);
+  const allowed = inScope(input.constraints);
+  const corpus = index.files.filter((f) => allowed(f.path));
+  const corpusTokens = corpus.reduce((s, f) => s + f.tokens, 0);
+  // The compression gate's share of the corpus (2% below it: blocks are counted one by one, and the ratio is rounded).
+  const gateLimit = Math.min(budget.max_tokens, Math.floor((0.98 * corpusTokens) / COMPRESSION_GATE));
   let linesLeft = budget.max_lines;
   const loaded: { map: MapFile; block: string; matched: string; planned: PlannedFile; shown: number[]; lines: string[] }[] = [];
   const readNotLoaded: { path: string; lines_read: number }[] = [];
   const cut: string[] = [];
   const queue = input.planned.filter((p) => byPathFile.has(p.path));
-  const relevance = queue.map((p) => Math.max(0.05, p.relevance));
+  const relevance = queue.map((p) => Math.max(0.05, p.relevance) ** RELEVANCE_POWER);
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i]!;
     const file = byPathFile.get(p.path)!;
@@ -130,7 +142,10 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     }
     const after = Math.min(queue.length - i - 1, maxFiles - loaded.length - 1);
     const share = relevance[i]! / relevance.slice(i, i + 1 + after).reduce((a, b) => a + b, 0);
-    let allowance = Math.max(Math.min(MIN_FILE_LINES, linesLeft), Math.min(linesLeft - after * MIN_FILE_LINES, Math.floor(linesLeft * share)));
+    const first = Math.max(Math.min(MIN_FILE_LINES, linesLeft), Math.min(linesLeft - after * MIN_FILE_LINES, Math.floor(linesLeft * share)));
+    let allowance = first;
+    // Within the gate's share of the corpus while a file fits there; a file that does not is bounded by the budget alone.
+    let tokenLimit = gateLimit;
     const content = readFileSync(resolveInsideRoot(index.root, file.path), 'utf8');
     const lines = fileLines(content);
     let done = false;
@@ -140,8 +155,14 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
       const level: Level = sel.lines.length === lines.length ? 4 : sel.windows.length ? 3 : 2;
       const block = renderLines(file, lines, sel.lines, level);
       const tokens = countTokens(block);
-      if (tokensUsed + tokens > budget.max_tokens) {
+      // Tokens kept back for the later files: MIN_FILE_TOKENS each, at most half of what is left.
+      const reserve = after * Math.max(0, Math.min(MIN_FILE_TOKENS, Math.floor((tokenLimit - tokensUsed) / (2 * (after + 1)))));
+      if (tokensUsed + tokens > tokenLimit - reserve) {
         allowance = Math.floor(allowance / 2);
+        if (allowance === 0 && tokenLimit < budget.max_tokens) {
+          tokenLimit = budget.max_tokens;
+          allowance = first;
+        }
         continue;
       }
       const matchedSet = new Set(sel.matched);
@@ -199,8 +220,6 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   };
   const matches: Record<string, string[]> = {};
   for (const l of loaded) matches[l.map.path] = l.planned.words;
-  const allowed = inScope(input.constraints);
-  const corpus = index.files.filter((f) => allowed(f.path));
   return {
     pass: input.pass,
     context,

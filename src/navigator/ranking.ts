@@ -5,6 +5,7 @@ import type { TextIndex } from './text-index.js';
 import { lineTerms, stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
+import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 
 /** The most resolved evidence adds to a file's score (the text score is at most 1). */
 export const EVIDENCE_MAX = 1.6;
@@ -153,16 +154,9 @@ function referenceGraph(files: IndexedFile[]): { to: number; w: number }[][] {
  * Personalised PageRank where the walk follows references in both directions (a file that uses a hit
  * and the file a hit uses are both neighbours), restarting at the seeds in proportion to their weight.
  */
-function personalisedPageRank(edges: { to: number; w: number }[][], seeds: Map<number, number>, iterations = 30, damping = 0.5): Float64Array<ArrayBuffer> {
-  const n = edges.length;
-  const adj: { to: number; w: number }[][] = Array.from({ length: n }, () => []);
-  edges.forEach((list, i) => {
-    for (const e of list) {
-      adj[i]!.push(e);
-      adj[e.to]!.push({ to: i, w: e.w });
-    }
-  });
-  const total = adj.map((l) => l.reduce((s, e) => s + e.w, 0));
+function personalisedPageRank(adj: Adjacency, seeds: Map<number, number>, iterations = 30, damping = 0.5): Float64Array<ArrayBuffer> {
+  const { offsets, to, w: weight, total } = adj;
+  const n = total.length;
   const personal = new Float64Array(n);
   let psum = 0;
   for (const [i, w] of seeds) psum += w;
@@ -178,7 +172,7 @@ function personalisedPageRank(edges: { to: number; w: number }[][], seeds: Map<n
         dangling += r;
         continue;
       }
-      for (const e of adj[i]!) next[e.to]! += (damping * r * e.w) / total[i]!;
+      for (let k = offsets[i]!, end = offsets[i + 1]!; k < end; k++) next[to[k]!]! += (damping * r * weight[k]!) / total[i]!;
     }
     for (let i = 0; i < n; i++) next[i]! += (1 - damping + damping * dangling) * personal[i]!;
     rank = next;
@@ -215,7 +209,18 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
   const maxIdf = Math.max(1e-9, ...[...terms.values()].map((t) => t.idf));
   // Definitions: exact (the name is the word) beats partial (the name contains it).
   const wholeWords = words.map((w) => ({ w: w.word, whole: splitWords(w.word).join(''), stem: stemOf(w.word.toLowerCase()), idf: terms.get(w.word)?.idf ?? 0 }));
-  // A name's score depends on the name alone: computed once per distinct name.
+  // A name's score depends on the name alone: computed once per distinct name. Its best word is exact (the name's whole
+  // form is the word's, or its one part stems to the word's stem: 1) or partial (the name contains the word, or a part
+  // stems to its stem: 0.5), times the word's idf share. Words are looked up by whole form and stem, and tried as
+  // substrings best share first (the same maximum as trying every word in turn, in far fewer tests on a long issue).
+  const shareOf = new Map<string, number>();
+  const stemShare = new Map<string, number>();
+  for (const q of wholeWords) {
+    const r = q.idf / maxIdf;
+    if (!((shareOf.get(q.whole) ?? -1) >= r)) shareOf.set(q.whole, r);
+    if (!((stemShare.get(q.stem) ?? -1) >= r)) stemShare.set(q.stem, r);
+  }
+  const bySubstring = [...shareOf].sort((a, b) => b[1] - a[1]);
   const nameScore = new Map<string, number>();
   const scoreName = (name: string): number => {
     let best = nameScore.get(name);
@@ -223,12 +228,17 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     best = 0;
     const parts = splitWordsShared(name);
     const whole = parts.join('');
-    let stems: string[] | undefined;
-    for (const q of wholeWords) {
-      const exact = whole === q.whole || (parts.length === 1 && stemOf(parts[0]!) === q.stem);
-      const partial = !exact && (parts.includes(q.whole) || whole.includes(q.whole) || (stems ??= parts.map(stemOf)).includes(q.stem));
-      const v = (exact ? 1 : partial ? 0.5 : 0) * (q.idf / maxIdf);
+    const exact = shareOf.get(whole);
+    if (exact !== undefined && exact > best) best = exact;
+    for (const p of parts) {
+      const r = stemShare.get(stemOf(p));
+      if (r === undefined) continue;
+      const v = parts.length === 1 ? r : 0.5 * r;
       if (v > best) best = v;
+    }
+    for (const [w, r] of bySubstring) {
+      if (0.5 * r <= best) break;
+      if (whole.includes(w)) best = 0.5 * r;
     }
     nameScore.set(name, best);
     return best;
@@ -263,11 +273,12 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     if (s > 0.05) seeds.set(i, (seeds.get(i) ?? 0) + s);
   }
   let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
-  if (seeds.size) graph = personalisedPageRank(referenceGraph(fileAt), seeds);
+  if (seeds.size) graph = personalisedPageRank(cachedAdjacency(fileAt, text.derived, referenceGraph.toString(), () => undirected(referenceGraph(fileAt))), seeds);
   // Only what the walk adds beyond the restart (a seed's own restart mass is its text score again).
   let maxGraph = 1e-12;
   for (let i = 0; i < graph.length; i++) if (graph[i]! > maxGraph) maxGraph = graph[i]!;
   const out: RankedFile[] = [];
+  const termList = [...terms.entries()];
   for (let i = 0; i < fileAt.length; i++) {
     const f = fileAt[i]!;
     if (!allowed(f.path)) continue;
@@ -280,7 +291,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     // A configuration file the task names (`package.json` for "the package manifest") is wanted like a source.
     const cw = cls === 'config' && namesFile(f.path) ? 1 : classWeight(cls, about);
     const score = (t + 0.35 * def + 0.25 * g + e) * cw;
-    const matched = [...terms.entries()].filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
+    const matched = termList.filter(([, x]) => x.files.has(f.path)).sort((a, b) => b[1].idf - a[1].idf || byPath(a[0], b[0])).map(([w]) => w);
     // A file is loaded for a word it contains, never for its neighbours alone.
     if (!matched.length) continue;
     out.push({ path: f.path, score: round(score), text: round(t), definition: round(def), graph: round(g), evidence: round(e), class: cls, words: matched });

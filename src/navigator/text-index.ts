@@ -8,6 +8,7 @@ import type { FileLanguage } from '../repomap/languages.js';
 import type { Outline } from '../repomap/outline.js';
 import type { TokenCountStore } from '../repomap/tokens.js';
 import { lexFields } from './lex-fields.js';
+import type { DerivedStore } from './reference-adjacency.js';
 import { identifierTerms } from './terms.js';
 
 /**
@@ -65,6 +66,8 @@ export interface TextIndex {
   size: number;
   /** Token counts of loaded text, kept beside the index (keyed by content), so a warm run never re-counts. */
   tokenStore: TokenCountStore;
+  /** Data derived from the indexed files (the ranking's reference graph), kept beside the index by content key. */
+  derived?: DerivedStore;
   close(): void;
 }
 
@@ -112,6 +115,8 @@ const isLexed = (x: unknown): x is [string, string] => Array.isArray(x) && x.len
 
 /** Token counts kept at most (a few dozen are added per navigation). */
 const TOKEN_STORE_MAX = 100_000;
+/** Derived values kept at most (one reference graph per state of the repository ranked). */
+const DERIVED_MAX = 8;
 
 const open = new Map<string, TextIndex>();
 
@@ -131,6 +136,7 @@ function openDb(origin: string): Database.Database {
     db.prepare("INSERT INTO meta VALUES ('version', ?)").run(TEXT_INDEX_VERSION);
   }
   db.exec('CREATE TABLE IF NOT EXISTS tokens(key TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID');
+  db.exec('CREATE TABLE IF NOT EXISTS derived(key TEXT PRIMARY KEY, value BLOB NOT NULL)');
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)');
   return db;
 }
@@ -294,6 +300,24 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
       if (db.open) tokSet.run(key, n);
     },
   };
+  const derivedGet = db.prepare('SELECT value FROM derived WHERE key = ?').pluck();
+  const derivedSet = db.prepare('INSERT OR REPLACE INTO derived(key, value) VALUES (?, ?)');
+  const derived: DerivedStore = {
+    get: (key) => (db.open ? (derivedGet.get(key) as Uint8Array | undefined) : undefined),
+    set: (key, value) => {
+      if (!db.open) return;
+      try {
+        // Bounded: past DERIVED_MAX the table starts over (a value missing is computed again).
+        if ((db.prepare('SELECT count(*) FROM derived').pluck().get() as number) >= DERIVED_MAX) db.exec('DELETE FROM derived');
+        derivedSet.run(key, value);
+      } catch {
+        // Busy (another process writing) or full: not kept, computed again next time.
+      }
+    },
+  };
+  // The table does not change once synced: a term's answers are asked once (magic words, registry and ranking ask again).
+  const dfMemo = new Map<string, number>();
+  const withMemo = new Map<string, string[]>();
   const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
   const ti: TextIndex = {
@@ -301,6 +325,7 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     stats,
     size: rows.size,
     tokenStore,
+    derived,
     classOf(p) {
       let c = classes.get(p);
       if (!c) classes.set(p, (c = mirrors.has(p) ? 'generated' : classifyPath(p)));
@@ -316,11 +341,16 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     },
     docFreq(term) {
       if (!/^[a-z0-9]+$/.test(term)) return 0;
-      return (dfStmt.get(term) as { doc: number } | undefined)?.doc ?? 0;
+      let n = dfMemo.get(term);
+      if (n === undefined) dfMemo.set(term, (n = (dfStmt.get(term) as { doc: number } | undefined)?.doc ?? 0));
+      return n;
     },
     filesWith(term) {
       if (!/^[a-z0-9]+$/.test(term)) return [];
-      return (withStmt.all(quote(term)) as { id: number }[]).map((r) => byId.get(r.id)!).filter(Boolean).sort();
+      let list = withMemo.get(term);
+      if (!list) withMemo.set(term, (list = (withStmt.all(quote(term)) as { id: number }[]).map((r) => byId.get(r.id)!).filter(Boolean).sort()));
+      // A copy: the caller may change it.
+      return list.slice();
     },
     close() {
       if (db.open) db.close();

@@ -1,4 +1,5 @@
 import type { Definition } from '../repomap/outline.js';
+import { rankDefinitionsByTerms } from './definition-scores.js';
 import { lineTermsIn } from './terms.js';
 
 /** The lines chosen in one file, and why. */
@@ -23,16 +24,25 @@ export interface FocusRange {
   line?: number;
 }
 
+/** Definitions ranked by their own lines' terms that are shown before the windows, at most. */
+export const BEST_DEFINITIONS = 3;
+/** A ranked definition is shown while it scores at least this share of the best one. */
+export const BEST_DEFINITION_SHARE = 0.5;
+/** A ranked definition longer than this (or than 60% of the lines left) is not shown whole: windows inside it count triple. */
+export const BEST_DEFINITION_MAX_LINES = 40;
+
 /** Lines around an evidenced line of a definition too long to show whole. */
 const FOCUS_RADIUS = 8;
 
 /**
- * Lines of one file for a task: the densest windows of matched terms (distinct terms weighted by
- * rarity, repeats counting a little), each widened to its innermost enclosing definition when that
- * fits, else to the window plus the definition's signature; then the outline (top-level definitions)
- * of the rest. Never more than `allowance` lines. `weights` maps index terms to their weight (idf).
- * `focus` definitions (the task's evidence) come first: whole when they fit in most of what is left,
- * else their signature and the lines around the evidenced line, and word windows inside them count triple.
+ * Lines of one file for a task. `focus` definitions (the task's evidence) come first: whole when they
+ * fit in most of what is left, else their signature and the lines around the evidenced line, and word
+ * windows inside them count triple. Then the definitions whose own lines best match the task's terms
+ * (rankDefinitionsByTerms; up to BEST_DEFINITIONS, each at least half the best): whole when they fit,
+ * else windows inside them count triple. Then the densest windows of matched terms (distinct terms
+ * weighted by rarity, repeats counting a little), each widened to its innermost enclosing definition
+ * when that fits, else to the window plus the definition's signature; then the outline (top-level
+ * definitions) of the rest. Never more than `allowance` lines. `weights` maps index terms to their weight (idf).
  */
 export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number, focus: readonly FocusRange[] = []): LineSelection {
   const lines = text.split('\n');
@@ -96,6 +106,17 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       windows.push([a, b]);
     }
     preferred.push([fd.start, fd.end]);
+  }
+  // The definitions whose own lines best match the task: whole when they fit, else windows inside them count triple.
+  const ranked = rankDefinitionsByTerms(defs, hits, weights, n);
+  for (const { index, score } of ranked.slice(0, BEST_DEFINITIONS)) {
+    const left = allowance - chosen.size;
+    if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;
+    const d = defs[index]!;
+    if (d.end - d.start + 1 <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
+      take(d.start, d.end);
+      windows.push([d.start, d.end]);
+    } else preferred.push([d.start, d.end]);
   }
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;

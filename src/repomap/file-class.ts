@@ -39,26 +39,46 @@ export function isGeneratedFileName(base: string): boolean {
   return GENERATED_FILE.test(base);
 }
 
+/** What a folder path says of the files in it (bits of DIR_*), by folder: files share their folders, rules test them once. */
+const DIR_VENDORED = 1;
+const DIR_GENERATED = 2;
+const DIR_TEST = 4;
+const DIR_EXAMPLE = 8;
+const DIR_DOC = 16;
+const folderBits = new Map<string, number>();
+const FOLDER_MEMO_MAX = 50_000;
+
+function bitsOfFolder(folder: string): number {
+  let bits = folderBits.get(folder);
+  if (bits !== undefined) return bits;
+  // `_examples/`, `.docs/`: a leading underscore or dot (Go's "ignore this folder" convention) does not change what a folder holds.
+  const raw = folder === '' ? [] : folder.split('/').map((d) => d.toLowerCase());
+  const dirs = [...raw, ...raw.map((d) => d.replace(/^[_.]+(?=[a-z])/, '')).filter((d, i) => d !== raw[i])];
+  bits = 0;
+  if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules')) bits |= DIR_VENDORED;
+  // gettext's layout (`locale/<lang>/LC_MESSAGES/`): catalogs in whatever form a project ships them (.po, .mo, .js).
+  if (dirs.some((d) => BUILD_OUTPUT_DIRS.has(d) || d === 'lc_messages')) bits |= DIR_GENERATED;
+  if (dirs.some((d) => TEST_DIRS.has(d))) bits |= DIR_TEST;
+  if (dirs.some((d) => EXAMPLE_DIRS.has(d))) bits |= DIR_EXAMPLE;
+  if (dirs.some((d) => DOC_DIRS.has(d))) bits |= DIR_DOC;
+  if (folderBits.size >= FOLDER_MEMO_MAX) folderBits.clear();
+  folderBits.set(folder, bits);
+  return bits;
+}
+
 /** The class of a repository-relative POSIX path. */
 export function classifyPath(rel: string): FileClass {
   // `.github/ISSUE_TEMPLATE/bug_report.md` is no document: every issue written from it repeats its headings.
   if (HOSTING_DIR.test(rel)) return 'config';
-  const parts = rel.split('/');
-  const base = parts[parts.length - 1]!;
-  // `_examples/`, `.docs/`: a leading underscore or dot (Go's "ignore this folder" convention) does not change what a folder holds.
-  const raw = parts.slice(0, -1).map((d) => d.toLowerCase());
-  const dirs = [...raw, ...raw.map((d) => d.replace(/^[_.]+(?=[a-z])/, '')).filter((d, i) => d !== raw[i])];
-  if (dirs.some((d) => VENDOR_DIRS.has(d) || d === 'node_modules') || RELEASE_COPY.test(base)) return 'vendored';
-  // gettext's layout (`locale/<lang>/LC_MESSAGES/`): catalogs in whatever form a project ships them (.po, .mo, .js).
-  if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs.some((d) => BUILD_OUTPUT_DIRS.has(d) || d === 'lc_messages')) return 'generated';
+  const slash = rel.lastIndexOf('/');
+  const base = rel.slice(slash + 1);
+  const dirs = bitsOfFolder(slash < 0 ? '' : rel.slice(0, slash));
+  if (dirs & DIR_VENDORED || RELEASE_COPY.test(base)) return 'vendored';
+  if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs & DIR_GENERATED) return 'generated';
   const lower = base.toLowerCase();
-  if (
-    dirs.some((d) => TEST_DIRS.has(d)) ||
-    /^test_.*\.py$|_test\.(py|go|rs|rb|exs?)$|\.(test|spec|e2e)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(java|kt|cs|swift)$|_spec\.rb$/.test(base)
-  )
-    return 'test';
-  if (dirs.some((d) => EXAMPLE_DIRS.has(d))) return 'example';
-  if (dirs.some((d) => DOC_DIRS.has(d)) || DOC_EXT.test(base) || /^(readme|changelog|changes|history|contributing|license|licence|authors|notice|security|code_of_conduct)(\.|$)/.test(lower)) return 'doc';
+  if (dirs & DIR_TEST || /^test_.*\.py$|_test\.(py|go|rs|rb|exs?)$|\.(test|spec|e2e)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(java|kt|cs|swift)$|_spec\.rb$/.test(base)) return 'test';
+  if (dirs & DIR_EXAMPLE) return 'example';
+  if (dirs & DIR_DOC || DOC_EXT.test(base) || /^(readme|changelog|changes|history|contributing|license|licence|authors|notice|security|code_of_conduct)(\.|$)/.test(lower)) return 'doc';
   if (CONFIG_EXT.test(base) || base.startsWith('.') || /^(makefile|dockerfile|procfile|justfile)$/.test(lower)) return 'config';
   return 'source';
 }

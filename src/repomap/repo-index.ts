@@ -254,6 +254,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   };
   const keys: string[] = [];
   const hashes: string[] = [];
+  const languages: FileLanguage[] = [];
   const misses: FileRecordInput[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
@@ -294,6 +295,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     for (let i = 0; i < scan.files.length; i++) {
       const f = scan.files[i]!;
       const language = languageOf(f.path);
+      languages.push(language);
       const known = cache.stat[f.path];
       let hash: string;
       let text: string | undefined;
@@ -341,7 +343,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   if (run) {
     if (sink) {
       const parsed = new Set(missAt);
-      sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languageOf(f.path), hash: hashes[i]!, parsed: parsed.has(i) })));
+      sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
       const batch = early!;
       early = undefined;
       if (batch.length) sink.records(batch);
@@ -356,7 +358,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const files: IndexedFile[] = scan.files.map((f, i) => {
     const entry = next.entries[keys[i]!]!;
     stateHash.update(`${f.path}\0${hashes[i]}\n`);
-    return { path: f.path, language: languageOf(f.path), hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
+    return { path: f.path, language: languages[i]!, hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
   });
   const sniffChanged = !cache.sniff || !sameVerdicts(cache.sniff, scan.verdicts);
   if (cfile && (sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {

@@ -97,6 +97,10 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
   const none: LlmCallRecord[] = [];
+  // The run's flow definitions, in order of first use, learnt from the rows as they are read (the same list as
+  // `runFlowsHashes` when every row is read; a replay stopped early asks the ledger instead).
+  const flowsHashes: string[] = [];
+  let lastFlowsHash: string | undefined;
   let done = 0;
   try {
     chunks: for await (const rows of ledger.replayChunks(run_id, 0, PAGE)) {
@@ -109,6 +113,10 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
         }
       }
       for (const row of rows) {
+        if (row[5] !== lastFlowsHash) {
+          lastFlowsHash = row[5];
+          if (!flowsHashes.includes(lastFlowsHash)) flowsHashes.push(lastFlowsHash);
+        }
         seq = row[0];
         recordedJson = row[2];
         recordedCalls = row[4] > 0 ? (calls.get(seq) ?? none) : none;
@@ -141,5 +149,5 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     router.close();
   }
   options.onProgress?.(done, run.last_seq);
-  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: await ledger.runFlowsHashes(run_id), divergences };
+  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: divergences.length >= max ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
 }

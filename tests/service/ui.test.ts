@@ -167,10 +167,10 @@ describe('the web UI in headless Chromium', () => {
     await page.waitForFunction("document.querySelectorAll('.diagram[data-flow=\"gate\"] g.node.escalated').length === 1");
   });
 
-  it('for a team: signs in with a token, shows the principal, hides what it may not do, and lists escalations to resolve', async () => {
+  it('for a team: signs in with a token, shows the principal, hides what it may not do, shows who routed each step, and lists escalations to resolve', async () => {
     const sha = (x: string) => createHash('sha256').update(x).digest('hex');
     const tokens = path.join(s.dir, 'tokens.yaml');
-    writeFileSync(tokens, `principals:\n  - { name: audrey, scopes: [read], token_sha256: ${sha('audrey-token')} }\n  - { name: rosa, scopes: [read, resolve], token_sha256: ${sha('rosa-token')} }\n`);
+    writeFileSync(tokens, `principals:\n  - { name: audrey, scopes: [read], token_sha256: ${sha('audrey-token')} }\n  - { name: rosa, scopes: [read, resolve], token_sha256: ${sha('rosa-token')} }\n  - { name: runner-a, scopes: [route], token_sha256: ${sha('runner-a-token')} }\n`);
     const t = await startServer({ file: s.file, principals: createPrincipalDirectory({ tokensFile: tokens }) });
     const tab = await browser.newPage();
     try {
@@ -190,6 +190,12 @@ describe('the web UI in headless Chromium', () => {
       await tab.waitForSelector('main[data-ready="run"]');
       expect(await tab.locator('.escalation form.resolve').count()).toBe(0);
       expect(await tab.locator('.escalation').first().textContent()).toMatch(/audrey may not resolve escalations/);
+      // Each step names the principal whose token routed it; steps routed without one (live-1's) name nobody.
+      expect(await tab.locator('#timeline .principal').count()).toBe(0);
+      await routeAll(t.base, GATE_RUN.slice(0, 2).map((r) => ({ ...r, run_id: 'team-1' })), { authorization: 'Bearer runner-a-token' });
+      await tab.goto(`${t.base}/#/runs/team-1`);
+      await tab.waitForSelector('main[data-ready="run"]');
+      expect(await tab.locator('#timeline > li .principal').allTextContents()).toEqual(['by runner-a', 'by runner-a']);
       await tab.click('#sign-out');
       await signIn('rosa-token');
       await tab.waitForSelector('table#runs tbody tr');

@@ -6,6 +6,7 @@ import {
   LedgerConflictError,
   type Decision,
   type Ledger,
+  type ReplayTuple,
   type RouteRecord,
   type RouteRequest,
   type RunState,
@@ -190,6 +191,29 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
         const audit = await auditRun(r, run.run_id);
         expect(audit.run.steps).toBe(ref.filter((x) => x.request.run_id === run.run_id).length);
       }
+    });
+
+    it('reads each route with its flows_hash for replay, which learns the run’s flow definitions from the rows it reads', async () => {
+      const s = await fresh();
+      const [a, b, c] = ['a', 'b', 'c'].map((x) => x.repeat(64));
+      // Another run uses c and then b first, so the ledger meets b before a; run 'f' uses a, b, a, c.
+      await s.append(record('other', 1, { flows_hash: c! }), stateAt('other', 1));
+      await s.append(record('other', 2, { flows_hash: b! }), stateAt('other', 2));
+      const used = [a, a, b, a, c];
+      for (const [i, h] of used.entries()) await s.append(record('f', i + 1, { flows_hash: h! }), stateAt('f', i + 1));
+      const tuples: ReplayTuple[] = [];
+      for await (const chunk of s.replayChunks('f', 0, 2)) tuples.push(...chunk);
+      expect(tuples.map((t) => [t[0], t[5]])).toEqual(used.map((h, i) => [i + 1, h]));
+      expect(await s.runFlowsHashes('f')).toEqual([a, b, c]);
+      // The recorded decisions here are not what the sample flows decide: a whole replay diverges and still reads every
+      // row; a replay stopped at its first divergence asks the ledger.
+      const whole = await replayRun(s, 'f', flows);
+      expect(whole.identical).toBe(false);
+      expect(whole.routes).toBe(used.length);
+      expect(whole.flows_hashes_recorded).toEqual([a, b, c]);
+      const first = await replayRun(s, 'f', flows, { maxDivergences: 1 });
+      expect(first.routes).toBeLessThan(used.length);
+      expect(first.flows_hashes_recorded).toEqual([a, b, c]);
     });
 
     it('answers a repeated request_id with the recorded decision, and refuses the same id with another body', async () => {

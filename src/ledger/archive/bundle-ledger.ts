@@ -134,7 +134,7 @@ export class BundleLedger implements Ledger {
     for (let after = afterSeq; ; ) {
       const rows = await this.routes(run_id, after, chunk);
       if (rows.length === 0) return;
-      yield rows.map((r): ReplayTuple => [r.seq, r.request, r.decision_json, r.ts, r.llm_calls]);
+      yield rows.map((r): ReplayTuple => [r.seq, r.request, r.decision_json, r.ts, r.llm_calls, r.flows_hash]);
       after = rows[rows.length - 1]!.seq;
     }
   }

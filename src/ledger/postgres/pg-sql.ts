@@ -269,7 +269,7 @@ export class PgLedgerSql {
     try {
       await client.query('BEGIN READ ONLY');
       await client.query({
-        text: 'DECLARE nk_replay NO SCROLL CURSOR FOR SELECT seq, request, decision_json, ts, llm_calls FROM routes WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq',
+        text: 'DECLARE nk_replay NO SCROLL CURSOR FOR SELECT seq, request, decision_json, ts, llm_calls, flows_hash FROM routes WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq',
         values: [runId, afterSeq],
       });
       const fetch = `FETCH FORWARD ${Math.max(1, Math.floor(chunk))} FROM nk_replay`;

@@ -143,11 +143,14 @@ export function tracebackFrames(text: string): FrameEvidence[] {
 }
 
 const MESSAGE = /(?:^|\s)(?:E\s+)?(?:[\w.]*[A-Z]\w*(?:Error|Exception|Warning|Exit)|WARNING|ERROR|Error|Warning|error|warning)(?:\s*\[[\w-]+\])?:\s+(.{8,})$/gm;
+/** An error quoted inline in prose: `` `ValueError: it failed` `` (the message ends at the closing backtick). */
+const INLINE_MESSAGE = /`(?:[\w.]*[A-Z]\w*(?:Error|Exception|Warning))(?:\s*\[[\w-]+\])?:\s+([^`\n]{8,})`/g;
 
 /** Error and warning messages quoted in the text (what follows `SomeError:`, `WARNING:`, pytest's `E   X:`). */
 export function errorMessages(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.replace(/\r\n?/g, '\n').matchAll(MESSAGE)) {
+  const t = text.replace(/\r\n?/g, '\n');
+  for (const m of [...t.matchAll(MESSAGE), ...t.matchAll(INLINE_MESSAGE)].sort((a, b) => a.index - b.index)) {
     const msg = m[1]!.trim();
     if (/^(None|True|False|\d+)$/.test(msg) || !/[A-Za-z]{3,}\s+\S+/.test(msg)) continue;
     if (!out.includes(msg)) out.push(msg);
@@ -254,12 +257,21 @@ export function readIssue(text: string): IssueEvidence {
           if (!literals.includes(inner)) literals.push(inner);
           continue;
         }
-        for (const d of inner.matchAll(DOTTED)) addDotted(d[0]);
+        // A string in backticked code (`mode='signature'`) is a value, not a name: a literal the code may spell; a
+        // dotted one (`'pkg.ext.tool'`) names a module, so it is read as a dotted name.
+        const code = inner.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '""');
+        if (!/^\w*(Error|Exception|Warning)\b/.test(inner))
+          for (const v of inner.matchAll(/(["'])([A-Za-z_][\w.-]{3,40})\1/g)) {
+            if (v[2]!.includes('.')) {
+              if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(v[2]!)) addDotted(v[2]!);
+            } else if (!literals.includes(v[2]!)) literals.push(v[2]!);
+          }
+        for (const d of code.matchAll(DOTTED)) addDotted(d[0]);
         // A phrase or a command line in backticks: only its code-shaped names (a call, snake_case, camelCase, a dotted name).
         const phrase = /\s/.test(inner);
-        for (const id of inner.matchAll(/(?<![\w-])[A-Za-z_][A-Za-z0-9_]*/g)) {
+        for (const id of code.matchAll(/(?<![\w-])[A-Za-z_][A-Za-z0-9_]*/g)) {
           if (id[0].length < 2) continue;
-          if (phrase && !/[a-z0-9]_[a-z0-9]|^_|[a-z][A-Z]/.test(id[0]) && inner[id.index + id[0].length] !== '(' && inner[id.index - 1] !== '.') continue;
+          if (phrase && !/[a-z0-9]_[a-z0-9]|^_|[a-z][A-Z]/.test(id[0]) && code[id.index + id[0].length] !== '(' && code[id.index - 1] !== '.') continue;
           name(id[0]).backticks++;
         }
       }

@@ -1,0 +1,102 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMPRESSION_GATE, loadRegistry, measureCompression } from '../../src/navigator/index.js';
+import { loadContext } from '../../src/navigator/load.js';
+import { rankDefinitionsByTerms } from '../../src/navigator/definition-scores.js';
+import { selectLines } from '../../src/navigator/windows.js';
+import type { MagicWord, PlannedFile } from '../../src/navigator/types.js';
+import { indexRepo, type Definition } from '../../src/repomap/index.js';
+import { tmpDir } from '../repomap/fixture.js';
+
+// Which lines of a chosen file are shown (issue 21): fixtures of our own, no eval repository.
+
+const def = (name: string, start: number, end: number, parent: number | null = null): Definition => ({ name, kind: 'function', start, end, header_end: start, doc: null, parent });
+
+/** A 60-line function holding three task words on three adjacent lines, then a 35-line function holding four, spread out. */
+function twoFunctions(): { text: string; defs: Definition[] } {
+  const lines: string[] = ['def unrelated(x):'];
+  for (let l = 2; l <= 60; l++) lines.push(l === 10 ? '    alpha = 1' : l === 11 ? '    bravo = 2' : l === 12 ? '    charlie = 3' : `    x = x + ${l}`);
+  lines.push('');
+  lines.push('def target(y):');
+  for (let l = 63; l <= 96; l++) lines.push(l === 64 ? '    alpha(y)' : l === 74 ? '    bravo(y)' : l === 84 ? '    charlie(y)' : l === 94 ? '    delta(y)' : `    y = y * ${l}`);
+  return { text: `${lines.join('\n')}\n`, defs: [def('unrelated', 1, 60), def('target', 62, 96)] };
+}
+const W = new Map([
+  ['alpha', 2],
+  ['bravo', 2],
+  ['charlie', 2],
+  ['delta', 2],
+]);
+
+describe('definitions ranked by their own lines', () => {
+  it('scores a definition by the task words on its own lines (a method\'s lines are not its class\'s), a long body shrinking its score', () => {
+    const { text, defs } = twoFunctions();
+    const hits = text.split('\n').map((l) => [...W.keys()].filter((w) => l.includes(w)));
+    const ranked = rankDefinitionsByTerms(defs, [undefined, ...hits], W, 96);
+    expect(ranked.map((r) => defs[r.index]!.name)).toEqual(['target', 'unrelated']);
+    // A class around the target owns none of its lines: it holds no word of its own and is left out.
+    const nested = [def('Box', 61, 96), { ...def('target', 62, 96, 0), kind: 'method' }, def('unrelated', 1, 60)];
+    expect(rankDefinitionsByTerms(nested, [undefined, ...hits], W, 96).map((r) => nested[r.index]!.name)).toEqual(['target', 'unrelated']);
+  });
+
+  it('shows the best-matching definition whole, though a denser window lies in another definition', () => {
+    const { text, defs } = twoFunctions();
+    const sel = selectLines(text, defs, W, 60);
+    for (let l = 62; l <= 96; l++) expect(sel.lines).toContain(l);
+    expect(sel.lines.length).toBeLessThanOrEqual(60);
+    expect(sel.windows[0]).toEqual([62, 96]);
+  });
+});
+
+describe('the line budget across files', () => {
+  const root = path.join(tmpDir('nk-lines-'), 'repo');
+  mkdirSync(path.join(root, 'src'), { recursive: true });
+  const body = (n: number, width: number) => Array.from({ length: n }, (_, i) => `export const widget${i} = gadget(${i}, '${'w'.repeat(width)}');`).join('\n') + '\n';
+  writeFileSync(path.join(root, 'src/top.ts'), body(400, 4));
+  writeFileSync(path.join(root, 'src/tail.ts'), body(400, 4));
+  writeFileSync(path.join(root, 'src/wide.ts'), body(300, 160));
+  writeFileSync(path.join(root, 'src/other.ts'), 'export const unrelated = 1;\n');
+  const words: MagicWord[] = [{ word: 'gadget', tier: 0, source: 'task', via: 'gadget' }];
+  const plan = (p: string, relevance: number): PlannedFile => ({ path: p, tier: 0, words: ['gadget'], relevance, level: 3 });
+  const run = async (planned: PlannedFile[], maxTokens: number) => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const text = loadRegistry(index).text;
+    return loadContext({ task: 'gadget', words, planned, index, text, budget: { max_files: 8, max_lines: 400, max_tool_calls: 30, max_tokens: maxTokens }, constraints: { scope: [], exclude: [] }, pass: 1, tool_calls_before: 0 });
+  };
+
+  it('gives a file twice as relevant four times the lines (relevance squared), and counts exactly the lines shown', async () => {
+    const r = await run([plan('src/top.ts', 2), plan('src/tail.ts', 1)], 100_000);
+    const [top, tail] = r.files;
+    expect(top!.lines_shown).toBeGreaterThanOrEqual(3 * tail!.lines_shown);
+    expect(top!.lines_shown + tail!.lines_shown).toBeLessThanOrEqual(400);
+    const fromRanges = r.receipt.files_loaded.map((f) => f.ranges!.reduce((s, [a, b]) => s + b - a + 1, 0));
+    expect(fromRanges).toEqual([top!.lines_shown, tail!.lines_shown]);
+  });
+
+  it('stays within the compression gate on a tiny repository, though the budget would show every file whole', async () => {
+    const tiny = path.join(tmpDir('nk-tiny-lines-'), 'repo');
+    mkdirSync(tiny, { recursive: true });
+    const fn = (name: string) => [`export function ${name}(size: number): number {`, ...Array.from({ length: 14 }, (_, i) => `  size = gadget(size, ${i});`), '  return size;', '}', ''].join('\n');
+    writeFileSync(path.join(tiny, 'one.ts'), fn('first') + fn('second'));
+    writeFileSync(path.join(tiny, 'two.ts'), fn('third') + fn('fourth'));
+    const index = await indexRepo(tiny, { cacheDir: false });
+    const text = loadRegistry(index).text;
+    const planned = [plan('one.ts', 1), plan('two.ts', 1)];
+    const r = await loadContext({ task: 'gadget', words, planned, index, text, budget: { max_files: 8, max_lines: 400, max_tool_calls: 30, max_tokens: 8000 }, constraints: { scope: [], exclude: [] }, pass: 1, tool_calls_before: 0 });
+    expect(r.files.map((f) => f.path)).toEqual(['one.ts', 'two.ts']);
+    expect(r.lines_shown).toBeLessThan(r.lines_read);
+    const c = measureCompression('gadget', r);
+    expect(c.ratio).toBeGreaterThanOrEqual(COMPRESSION_GATE);
+    expect(c.report.compression_gate_passed).toBe(true);
+  });
+
+  it('keeps tokens back for the later files: a token-heavy first file does not crowd the next one out', async () => {
+    const probe = await run([plan('src/wide.ts', 1), plan('src/tail.ts', 1)], 1_000_000);
+    const title = probe.tokens_loaded - probe.files.reduce((s, f) => s + f.tokens, 0);
+    // Just enough for the first file's lines as chosen without a limit, and a few tokens more: less than the second file's header.
+    const r = await run([plan('src/wide.ts', 1), plan('src/tail.ts', 1)], title + probe.files[0]!.tokens + 20);
+    expect(r.files.map((f) => f.path)).toEqual(['src/wide.ts', 'src/tail.ts']);
+    expect(r.tokens_loaded).toBeLessThanOrEqual(title + probe.files[0]!.tokens + 20);
+  });
+});
