@@ -31,6 +31,24 @@ export const BEST_DEFINITION_SHARE = 0.5;
 /** A ranked definition longer than this (or than 60% of the lines left) is not shown whole: windows inside it count triple. */
 export const BEST_DEFINITION_MAX_LINES = 40;
 
+/** A window centred in a folded docstring scores this share: prose about the code ranks below the code. */
+export const FOLDED_WINDOW_SHARE = 1 / 3;
+
+/**
+ * Lines of the docstrings inside definitions (Python's first-statement strings), but their first line: 1 per
+ * folded line, indexed 1..n. A doc comment before a definition (JSDoc, Go) is outside its range and not folded.
+ */
+export function foldedDocLines(defs: readonly Definition[], n: number): Uint8Array {
+  const folded = new Uint8Array(n + 2);
+  for (const d of defs) {
+    if (d.kind === 'heading' || !d.doc) continue;
+    const [a, b] = d.doc;
+    if (a <= d.start || a > d.end) continue;
+    for (let l = a + 1; l <= Math.min(b, d.end, n); l++) folded[l] = 1;
+  }
+  return folded;
+}
+
 /** Lines around an evidenced line of a definition too long to show whole. */
 const FOCUS_RADIUS = 8;
 
@@ -64,9 +82,16 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       matched.push(l);
     }
   }
-  const take = (a: number, b: number): number => {
+  // A docstring inside a definition is folded to its first line: the code that runs is what a fix changes, and a
+  // long-documented function then fits whole. `codeBefore[l]` counts the unfolded lines before line l.
+  const folded = foldedDocLines(defs, n);
+  const codeBefore = new Int32Array(n + 2);
+  for (let l = 1; l <= n + 1; l++) codeBefore[l] = codeBefore[l - 1]! + (l - 1 >= 1 && !folded[l - 1] ? 1 : 0);
+  const span = (a: number, b: number): number => codeBefore[Math.min(n, b) + 1]! - codeBefore[Math.max(1, a)]!;
+  const take = (a: number, b: number, showFolded = false): number => {
     let added = 0;
     for (let l = Math.max(1, a); l <= Math.min(n, b) && chosen.size < allowance; l++) {
+      if (folded[l] && !showFolded) continue;
       if (!chosen.has(l)) {
         chosen.add(l);
         added++;
@@ -82,7 +107,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     }
     let s = 0;
     for (const [t, k] of seen) s += weights.get(t)! * (1 + 0.2 * Math.log(k));
-    return s;
+    return folded[c] ? s * FOLDED_WINDOW_SHARE : s;
   };
   const innermost = (l: number): Definition | undefined => {
     let best: Definition | undefined;
@@ -93,7 +118,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   for (const fd of focus) {
     const left = allowance - chosen.size;
     if (left <= 0) break;
-    if (fd.end - fd.start + 1 <= Math.max(12, Math.floor(left * 0.7))) {
+    if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
       take(fd.start, fd.end);
       windows.push([fd.start, fd.end]);
       continue;
@@ -102,7 +127,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     if (fd.line !== undefined) {
       const a = Math.max(fd.start, fd.line - FOCUS_RADIUS);
       const b = Math.min(fd.end, fd.line + FOCUS_RADIUS);
-      take(a, b);
+      take(a, b, true);
       windows.push([a, b]);
     }
     preferred.push([fd.start, fd.end]);
@@ -113,7 +138,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const left = allowance - chosen.size;
     if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;
     const d = defs[index]!;
-    if (d.end - d.start + 1 <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
+    if (span(d.start, d.end) <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
       take(d.start, d.end);
       windows.push([d.start, d.end]);
     } else preferred.push([d.start, d.end]);
@@ -137,14 +162,14 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     if (!first) first = best;
     const left = allowance - chosen.size;
     const d = innermost(at);
-    if (d && d.end - d.start + 1 <= Math.max(12, Math.floor(left * 0.6))) {
+    if (d && !folded[at] && span(d.start, d.end) <= Math.max(12, Math.floor(left * 0.6))) {
       take(d.start, d.end);
       windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
       const a = Math.max(1, at - RADIUS);
       const b = Math.min(n, at + RADIUS);
-      take(a, b);
+      take(a, b, folded[at] === 1);
       windows.push([a, b]);
     }
   }
