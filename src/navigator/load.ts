@@ -150,7 +150,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     const lines = fileLines(content);
     let done = false;
     while (allowance > 0 && !done) {
-      const sel = selectLines(content, file.outline.defs, weights, allowance, p.focus ?? []);
+      const sel = selectLines(content, file.outline.defs, weights, allowance, p.focus ?? [], file.language);
       if (!sel.lines.length) break;
       const level: Level = sel.lines.length === lines.length ? 4 : sel.windows.length ? 3 : 2;
       const block = renderLines(file, lines, sel.lines, level);

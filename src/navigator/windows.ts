@@ -1,5 +1,7 @@
 import type { Definition } from '../repomap/outline.js';
 import { rankDefinitionsByTerms } from './definition-scores.js';
+import type { FileLanguage } from '../repomap/languages.js';
+import { identifiersOf, importStatements } from './import-lines.js';
 import { lineTermsIn } from './terms.js';
 
 /** The lines chosen in one file, and why. */
@@ -30,6 +32,9 @@ export const BEST_DEFINITIONS = 3;
 export const BEST_DEFINITION_SHARE = 0.5;
 /** A ranked definition longer than this (or than 60% of the lines left) is not shown whole: windows inside it count triple. */
 export const BEST_DEFINITION_MAX_LINES = 40;
+
+/** Import lines shown at most in one file (those binding names the shown code uses). */
+export const IMPORT_LINES = 6;
 
 /** A window centred in a folded docstring scores this share: prose about the code ranks below the code. */
 export const FOLDED_WINDOW_SHARE = 1 / 3;
@@ -62,7 +67,7 @@ const FOCUS_RADIUS = 8;
  * when that fits, else to the window plus the definition's signature; then the outline (top-level
  * definitions) of the rest. Never more than `allowance` lines. `weights` maps index terms to their weight (idf).
  */
-export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number, focus: readonly FocusRange[] = []): LineSelection {
+export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number, focus: readonly FocusRange[] = [], language?: FileLanguage): LineSelection {
   const lines = text.split('\n');
   if (text.endsWith('\n')) lines.pop();
   const n = lines.length;
@@ -88,9 +93,13 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   const codeBefore = new Int32Array(n + 2);
   for (let l = 1; l <= n + 1; l++) codeBefore[l] = codeBefore[l - 1]! + (l - 1 >= 1 && !folded[l - 1] ? 1 : 0);
   const span = (a: number, b: number): number => codeBefore[Math.min(n, b) + 1]! - codeBefore[Math.max(1, a)]!;
+  // Lines kept back for the imports the shown code uses (IMPORT_LINES at most, a tenth of a file's lines).
+  const imports = language && allowance >= 20 ? importStatements(language, lines) : [];
+  const reserve = imports.length ? Math.min(IMPORT_LINES, Math.floor(allowance / 10)) : 0;
+  let limit = allowance - reserve;
   const take = (a: number, b: number, showFolded = false): number => {
     let added = 0;
-    for (let l = Math.max(1, a); l <= Math.min(n, b) && chosen.size < allowance; l++) {
+    for (let l = Math.max(1, a); l <= Math.min(n, b) && chosen.size < limit; l++) {
       if (folded[l] && !showFolded) continue;
       if (!chosen.has(l)) {
         chosen.add(l);
@@ -116,7 +125,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   };
   const preferred: [number, number][] = [];
   for (const fd of focus) {
-    const left = allowance - chosen.size;
+    const left = limit - chosen.size;
     if (left <= 0) break;
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
       take(fd.start, fd.end);
@@ -135,7 +144,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // The definitions whose own lines best match the task: whole when they fit, else windows inside them count triple.
   const ranked = rankDefinitionsByTerms(defs, hits, weights, n);
   for (const { index, score } of ranked.slice(0, BEST_DEFINITIONS)) {
-    const left = allowance - chosen.size;
+    const left = limit - chosen.size;
     if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;
     const d = defs[index]!;
     if (span(d.start, d.end) <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
@@ -147,7 +156,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   let first = 0;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
-    if (chosen.size >= allowance) break;
+    if (chosen.size >= limit) break;
     let best = 0;
     let at = 0;
     for (const c of matched) {
@@ -160,7 +169,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     }
     if (!at || best < first / 3) break;
     if (!first) first = best;
-    const left = allowance - chosen.size;
+    const left = limit - chosen.size;
     const d = innermost(at);
     if (d && !folded[at] && span(d.start, d.end) <= Math.max(12, Math.floor(left * 0.6))) {
       take(d.start, d.end);
@@ -172,6 +181,24 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
     }
+  }
+  // The imports the shown code uses, from the lines kept back for them: a fix that calls something new adds to
+  // them, and a reader needs to know where a name comes from.
+  limit = allowance;
+  if (imports.length) {
+    const importLine = new Uint8Array(n + 2);
+    for (const st of imports) for (let l = st.start; l <= st.end; l++) importLine[l] = 1;
+    const used = new Set<string>();
+    for (const l of chosen) if (!importLine[l]) for (const id of identifiersOf(lines[l - 1]!)) used.add(id);
+    const wanted = new Set<number>();
+    for (const st of imports)
+      for (const [name, at] of st.names)
+        if (used.has(name)) {
+          wanted.add(st.start);
+          wanted.add(at);
+        }
+    const picked = [...wanted].sort((a, b) => a - b).slice(0, reserve);
+    for (const l of picked) take(l, l);
   }
   // The outline of the rest: top-level definitions, those nearest the windows first, at most a quarter of the allowance.
   const cap = Math.min(allowance - chosen.size, Math.max(3, Math.floor(allowance / 4)));

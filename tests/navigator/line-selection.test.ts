@@ -100,3 +100,45 @@ describe('the line budget across files', () => {
     expect(r.tokens_loaded).toBeLessThanOrEqual(title + probe.files[0]!.tokens + 20);
   });
 });
+
+describe('docstrings folded', () => {
+  // A Python function documented at length (parsed by the real grammar): 3 signature lines, a 50-line docstring, 20 lines of code.
+  const root = path.join(tmpDir('nk-fold-'), 'repo');
+  mkdirSync(root, { recursive: true });
+  const doc = Array.from({ length: 48 }, (_, i) => (i === 20 ? '    The gadget widget gadget example: swap the gadget widget.' : `    Prose line ${i} about parameters.`));
+  const code = Array.from({ length: 19 }, (_, i) => (i === 15 ? '    result = swap(widget)' : `    value_${i} = compute(${i})`));
+  const source = ['import os', '', 'def swap_things(widget,', '               other,', '               more):', '    """Swap the things.', ...doc, '    """', ...code, '    return result', ''].join('\n');
+  writeFileSync(path.join(root, 'things.py'), source);
+  const weights = new Map([
+    ['swap', 2],
+    ['widget', 2],
+    ['gadget', 2],
+  ]);
+
+  it('shows a long-documented function whole but for its docstring, whose first line stays', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const defs = index.files[0]!.outline.defs;
+    const fn = defs.find((d) => d.name === 'swap_things')!;
+    expect(fn.doc).toEqual([6, 55]);
+    const sel = selectLines(source, defs, weights, 40, [{ start: fn.start, end: fn.end, header_end: fn.header_end }]);
+    // Signature, the docstring's first line, every line of code: 3 + 1 + 20 of the function's 73 lines.
+    const whole = [3, 4, 5, 6, ...Array.from({ length: 20 }, (_, i) => 56 + i)];
+    expect(sel.windows[0]).toEqual([fn.start, fn.end]);
+    expect(sel.lines.slice(0, 4)).toEqual([3, 4, 5, 6]);
+    for (const l of whole) expect(sel.lines).toContain(l);
+    // The 16 lines left go to the words' window, which lies in the docstring: shown around its line, not the rest of the docstring.
+    const docShown = sel.lines.filter((l) => l > 6 && l < 56);
+    expect(docShown).toContain(26);
+    expect(docShown.length).toBeLessThanOrEqual(7);
+    expect(sel.lines.length).toBeLessThanOrEqual(40);
+  });
+
+  it('ranks a window in the code above a denser one in the docstring', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const defs = index.files[0]!.outline.defs;
+    // Too few lines for the function: windows of matched words decide, and the code's (line 71) wins over the docstring's (line 26).
+    const sel = selectLines(source, defs, weights, 10);
+    expect(sel.lines).toContain(71);
+    expect(sel.lines).not.toContain(26);
+  });
+});
