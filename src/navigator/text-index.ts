@@ -31,7 +31,7 @@ import { identifierTerms } from './terms.js';
 /** Field weights of the BM25F (path, names, idents, text): names and places count more than uses. */
 export const FIELD_WEIGHTS = { path: 4, names: 3, idents: 1, text: 0.6 } as const;
 /** Bump when the terms or fields change: a persistent index of another version is rebuilt. */
-export const TEXT_INDEX_VERSION = 'fts3';
+export const TEXT_INDEX_VERSION = 'fts4';
 
 export interface TextHit {
   path: string;

@@ -10,6 +10,8 @@ const TS_COMMON_DEFS = `
 (method_definition name: (property_identifier) @name) @definition.method
 (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
 (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+(expression_statement (assignment_expression left: (member_expression property: (property_identifier) @name) right: [(arrow_function) (function_expression)])) @definition.function
+(expression_statement (assignment_expression left: (identifier) @name right: [(arrow_function) (function_expression)])) @definition.function
 (program (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable)
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
 `;
@@ -110,4 +112,4 @@ export function referenceQuery(lang: CodeLanguage): string {
 }
 
 /** Bump when the queries or the outline format change: cached outlines carry it. */
-export const OUTLINE_VERSION = 2;
+export const OUTLINE_VERSION = 3;

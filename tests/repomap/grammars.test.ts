@@ -42,6 +42,29 @@ describe('grammars', () => {
     expect(outline.refs.map(([r]) => r)).toContain('formatPrice');
   });
 
+  it('outlines functions assigned to a property or a variable (JavaScript and TypeScript), nested where they are assigned', async () => {
+    const src = [
+      'const make = (defaults) => {',
+      '  const api = (input) => input;',
+      '  api.extend = (more) => make({ ...defaults, ...more });',
+      '  api.count = 3;',
+      '  return api;',
+      '};',
+      'let handler;',
+      'handler = function (event) { return event; };',
+      'module.exports.helper = function helper() {};',
+    ].join('\n');
+    for (const lang of ['javascript', 'typescript'] as const) {
+      const outline = await extractOutline(lang, src);
+      const byName = new Map(outline.defs.map((d, i) => [d.name, { ...d, i }]));
+      expect(byName.get('extend')).toMatchObject({ kind: 'function', start: 3, end: 3, parent: byName.get('make')!.i });
+      expect(byName.get('handler')).toMatchObject({ kind: 'function', start: 8 });
+      expect(byName.get('helper')).toMatchObject({ kind: 'function', start: 9 });
+      // A property given a value that is not a function is no definition.
+      expect(byName.has('count')).toBe(false);
+    }
+  });
+
   it('outlines Markdown headings as nested sections', async () => {
     const md = await extractOutline('markdown', readFileSync(path.join(SHOP, 'README.md'), 'utf8'));
     expect(md.defs.map((d) => d.name)).toEqual(['Shop', 'Installation', 'Architecture', 'API Reference']);
