@@ -10,7 +10,7 @@ const port = parentPort!;
 const post = (m: CheckpointerReply) => port.postMessage(m);
 
 /** ms between passes while the WAL grows, and the longest wait while it does not. */
-const BUSY_MS = 20;
+const BUSY_MS = 100;
 const IDLE_MS = 500;
 /** Frames a pass may copy and still count as the last before the routing connection's tail checkpoint. */
 const SMALL_TAIL = 256;
