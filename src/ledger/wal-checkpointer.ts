@@ -28,7 +28,7 @@ export interface WalCheckpointStats {
   /** Passive checkpoints the thread ran that copied frames, and the frames they copied. */
   threadPasses: number;
   threadFrames: number;
-  /** Checkpoints of the tail run by the routing connection after the thread caught up (cheap: the thread copied the rest). */
+  /** Complete checkpoints of the tail run by the routing connection after the thread caught up (cheap: the thread copied the rest). */
   tailCheckpoints: number;
   /** Fallback checkpoints run by the routing connection because the WAL passed `capBytes`. */
   capCheckpoints: number;
@@ -82,6 +82,7 @@ export class WalCheckpointer {
   private active = false;
   private worker: Worker | undefined;
   private tailDue = false;
+  private tailRetries = 0;
   private scheduled = false;
   private tailCheckpoints = 0;
   private capCheckpoints = 0;
@@ -110,7 +111,15 @@ export class WalCheckpointer {
     if (this.closed) return;
     if (this.tailDue) {
       this.tailDue = false;
-      this.later(() => this.tailCheckpoints++);
+      this.later((done) => {
+        if (done) {
+          this.tailCheckpoints++;
+          this.tailRetries = 0;
+        } else if (++this.tailRetries <= 8) {
+          // The thread was mid-pass (the checkpoint lock is one at a time): try again after the next commit.
+          this.tailDue = true;
+        } else this.tailRetries = 0;
+      });
     }
     if (++this.commits % this.checkEvery !== 0) return;
     const size = walSize(this.wal);
@@ -121,14 +130,13 @@ export class WalCheckpointer {
     }
   }
 
-  private later(counted: () => void): void {
+  private later(then: (done: boolean) => void): void {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
       if (this.closed) return;
-      this.checkpoint();
-      counted();
+      then(this.checkpoint());
     });
   }
 
@@ -174,11 +182,14 @@ export class WalCheckpointer {
   }
 
   /** A PASSIVE checkpoint on the routing connection (it never waits for readers or writers; a busy checkpointer makes it a no-op). */
-  private checkpoint(): void {
+  private checkpoint(): boolean {
     try {
-      this.db.pragma('wal_checkpoint(PASSIVE)');
+      const [r] = this.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+      // Complete: every frame is in the database, so the next commit restarts the WAL.
+      return r !== undefined && r.busy === 0 && r.checkpointed === r.log;
     } catch {
       // A checkpoint that cannot run now (I/O error, busy) loses nothing: the frames stay in the WAL for the next one.
+      return false;
     }
   }
 
