@@ -64,8 +64,9 @@ export function repairJsonlFile(file: string, expected: readonly string[]): File
   const missing = expected.slice(lines.length);
   const keep = Buffer.byteLength(lines.join(''), 'utf8');
   if (torn === null && missing.length === 0) return { appended: 0, torn_line_removed: false, diverged: false, size: keep };
-  mkdirSync(path.dirname(file), { recursive: true });
-  const fd = openSync(file, existsSync(file) ? 'r+' : 'w');
+  const exists = existsSync(file);
+  if (!exists) mkdirSync(path.dirname(file), { recursive: true });
+  const fd = openSync(file, exists ? 'r+' : 'w');
   let size: number;
   try {
     if (torn !== null) ftruncateSync(fd, keep);

@@ -1,4 +1,5 @@
 export { SqliteLedger, DEFAULT_LEDGER_FILE, type LedgerOptions } from './sqlite-ledger.js';
+export type { WalCheckpointLimits, WalCheckpointStats } from './wal-checkpointer.js';
 export { openLedger, openLedgerAt } from './open-ledger.js';
 export { copyLedger, LedgerNotEmptyError, type CopyReport } from './copy.js';
 export { exportJsonl } from './export.js';

@@ -27,6 +27,7 @@ import { LruMap } from './lru.js';
 import { MirrorLock, mirrorLockPath } from './mirror-lock.js';
 import { ThreadedMirror, mirrorThreadAvailable } from './threaded-mirror.js';
 import { type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
+import { WalCheckpointer, checkpointerThreadAvailable, type WalCheckpointLimits, type WalCheckpointStats } from './wal-checkpointer.js';
 
 export interface LedgerOptions {
   /**
@@ -54,6 +55,16 @@ export interface LedgerOptions {
    * thread, after each commit, as before.
    */
   jsonlThread?: boolean;
+  /**
+   * Where WAL checkpoints run (docs/ledger.md, "WAL checkpoints off the commit path"). `thread` (default where the
+   * compiled worker exists): once the WAL passes 4 MiB, SQLite's autocheckpoint is turned off on this connection and
+   * a worker thread checkpoints on a connection of its own; this connection checkpoints only the short tail the thread
+   * leaves, and past `capBytes` when the thread is dead or behind. `inline`: SQLite's autocheckpoint, inside the
+   * commit that crosses 8,000 pages, as before.
+   */
+  walCheckpoint?: 'thread' | 'inline';
+  /** Thresholds of the `thread` checkpointer (tests and tuning). */
+  walCheckpointLimits?: WalCheckpointLimits;
 }
 
 /** The decisions.jsonl mirror of a SQLite ledger, on this thread or its own. */
@@ -88,6 +99,7 @@ export class SqliteLedger implements Ledger {
   readonly sql: LedgerSql;
   readonly mirror: SqliteMirror | undefined;
   private readonly mirrorLock: MirrorLock | undefined;
+  private readonly checkpointer: WalCheckpointer | undefined;
   private readonly heads: LruMap<string, string>;
   private queue: QueuedAppend[] = [];
   private closed = false;
@@ -105,6 +117,16 @@ export class SqliteLedger implements Ledger {
     const onWarning = options.onWarning ?? defaultMirrorWarning;
     const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
     const memory = file === ':memory:' || file === '';
+    const walMode = options.walCheckpoint ?? (checkpointerThreadAvailable() ? 'thread' : 'inline');
+    this.checkpointer =
+      walMode === 'thread' && !memory
+        ? new WalCheckpointer(this.sql.db, path.resolve(file), {
+            durability: this.durability,
+            busyTimeoutMs,
+            thread: true,
+            ...(options.walCheckpointLimits ? { limits: options.walCheckpointLimits } : {}),
+          })
+        : undefined;
     if (!this.jsonl) {
       this.mirror = undefined;
     } else if ((options.jsonlThread ?? true) && !memory && mirrorThreadAvailable()) {
@@ -206,6 +228,7 @@ export class SqliteLedger implements Ledger {
   }
 
   private afterCommit(): void {
+    this.checkpointer?.afterCommit();
     if (this.queue.length > 0) setImmediate(() => this.commitQueued());
   }
 
@@ -238,7 +261,19 @@ export class SqliteLedger implements Ledger {
     this.closed = true;
     await this.mirror?.close();
     this.mirrorLock?.close();
+    // The checkpointer's connection first: the routing connection, closed last, checkpoints the WAL away as before.
+    await this.checkpointer?.close();
     this.sql.close();
+  }
+
+  /** What the WAL checkpointer did (undefined with `walCheckpoint: 'inline'` or in memory). */
+  walCheckpointStats(): Promise<WalCheckpointStats> | undefined {
+    return this.checkpointer?.stats();
+  }
+
+  /** Stops the WAL checkpointer's thread early (what a crashed thread looks like): the routing connection's cap remains. */
+  stopWalCheckpointThread(): Promise<void> {
+    return this.checkpointer?.stopThread() ?? Promise.resolve();
   }
 
   // ---- RunReader, StatsReader, EscalationStore -----------------------------------------------------------------------------------
