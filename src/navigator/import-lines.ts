@@ -75,7 +75,21 @@ function bindNames(kind: 'py' | 'js' | 'go', line: string, first: boolean, at: n
   if (m) names.set(m[1]?.trim() ?? m[2]!.slice(m[2]!.lastIndexOf('/') + 1), at);
 }
 
-/** The identifiers of a line of code, for matching against imported names. */
-export function identifiersOf(line: string): string[] {
-  return line.match(IDENT) ?? [];
+/**
+ * The import lines to show beside the `shown` lines of a file: for each statement binding a name that a shown line
+ * (not itself an import) uses, its first line and the line binding the name; at most `max`, in file order.
+ */
+export function importLinesUsed(statements: readonly ImportStatement[], lines: readonly string[], shown: ReadonlySet<number>, max: number): number[] {
+  if (!statements.length || max <= 0) return [];
+  const inImport = (l: number) => statements.some((st) => st.start <= l && l <= st.end);
+  const used = new Set<string>();
+  for (const l of shown) if (!inImport(l)) for (const id of lines[l - 1]!.match(IDENT) ?? []) used.add(id);
+  const wanted = new Set<number>();
+  for (const st of statements)
+    for (const [name, at] of st.names)
+      if (used.has(name)) {
+        wanted.add(st.start);
+        wanted.add(at);
+      }
+  return [...wanted].sort((a, b) => a - b).slice(0, max);
 }

@@ -1,7 +1,7 @@
 import type { Definition } from '../repomap/outline.js';
 import { rankDefinitionsByTerms } from './definition-scores.js';
 import type { FileLanguage } from '../repomap/languages.js';
-import { identifiersOf, importStatements } from './import-lines.js';
+import { importLinesUsed, importStatements } from './import-lines.js';
 import { lineTermsIn } from './terms.js';
 
 /** The lines chosen in one file, and why. */
@@ -66,6 +66,8 @@ const FOCUS_RADIUS = 8;
  * weighted by rarity, repeats counting a little), each widened to its innermost enclosing definition
  * when that fits, else to the window plus the definition's signature; then the outline (top-level
  * definitions) of the rest. Never more than `allowance` lines. `weights` maps index terms to their weight (idf).
+ * Docstrings inside definitions are folded to their first line (a definition's size counts its code), and with a
+ * `language`, lines are kept back for the imports the shown code uses (importLinesUsed).
  */
 export function selectLines(text: string, defs: Definition[], weights: Map<string, number>, allowance: number, focus: readonly FocusRange[] = [], language?: FileLanguage): LineSelection {
   const lines = text.split('\n');
@@ -91,7 +93,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // long-documented function then fits whole. `codeBefore[l]` counts the unfolded lines before line l.
   const folded = foldedDocLines(defs, n);
   const codeBefore = new Int32Array(n + 2);
-  for (let l = 1; l <= n + 1; l++) codeBefore[l] = codeBefore[l - 1]! + (l - 1 >= 1 && !folded[l - 1] ? 1 : 0);
+  for (let l = 2; l <= n + 1; l++) codeBefore[l] = codeBefore[l - 1]! + 1 - folded[l - 1]!;
   const span = (a: number, b: number): number => codeBefore[Math.min(n, b) + 1]! - codeBefore[Math.max(1, a)]!;
   // Lines kept back for the imports the shown code uses (IMPORT_LINES at most, a tenth of a file's lines).
   const imports = language && allowance >= 20 ? importStatements(language, lines) : [];
@@ -185,21 +187,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // The imports the shown code uses, from the lines kept back for them: a fix that calls something new adds to
   // them, and a reader needs to know where a name comes from.
   limit = allowance;
-  if (imports.length) {
-    const importLine = new Uint8Array(n + 2);
-    for (const st of imports) for (let l = st.start; l <= st.end; l++) importLine[l] = 1;
-    const used = new Set<string>();
-    for (const l of chosen) if (!importLine[l]) for (const id of identifiersOf(lines[l - 1]!)) used.add(id);
-    const wanted = new Set<number>();
-    for (const st of imports)
-      for (const [name, at] of st.names)
-        if (used.has(name)) {
-          wanted.add(st.start);
-          wanted.add(at);
-        }
-    const picked = [...wanted].sort((a, b) => a - b).slice(0, reserve);
-    for (const l of picked) take(l, l);
-  }
+  for (const l of importLinesUsed(imports, lines, chosen, reserve)) take(l, l);
   // The outline of the rest: top-level definitions, those nearest the windows first, at most a quarter of the allowance.
   const cap = Math.min(allowance - chosen.size, Math.max(3, Math.floor(allowance / 4)));
   if (cap > 0) {
