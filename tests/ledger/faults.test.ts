@@ -3,22 +3,15 @@
 // database by `navkernel verify --repair` (and on the run's next load).
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/contracts/index.js';
-import { createKernel, type FlowSet } from '../../src/kernel/index.js';
+import { createKernel } from '../../src/kernel/index.js';
 import { decisionsJsonlPath, openLedger, readJsonl, verifyLedger } from '../../src/ledger/index.js';
 import type { MirrorWarning } from '../../src/ledger/jsonl-mirror.js';
 import { runCli } from '../support/cli.js';
-import { sampleFlows, steppingClock, tmpDir } from './helpers.js';
+import { ledgerFixtures, steppingClock, tmpDir } from './helpers.js';
 
-let flows: FlowSet;
-beforeAll(async () => {
-  flows = await sampleFlows();
-});
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
+const fx = ledgerFixtures();
 
 const RUN = 'disk-full-run';
 const request = (i: number) => ({ run_id: RUN, flow: 'build', step_completed: 'build-step-1', status: i % 4 === 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `q${i}`, forensics: { tests: { passed: i, failed: 2 } } });
@@ -26,7 +19,7 @@ const request = (i: number) => ({ run_id: RUN, flow: 'build', step_completed: 'b
 describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', () => {
   it('warns, loses no decision, and verify --repair rebuilds the file once the disk has room', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const runs = path.join(t.dir, 'runs');
     const file = path.join(runs, 'ledger.sqlite');
     const jsonl = decisionsJsonlPath(runs, RUN, 'build');
@@ -34,7 +27,7 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
     symlinkSync('/dev/full', jsonl);
     const warnings: MirrorWarning[] = [];
     const ledger = openLedger(file, { runBase: runs, onWarning: (w) => warnings.push(w) });
-    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     const decisions: Decision[] = [];
     for (let i = 0; i < 30; i++) decisions.push(await kernel.route(request(i)));
     await kernel.close();
@@ -62,16 +55,16 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
 
   it('a kernel that loads the run again repairs its file by itself', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const file = path.join(t.dir, 'ledger.sqlite');
     const jsonl = decisionsJsonlPath(t.dir, RUN, 'build');
     mkdirSync(path.dirname(jsonl), { recursive: true });
     symlinkSync('/dev/full', jsonl);
-    let kernel = createKernel({ flows, store: openLedger(file, { onWarning: () => undefined }), clock: steppingClock() });
+    let kernel = createKernel({ flows: fx.flows, store: openLedger(file, { onWarning: () => undefined }), clock: steppingClock() });
     for (let i = 0; i < 10; i++) await kernel.route(request(i));
     await kernel.close();
     rmSync(jsonl);
-    kernel = createKernel({ flows, store: openLedger(file), clock: steppingClock() });
+    kernel = createKernel({ flows: fx.flows, store: openLedger(file), clock: steppingClock() });
     for (let i = 10; i < 20; i++) await kernel.route(request(i));
     await kernel.close();
     const ledger = openLedger(file, { create: false });
@@ -83,10 +76,10 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
 describe('run folders from any valid run id (issue 12 item 2)', () => {
   it('routes, writes decisions.jsonl inside RUN_BASE and verifies for long, multi-byte, dotted and reserved ids', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const file = path.join(t.dir, 'ledger.sqlite');
     const ids = ['ü'.repeat(200), '🚀'.repeat(100), '../../escape', '.hidden', 'CON', 'a/b\\c', 'x'.repeat(200), 'plain-id_1.2'];
-    const kernel = createKernel({ flows, store: openLedger(file), clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: openLedger(file), clock: steppingClock() });
     for (const run_id of ids) {
       for (let i = 0; i < 4; i++) await kernel.route({ ...request(i), run_id, request_id: undefined });
     }

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { afterEach, beforeAll } from 'vitest';
 import path from 'node:path';
 import { sha256 } from '../../src/contracts/index.js';
 import type { LlmCallRecord, ArbiterPort, RouteRequest, Decision } from '../../src/contracts/index.js';
@@ -14,6 +15,28 @@ export function tmpDir(): { dir: string; file: string; cleanup: () => void } {
 }
 
 export const sampleFlows = (): Promise<FlowSet> => loadFlows(CHARTERS);
+
+/**
+ * The setup many ledger test files share: the sample flows, loaded once before the file's tests, and a list of
+ * cleanups run (last first) after each test. Call at the top level of a test file.
+ */
+export function ledgerFixtures(): { readonly flows: FlowSet; cleanups: (() => void)[] } {
+  let flows: FlowSet | undefined;
+  const cleanups: (() => void)[] = [];
+  beforeAll(async () => {
+    flows = await sampleFlows();
+  });
+  afterEach(() => {
+    while (cleanups.length) cleanups.pop()!();
+  });
+  return {
+    get flows(): FlowSet {
+      if (!flows) throw new Error('ledgerFixtures: the flows are loaded in beforeAll; read them inside a test');
+      return flows;
+    },
+    cleanups,
+  };
+}
 
 /** A clock that ticks one second per call from a fixed instant, so recorded timestamps are reproducible. */
 export function steppingClock(start = Date.UTC(2025, 0, 1)): () => Date {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compileValidator, type Decision, type OffRoadRecord, type RouteRequest } from '../../src/contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
-import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
+import { MemoryStore, createKernel } from '../../src/kernel/index.js';
 import {
   LEDGER_APPLICATION_ID,
   LEDGER_SCHEMA_VERSION,
@@ -15,26 +15,19 @@ import {
   openLedger,
   readJsonl,
 } from '../../src/ledger/index.js';
-import { ledgerKernel, sampleFlows, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
+import { ledgerFixtures, ledgerKernel, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
 
-let flows: FlowSet;
-beforeAll(async () => {
-  flows = await sampleFlows();
-});
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
+const fx = ledgerFixtures();
 function tmp() {
   const t = tmpDir();
-  cleanups.push(t.cleanup);
+  fx.cleanups.push(t.cleanup);
   return t;
 }
 
 /** The requests and decisions of a scenario routed by an in-memory kernel: the reference a ledgered kernel must match. */
 async function reference(scenario = HARSH_SCENARIO, withArbiter = false): Promise<Step[]> {
   const steps: Step[] = [];
-  const kernel = createKernel({ flows, store: new MemoryStore(), clock: steppingClock(), ...(withArbiter ? { arbiter: scriptedArbiter() } : {}) });
+  const kernel = createKernel({ flows: fx.flows, store: new MemoryStore(), clock: steppingClock(), ...(withArbiter ? { arbiter: scriptedArbiter() } : {}) });
   await simulate(kernel, scenario, { onStep: (s) => steps.push(structuredClone(s)) });
   await kernel.close();
   return steps;
@@ -43,7 +36,7 @@ async function reference(scenario = HARSH_SCENARIO, withArbiter = false): Promis
 describe('SQLite ledger as the kernel store', () => {
   it('records every route as a row and every off-road decision as a decisions.jsonl line in the seed shape', async () => {
     const { file, dir } = tmp();
-    const { kernel } = ledgerKernel(file, flows);
+    const { kernel } = ledgerKernel(file, fx.flows);
     const steps: Step[] = [];
     await simulate(kernel, DEMO_SCENARIO, { onStep: (s) => steps.push(structuredClone(s)) });
     await kernel.close();
@@ -100,7 +93,7 @@ describe('SQLite ledger as the kernel store', () => {
     let at = 0;
     const clock = steppingClock();
     for (const end of [...cuts, ref.length]) {
-      const { kernel } = ledgerKernel(file, flows, { clock });
+      const { kernel } = ledgerKernel(file, fx.flows, { clock });
       for (; at < end; at++) {
         const d = await kernel.route(ref[at]!.request);
         expect(d, `route ${at} (${ref[at]!.request.run_id} ${ref[at]!.request.step_completed})`).toEqual(ref[at]!.decision);
@@ -118,14 +111,14 @@ describe('SQLite ledger as the kernel store', () => {
   it('routing the same request_id twice returns the recorded decision and records nothing, also after a restart', async () => {
     const { file } = tmp();
     const request: RouteRequest = { run_id: 'idem', flow: 'build', step_completed: 'build-step-1', status: 'UNVERIFIED', request_id: 'req-1', forensics: { tests: { passed: 1, failed: 3 } } };
-    let k = ledgerKernel(file, flows);
+    let k = ledgerKernel(file, fx.flows);
     const first = await k.kernel.route(request);
     const again = await k.kernel.route(request);
     expect(again).toEqual(first);
     const next = await k.kernel.route({ ...request, request_id: 'req-2', status: 'VERIFIED' });
     expect(next.seq).toBe(2);
     await k.kernel.close();
-    k = ledgerKernel(file, flows);
+    k = ledgerKernel(file, fx.flows);
     expect(await k.kernel.route(request)).toEqual(first);
     expect(k.ledger.sql.routeCount()).toBe(2);
     expect((await k.ledger.findByRequestId('idem', 'req-2'))?.decision).toEqual(next);
@@ -134,7 +127,7 @@ describe('SQLite ledger as the kernel store', () => {
 
   it('records LLM calls, cost and the run head with each route, and opens an escalation with its ESCALATE decision', async () => {
     const { file } = tmp();
-    const { kernel, ledger } = ledgerKernel(file, flows, { arbiter: scriptedArbiter() });
+    const { kernel, ledger } = ledgerKernel(file, fx.flows, { arbiter: scriptedArbiter() });
     const steps: Step[] = [];
     await simulate(kernel, HARSH_SCENARIO, { onStep: (s) => steps.push(structuredClone(s)) });
     const tier3 = steps.filter((s) => s.decision.tier === 3);
@@ -174,7 +167,7 @@ describe('opening a ledger file', () => {
 
   it('gives a schema-3 ledger (before the run listing index) index runs_created on open; its runs list as before', async () => {
     const { file } = tmp();
-    const { kernel } = ledgerKernel(file, flows, { arbiter: scriptedArbiter() });
+    const { kernel } = ledgerKernel(file, fx.flows, { arbiter: scriptedArbiter() });
     await simulate(kernel, HARSH_SCENARIO, {});
     await kernel.close();
     const listing = async (l: ReturnType<typeof openLedger>) => (await l.runPage({ limit: 500 })).runs.map((r) => r.run_id);
@@ -251,7 +244,7 @@ describe('opening a ledger file', () => {
 
   it('returns decisions whose recorded JSON equals what the kernel answered', async () => {
     const { file } = tmp();
-    const { kernel, ledger } = ledgerKernel(file, flows);
+    const { kernel, ledger } = ledgerKernel(file, fx.flows);
     const d: Decision = await kernel.route({ run_id: 'one', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' });
     expect(await ledger.findByRequestId('one', 'none')).toBeUndefined();
     expect(JSON.parse(ledger.sql.db.prepare('SELECT decision_json FROM routes').pluck().get() as string)).toEqual(d);

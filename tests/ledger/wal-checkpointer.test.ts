@@ -5,22 +5,15 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createKernel, type FlowSet, type Kernel } from '../../src/kernel/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createKernel, type Kernel } from '../../src/kernel/index.js';
 import { openLedger as openSrcLedger, verifyLedger, type SqliteLedger } from '../../src/ledger/index.js';
-import { sampleFlows, steppingClock, tmpDir } from './helpers.js';
+import { ledgerFixtures, steppingClock, tmpDir } from './helpers.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/ledger/index.js');
 type DistLedger = typeof import('../../src/ledger/index.js');
 
-let flows: FlowSet;
-beforeAll(async () => {
-  flows = await sampleFlows();
-});
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
+const fx = ledgerFixtures();
 
 // About 3 KB of forensics per route, so that a few thousand routes write tens of MB of WAL frames.
 const NOTES = 'x'.repeat(3000);
@@ -65,9 +58,9 @@ async function expectIntact(file: string, routes: number): Promise<void> {
 describe('the routing connection without the thread', () => {
   it('a short use never takes over: SQLite autocheckpoints as before and no thread starts', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const ledger = openSrcLedger(t.file, { jsonl: false, walCheckpoint: 'thread' });
-    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     for (let i = 0; i < 10; i++) await round(kernel, t.file, i);
     expect(await ledger.walCheckpointStats()).toEqual({ active: false, thread: false, threadPasses: 0, threadFrames: 0, tailCheckpoints: 0, capCheckpoints: 0 });
     expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
@@ -77,11 +70,11 @@ describe('the routing connection without the thread', () => {
 
   it('past the cap, with no checkpointer thread running, checkpoints itself: the WAL stays near the cap and nothing is lost', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const cap = 2 * 1024 * 1024;
     // From the sources there is no compiled worker: `thread` takes over at startBytes and only the cap is left.
     const ledger = openSrcLedger(t.file, { jsonl: false, walCheckpoint: 'thread', walCheckpointLimits: { startBytes: 256 * 1024, capBytes: cap, checkEvery: 2 } });
-    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     let largest = 0;
     const rounds = 400; // 6,400 routes of ~3 KB: over 20 MB of frames without checkpoints
     for (let i = 0; i < rounds; i++) largest = Math.max(largest, await round(kernel, t.file, i));
@@ -98,9 +91,9 @@ describe('the routing connection without the thread', () => {
 
   it('`inline` keeps SQLite autocheckpoint and has no checkpointer', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const ledger = openSrcLedger(t.file, { jsonl: false, walCheckpoint: 'inline', walCheckpointLimits: { startBytes: 1, checkEvery: 1 } });
-    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     for (let i = 0; i < 4; i++) await round(kernel, t.file, i);
     expect(ledger.walCheckpointStats()).toBeUndefined();
     expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
@@ -116,9 +109,9 @@ describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
 
   it('is the default from compiled code: the thread copies the WAL, the routing connection only its tail, the WAL restarts, nothing is lost', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const ledger = dist.openLedger(t.file, { jsonl: false, walCheckpointLimits: { startBytes: 256 * 1024, resetFrames: 300, checkEvery: 2 } }) as SqliteLedger;
-    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     let n = 0;
     // Rounds until the routing connection has completed three tail checkpoints (the thread caught up each time), at most 3,000.
     for (; n < 3000 && ((await ledger.walCheckpointStats())?.tailCheckpoints ?? 0) < 3; n++) await round(kernel, t.file, n);
@@ -140,10 +133,10 @@ describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
 
   it('a thread stopped half-way leaves the cap: the routing connection checkpoints past it and nothing is lost', async () => {
     const t = tmpDir();
-    cleanups.push(t.cleanup);
+    fx.cleanups.push(t.cleanup);
     const cap = 2 * 1024 * 1024;
     const ledger = dist.openLedger(t.file, { jsonl: false, walCheckpointLimits: { startBytes: 256 * 1024, capBytes: cap, checkEvery: 2 } }) as SqliteLedger;
-    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     let n = 0;
     for (; n < 3000 && !(await ledger.walCheckpointStats())?.thread; n++) await round(kernel, t.file, n);
     expect((await ledger.walCheckpointStats())?.thread).toBe(true);
