@@ -99,6 +99,8 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   const imports = language && allowance >= 20 ? importStatements(language, lines) : [];
   const reserve = imports.length ? Math.min(IMPORT_LINES, Math.floor(allowance / 10)) : 0;
   let limit = allowance - reserve;
+  // A window's score depends only on which lines within RADIUS of its centre are chosen: it is kept until one is.
+  const scoreAt = new Float64Array(n + 2).fill(-1);
   const take = (a: number, b: number, showFolded = false): number => {
     let added = 0;
     for (let l = Math.max(1, a); l <= Math.min(n, b) && chosen.size < limit; l++) {
@@ -106,11 +108,16 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       if (!chosen.has(l)) {
         chosen.add(l);
         added++;
+        scoreAt.fill(-1, Math.max(1, l - RADIUS), Math.min(n, l + RADIUS) + 1);
       }
     }
     return added;
   };
   const windowScore = (c: number): number => {
+    const known = scoreAt[c]!;
+    return known >= 0 ? known : (scoreAt[c] = scoreOfWindow(c));
+  };
+  const scoreOfWindow = (c: number): number => {
     const seen = new Map<string, number>();
     for (let l = Math.max(1, c - RADIUS); l <= Math.min(n, c + RADIUS); l++) {
       if (chosen.has(l)) continue;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
 import { quotedPhrases } from '../../src/navigator/evidence/index.js';
 import { classifyPath as classOfPath } from '../../src/repomap/index.js';
-import { ISSUE_DF_MAX, queryTerms, TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
+import { ISSUE_DF_MAX, queryTerms, substringShares, TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
 import { openTextIndex } from '../../src/navigator/text-index.js';
 import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
 import { indexRepo } from '../../src/repomap/index.js';
@@ -85,3 +85,32 @@ describe('the text query of an issue', () => {
   });
 });
 
+
+describe('the share of the best word a definition name contains', () => {
+  it('is the best share among the words inside the name, short and long, found at any position', () => {
+    const shares = new Map([['io', 0.2], ['spool', 0.9], ['rewind', 0.6], ['pool', 0.7], ['ndx', 0.4], ['x', 0.1]]);
+    const best = substringShares(shares);
+    expect(best('spoolrewinder')).toBe(0.9);
+    expect(best('carpool')).toBe(0.7);
+    expect(best('rewindratio')).toBe(0.6);
+    expect(best('radio')).toBe(0.2);
+    expect(best('indxs')).toBe(0.4);
+    expect(best('box')).toBe(0.1);
+    expect(best('abc')).toBe(0);
+    expect(best('')).toBe(0);
+  });
+
+  it('agrees with testing every word on every name, on a seeded sample of words and names', () => {
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const word = (len: number) => Array.from({ length: len }, () => 'abcdeé'[Math.floor(next() * 6)]).join('');
+    const shares = new Map<string, number>();
+    for (let i = 0; i < 60; i++) shares.set(word(1 + Math.floor(next() * 5)), Math.round(next() * 100) / 100);
+    const best = substringShares(shares);
+    for (let i = 0; i < 500; i++) {
+      const name = word(Math.floor(next() * 14));
+      const brute = Math.max(0, ...[...shares].filter(([w]) => name.includes(w)).map(([, r]) => r));
+      expect(best(name)).toBe(brute);
+    }
+  });
+});
