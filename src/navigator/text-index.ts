@@ -285,11 +285,17 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   }
   const byId = new Map<number, string>();
   for (const [p, r] of rows) byId.set(r.id, p);
+  // A row's place in path order, by id: a term's files are sorted as numbers, not as strings.
+  const inPathOrder = [...rows.keys()].sort();
+  let maxId = 0;
+  for (const r of rows.values()) if (r.id > maxId) maxId = r.id;
+  const placeOf = new Int32Array(maxId + 1).fill(-1);
+  inPathOrder.forEach((p, i) => (placeOf[rows.get(p)!.id] = i));
   const classes = new Map<string, FileClass>();
   const w = FIELD_WEIGHTS;
   const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
   const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');
-  const withStmt = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ?');
+  const withStmt = db.prepare('SELECT rowid FROM fts WHERE fts MATCH ?').pluck();
   const tokGet = db.prepare('SELECT n FROM tokens WHERE key = ?').pluck();
   const tokSet = db.prepare('INSERT OR IGNORE INTO tokens(key, n) VALUES (?, ?)');
   // Bounded: past TOKEN_STORE_MAX counts the table starts over (counts are recomputed exactly when missing).
@@ -348,7 +354,13 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     filesWith(term) {
       if (!/^[a-z0-9]+$/.test(term)) return [];
       let list = withMemo.get(term);
-      if (!list) withMemo.set(term, (list = (withStmt.all(quote(term)) as { id: number }[]).map((r) => byId.get(r.id)!).filter(Boolean).sort()));
+      if (!list) {
+        // A row no file holds (none should be) is left out, as is an id past the table's.
+        const places = Int32Array.from(withStmt.all(quote(term)) as number[], (id) => (id <= maxId ? placeOf[id]! : -1)).sort();
+        list = [];
+        for (const i of places) if (i >= 0) list.push(inPathOrder[i]!);
+        withMemo.set(term, list);
+      }
       // A copy: the caller may change it.
       return list.slice();
     },
