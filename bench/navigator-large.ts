@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import os from 'node:os';
 import path from 'node:path';
 import { seededRandom as rng } from '../src/demo/prng.js';
+import { navigate } from '../src/navigator/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { table, type BenchSection } from './stats.js';
 
@@ -94,6 +95,20 @@ function navigateCli(repo: string, task: string, extra: string[], env: NodeJS.Pr
   }
 }
 
+/** Wall ms of `navigate()` called again in this process (what `navkernel mcp` does per call): the median of `times` after a first call. */
+async function navigateInProcess(repo: string, task: string, cacheDir: string, times: number): Promise<number> {
+  const call = async () => {
+    const t0 = performance.now();
+    const o = await navigate({ task, repo_root: repo }, { cacheDir });
+    if (o.exit !== 'EXIT_PASS') throw new Error(`navigate in process: ${o.exit} (${o.stop_reason})`);
+    return performance.now() - t0;
+  };
+  await call();
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) ms.push(await call());
+  return ms.sort((x, y) => x - y)[Math.floor(times / 2)]!;
+}
+
 export async function benchNavigatorLarge(opts: { quick: boolean }): Promise<BenchSection> {
   const base = mkdtempSync(path.join(os.tmpdir(), 'nk-bench-large-'));
   try {
@@ -116,14 +131,17 @@ export async function benchNavigatorLarge(opts: { quick: boolean }): Promise<Ben
       [`another commit (a copy in another folder, ${changed} files changed)`, navigateCli(b, task, ['--cache-dir', cache])],
       ['another commit, warm', navigateCli(b, task, ['--cache-dir', cache])],
     ];
+    // The MCP server's path: one long-lived process navigating again (the index and text index read once, the code compiled).
+    const inProcess = await navigateInProcess(a, task, cache, 5);
     const body = [
       `A generated Python tree (seed 2026): ${files.toLocaleString('en-US')} files, ${lines.toLocaleString('en-US')} lines, ${(bytes / 2 ** 20).toFixed(1)} MiB; the task names a few of its words. Each row is one \`navkernel navigate\` process (start-up included); the machine has ${os.availableParallelism()} cores.`,
       '',
-      table(['run', 'wall ms', 'peak RSS MB'], rows.map(([name, r]) => [name, r.wall_ms, r.rss_mb])),
+      table(['run', 'wall ms', 'peak RSS MB'], [...rows.map(([name, r]) => [name, r.wall_ms, r.rss_mb]), ['warm, in a long-lived process (`navkernel mcp`, a library call): median of 5 after one', inProcess, '—']]),
     ].join('\n');
     const figures: Record<string, number> = { files, lines, changed };
     const keys = ['cold_nocache_1thread_ms', 'cold_nocache_ms', 'cold_cache_ms', 'warm_ms', 'other_commit_ms', 'other_commit_warm_ms'];
     rows.forEach(([, r], i) => (figures[keys[i]!] = r.wall_ms));
+    figures.warm_in_process_ms = inProcess;
     return { title: `Navigator on a large tree (${files.toLocaleString('en-US')} files): cold, warm, another commit`, body, figures };
   } finally {
     rmSync(base, { recursive: true, force: true });
