@@ -1,22 +1,12 @@
-import { mkdir as mkdirCb, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { LruMap } from './lru.js';
-
-const mkdirAsync = promisify(mkdirCb);
-
-/** How to make a folder: nothing (known), the recursive mkdir (nothing known above it), or these levels, top first. */
-type Plan = { kind: 'known' } | { kind: 'recursive' } | { kind: 'levels'; levels: string[] };
-
-const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /**
  * Makes folders under a root, remembering (a bounded set) which ones it made or found: a new run's
  * `<run>/<flow>/routing` folder costs one mkdir per missing level below the nearest folder it knows (three for a new
  * run), where a recursive mkdir first walks up with failing calls (five or six). A remembered folder removed since
- * (ENOENT below it) falls back to the recursive mkdir. `ensure` blocks; `ensureAsync` runs on the thread pool, where
- * the folders of several new files are made at once (on a disk where a mkdir waits on the journal, that is what
- * keeps up: one file after another on one thread was 1.5× slower here).
+ * (ENOENT below it) falls back to the recursive mkdir.
  */
 export class FolderMaker {
   private readonly known: LruMap<string, true>;
@@ -30,53 +20,7 @@ export class FolderMaker {
 
   /** Makes `dir` and its missing parents (synchronously). */
   ensure(dir: string): void {
-    const plan = this.plan(dir);
-    if (plan.kind === 'known') return;
-    if (plan.kind === 'recursive') mkdirSync(dir, { recursive: true });
-    else {
-      try {
-        for (const level of plan.levels) {
-          try {
-            mkdirSync(level);
-          } catch (err) {
-            if (code(err) !== 'EEXIST') throw err;
-          }
-        }
-      } catch (err) {
-        // A folder we knew was removed: forget what we knew, make the whole path.
-        if (code(err) !== 'ENOENT') throw err;
-        this.known.clear();
-        mkdirSync(dir, { recursive: true });
-      }
-    }
-    this.remember(dir);
-  }
-
-  /** Makes `dir` and its missing parents on the thread pool. */
-  async ensureAsync(dir: string): Promise<void> {
-    const plan = this.plan(dir);
-    if (plan.kind === 'known') return;
-    if (plan.kind === 'recursive') await mkdirAsync(dir, { recursive: true });
-    else {
-      try {
-        for (const level of plan.levels) {
-          try {
-            await mkdirAsync(level);
-          } catch (err) {
-            if (code(err) !== 'EEXIST') throw err;
-          }
-        }
-      } catch (err) {
-        if (code(err) !== 'ENOENT') throw err;
-        this.known.clear();
-        await mkdirAsync(dir, { recursive: true });
-      }
-    }
-    this.remember(dir);
-  }
-
-  private plan(dir: string): Plan {
-    if (this.known.get(dir)) return { kind: 'known' };
+    if (this.known.get(dir)) return;
     const missing: string[] = [];
     let d = dir;
     while (!this.known.get(d)) {
@@ -85,10 +29,24 @@ export class FolderMaker {
       missing.push(d);
       d = up;
     }
-    return this.known.get(d) ? { kind: 'levels', levels: missing.reverse() } : { kind: 'recursive' };
-  }
-
-  private remember(dir: string): void {
+    if (!this.known.get(d)) {
+      mkdirSync(dir, { recursive: true });
+    } else {
+      try {
+        for (let i = missing.length - 1; i >= 0; i--) {
+          try {
+            mkdirSync(missing[i]!);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+          }
+        }
+      } catch (err) {
+        // A folder we knew was removed: forget what we knew, make the whole path.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        this.known.clear();
+        mkdirSync(dir, { recursive: true });
+      }
+    }
     for (let k = dir; this.within(k); k = path.dirname(k)) {
       this.known.set(k, true);
       if (k === this.root) break;

@@ -27,7 +27,8 @@ let runIds: string[] = [];
 const mirror = new JsonlMirror(
   { exclusive: (fn) => lock.exclusive(fn), offroadRows: rows, runIds: () => runIds },
   data.runBase,
-  { onWarning: (warning) => post({ type: 'warning', warning }), ...(data.maxOpen !== undefined ? { maxOpen: data.maxOpen } : {}) },
+  // Blocking here costs the routing thread nothing: new files are made with synchronous calls, not on the thread pool.
+  { onWarning: (warning) => post({ type: 'warning', warning }), createHere: true, ...(data.maxOpen !== undefined ? { maxOpen: data.maxOpen } : {}) },
 );
 
 // Messages that arrive while a drain writes wait for the next one: each drain writes every file once.

@@ -1,6 +1,10 @@
-import { closeSync, fstatSync, lstatSync, open as openCb, openSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { closeSync, fstatSync, lstatSync, openSync, writeSync } from 'node:fs';
+import { mkdir as mkdirCb, open as openCb } from 'node:fs';
 import { promisify } from 'node:util';
+
+const mkdir = promisify(mkdirCb);
+const openFd = promisify(openCb);
+import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair } from '../contracts/ledger.js';
 import type { DecisionsMirror, OffroadRow } from '../contracts/ports.js';
@@ -8,8 +12,6 @@ import { offRoadLine, repairJsonlFile } from './decisions-jsonl.js';
 import { FolderMaker } from './folder-maker.js';
 import { LruMap } from './lru.js';
 import { decisionsJsonlPath } from './paths.js';
-
-const openFd = promisify(openCb);
 
 /** What a mirror needs from its store. */
 export interface MirrorSource {
@@ -46,6 +48,12 @@ export interface MirrorOptions {
   maxKnown?: number;
   /** Called for each failed write (default: `process.emitWarning`). */
   onWarning?: (w: MirrorWarning) => void;
+  /**
+   * Create a new file's folders and the file itself with synchronous calls on this thread when its first lines are
+   * written (the writer thread, where blocking costs no routing), instead of on the thread pool as soon as its first
+   * line is queued (default false: the routing thread's mirror).
+   */
+  createHere?: boolean;
   /** Flush after this many ms (default 1), or at once when this many lines wait (default 512). */
   delayMs?: number;
   maxPending?: number;
@@ -105,6 +113,7 @@ export class JsonlMirror implements DecisionsMirror {
   private readonly onWarning: (w: MirrorWarning) => void;
   private readonly delayMs: number;
   private readonly maxPending: number;
+  private readonly createHere: boolean;
   /** Run folders made or found (a new run's folders cost one mkdir per level, not a recursive walk). */
   private readonly folders: FolderMaker;
   private closed = false;
@@ -119,6 +128,7 @@ export class JsonlMirror implements DecisionsMirror {
     this.onWarning = options.onWarning ?? defaultMirrorWarning;
     this.delayMs = options.delayMs ?? 1;
     this.maxPending = options.maxPending ?? 512;
+    this.createHere = options.createHere ?? false;
     this.folders = new FolderMaker(path.resolve(runBase));
   }
 
@@ -135,7 +145,7 @@ export class JsonlMirror implements DecisionsMirror {
     p.lines.push(line);
     p.seqs.push(seq);
     this.pendingLines++;
-    if (!this.known.has(file) && !this.preparing.has(file)) this.prepare(file);
+    if (!this.createHere && !this.known.has(file) && !this.preparing.has(file)) this.prepare(file);
     this.schedule();
   }
 
@@ -147,7 +157,7 @@ export class JsonlMirror implements DecisionsMirror {
   private prepare(file: string): void {
     const done = (async () => {
       try {
-        await this.folders.ensureAsync(path.dirname(file));
+        await mkdir(path.dirname(file), { recursive: true });
         const fd = await openFd(file, 'ax');
         if (this.closed) {
           closeQuietly(fd);
@@ -216,7 +226,7 @@ export class JsonlMirror implements DecisionsMirror {
 
   private write(p: Pending): void {
     const file = this.fileFor(p.run_id, p.flow);
-    const known = this.known.get(file);
+    const known = this.known.get(file) ?? (this.createHere ? this.create(file) : undefined);
     if (known === undefined) {
       this.repairFile(p.run_id, p.flow, undefined);
       return;
@@ -245,6 +255,23 @@ export class JsonlMirror implements DecisionsMirror {
     } catch (err) {
       this.forget(p.run_id, p.flow, err);
     }
+  }
+
+  /**
+   * Creates a file we have not seen, with its folders, when its first lines are written (`createHere`): with O_EXCL,
+   * so that when that succeeds we know it is new and empty and append without reading anything. A file that
+   * already exists (or a folder we cannot make) is left to the rebuild from the store, which finds out or warns.
+   */
+  private create(file: string): Known | undefined {
+    try {
+      this.folders.ensure(path.dirname(file));
+      this.fds.set(file, openSync(file, 'ax'));
+    } catch {
+      return undefined;
+    }
+    const known = { size: 0, seq: 0 };
+    this.known.set(file, known);
+    return known;
   }
 
   /** Forgets what we knew of a file after a failure, so that its next write rebuilds it from the store. */

@@ -71,24 +71,3 @@ describe('FolderMaker', () => {
     for (let i = 0; i < 20; i++) expect(isDir(path.join(root, `r${i}`, 'f', 'routing'))).toBe(true);
   });
 });
-
-describe('FolderMaker on the thread pool (ensureAsync)', () => {
-  it('makes the folders of many new files at once, runs sharing their root and flows sharing their run', async () => {
-    const root = base();
-    const folders = new FolderMaker(root);
-    const dirs = Array.from({ length: 40 }, (_, i) => path.join(root, `r${i % 10}`, `flow${Math.floor(i / 10)}`, 'routing'));
-    await Promise.all(dirs.map((d) => folders.ensureAsync(d)));
-    for (const d of dirs) expect(isDir(d)).toBe(true);
-  });
-
-  it('falls back to the whole path when a folder it knew was removed, and rejects a file in the way', async () => {
-    const root = base();
-    const folders = new FolderMaker(root);
-    await folders.ensureAsync(path.join(root, 'r1', 'f', 'routing'));
-    rmSync(root, { recursive: true });
-    await folders.ensureAsync(path.join(root, 'r2', 'f', 'routing'));
-    expect(isDir(path.join(root, 'r2', 'f', 'routing'))).toBe(true);
-    writeFileSync(path.join(root, 'blocked'), 'not a folder');
-    await expect(folders.ensureAsync(path.join(root, 'blocked', 'f', 'routing'))).rejects.toThrow(/ENOTDIR|EEXIST/);
-  });
-});
