@@ -119,29 +119,25 @@ function jsonlTree(dir: string): JsonlTree {
 /**
  * The filesystem's own floor for decisions.jsonl: milliseconds for one plain loop to make the same folders and write
  * the same files in a fresh folder beside where the ledger wrote them (one recursive mkdir per new folder, one write
- * per file: no routing, no SQLite, no batching), the best of `rounds`.
+ * per file: no routing, no SQLite, no batching).
  */
-export function jsonlFilesystemFloorMs(tree: JsonlTree, base = tmpdir(), rounds = 3): number {
-  let best = Infinity;
-  for (let r = 0; r < rounds; r++) {
-    const t = tmp(base);
-    try {
-      const made = new Set<string>();
-      const t0 = performance.now();
-      for (const f of tree) {
-        const dir = path.join(t.dir, path.dirname(f.rel));
-        if (!made.has(dir)) {
-          mkdirSync(dir, { recursive: true });
-          made.add(dir);
-        }
-        writeFileSync(path.join(t.dir, f.rel), f.content);
+export function jsonlFilesystemFloorMs(tree: JsonlTree): number {
+  const t = tmp();
+  try {
+    const made = new Set<string>();
+    const t0 = performance.now();
+    for (const f of tree) {
+      const dir = path.join(t.dir, path.dirname(f.rel));
+      if (!made.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        made.add(dir);
       }
-      best = Math.min(best, performance.now() - t0);
-    } finally {
-      t.cleanup();
+      writeFileSync(path.join(t.dir, f.rel), f.content);
     }
+    return performance.now() - t0;
+  } finally {
+    t.cleanup();
   }
-  return best;
 }
 
 /** A memory-backed folder (tmpfs) to run the same measurement without the disk, when the machine has one. */
@@ -294,31 +290,26 @@ export async function benchLedger(opts: { quick: boolean }): Promise<BenchSectio
   const shm = memoryFolder();
   const concurrent: { mode: string; c: number; routes: number; perSecond: number }[] = [];
   for (const c of [1, 16, 64]) {
-    const row = (mode: string) => {
+    // A row per mode, best of the rounds; the first three modes listed first whatever order the rounds fill them in.
+    const keep = (mode: string, routes: number, perSecond: number) => {
       let x = concurrent.find((y) => y.c === c && y.mode === mode);
       if (!x) concurrent.push((x = { mode, c, routes: 0, perSecond: 0 }));
-      return x;
+      x.routes = routes;
+      x.perSecond = Math.max(x.perSecond, perSecond);
     };
-    for (const m of modes) row(m.mode);
+    for (const m of modes) keep(m.mode, 0, 0);
     for (let r = 0; r < rounds; r++) {
       for (const m of modes) {
         let tree: JsonlTree | undefined;
         const x = await concurrentLedgeredRoutesPerSecond(c, opts.quick ? 64 : 600, m.jsonl, m.thread, m.mode === 'thread' ? { keepTree: (t) => (tree = t) } : {});
-        const at = row(m.mode);
-        at.routes = x.routes;
-        at.perSecond = Math.max(at.perSecond, x.perSecond);
+        keep(m.mode, x.routes, x.perSecond);
+        if (m.mode !== 'thread') continue;
         // What the disk alone allows: the same folders and files made by a plain loop, routes ÷ its time.
-        if (tree) {
-          const floor = row('fs-floor');
-          floor.routes = x.routes;
-          floor.perSecond = Math.max(floor.perSecond, x.routes / (jsonlFilesystemFloorMs(tree, undefined, 1) / 1000));
-        }
+        keep('fs-floor', x.routes, x.routes / (jsonlFilesystemFloorMs(tree!) / 1000));
         // The same run in a memory-backed folder: the code's cost without the disk's.
-        if (m.mode === 'thread' && shm) {
+        if (shm) {
           const y = await concurrentLedgeredRoutesPerSecond(c, opts.quick ? 64 : 600, true, true, { base: shm });
-          const tm = row('thread-tmpfs');
-          tm.routes = y.routes;
-          tm.perSecond = Math.max(tm.perSecond, y.perSecond);
+          keep('thread-tmpfs', y.routes, y.perSecond);
         }
       }
     }
