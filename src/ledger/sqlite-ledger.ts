@@ -123,7 +123,6 @@ export class SqliteLedger implements Ledger {
         ? new WalCheckpointer(this.sql.db, path.resolve(file), {
             durability: this.durability,
             busyTimeoutMs,
-            thread: true,
             ...(options.walCheckpointLimits ? { limits: options.walCheckpointLimits } : {}),
           })
         : undefined;

@@ -93,7 +93,7 @@ export class WalCheckpointer {
   constructor(
     private readonly db: Database.Database,
     private readonly file: string,
-    private readonly options: { durability: Durability; busyTimeoutMs: number; thread: boolean; limits?: WalCheckpointLimits; onWarning?: (message: string) => void },
+    private readonly options: { durability: Durability; busyTimeoutMs: number; limits?: WalCheckpointLimits; onWarning?: (message: string) => void },
   ) {
     this.wal = `${file}-wal`;
     const l = options.limits ?? {};
@@ -146,7 +146,7 @@ export class WalCheckpointer {
     this.db.pragma('wal_autocheckpoint = 0');
     // After a restart the WAL file is cut back to this on the next commit, so a file past capBytes means a WAL past it.
     this.db.pragma(`journal_size_limit = ${Math.min(64 * MiB, Math.floor(this.capBytes / 2))}`);
-    if (this.options.thread && checkpointerThreadAvailable()) this.start();
+    if (checkpointerThreadAvailable()) this.start();
   }
 
   private start(): void {
