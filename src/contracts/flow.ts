@@ -68,6 +68,11 @@ export const Step = z
       .optional()
       .describe("The statuses this step's agent reports: `navkernel validate` warns about any that no rule of the step handles"),
     on_failure_default: FailureDefault.optional().describe("Overrides the flow's on_failure_default for this step"),
+    max_visits: z
+      .int()
+      .min(1)
+      .optional()
+      .describe("How many times a run may be sent to this step over the whole run (never reset); the route that would exceed it ESCALATEs (rule visit_cap). Overrides the flow's bounds.max_visits"),
   })
   .strict();
 export type Step = z.infer<typeof Step>;
@@ -96,6 +101,24 @@ export const SignatureRule = z
   .strict();
 export type SignatureRule = z.infer<typeof SignatureRule>;
 
+/**
+ * The bounds a flow states for its runs (docs/bounds.md). Every cycle a run can take is bounded by a counter that
+ * nothing inside the cycle resets: a step's visit count (`max_visits`), the run's route count (`max_routes`), and the
+ * nesting of detours and injected flows (`max_depth`). A bound the flow does not state takes the kernel's default
+ * (DEFAULT_BOUNDS), and `navkernel validate` warns about every cycle that only such a default bounds.
+ */
+export const Bounds = z
+  .object({
+    max_visits: z.int().min(1).optional().describe('How many times a run may be sent to any one step of this flow (a step may override it)'),
+    max_routes: z.int().min(1).optional().describe('How many routes a run started in this flow may take in all'),
+    max_depth: z.int().min(1).optional().describe('How deeply detours and injected flows may nest'),
+  })
+  .strict();
+export type Bounds = z.infer<typeof Bounds>;
+
+/** The kernel's bounds where a flow states none: what `validate` names in its warnings about unstated bounds. */
+export const DEFAULT_BOUNDS: Readonly<Required<Bounds>> = Object.freeze({ max_visits: 25, max_routes: 500, max_depth: 10 });
+
 /** One flow file in `charters/`: a charter and its graph. */
 export const Flow = z
   .object({
@@ -114,6 +137,7 @@ export const Flow = z
     on_exhausted: OnExhausted.optional().describe('What the iteration cap does in this flow (a loop may override it; default advance)'),
     on_open_concern: OnOpenConcern.optional().describe('What the iteration cap does when a HIGH/CRITICAL concern is still open (default escalate)'),
     on_failure_default: FailureDefault.optional().describe('What a failure-looking status that matches no branch does (default warn)'),
+    bounds: Bounds.optional().describe("The bounds of this flow's runs; each unstated one takes the kernel's default (DEFAULT_BOUNDS)"),
   })
   .strict();
 export type Flow = z.infer<typeof Flow>;
