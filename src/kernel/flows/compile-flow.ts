@@ -1,5 +1,5 @@
 import { sha256 } from '../../contracts/canonical-json.js';
-import type { Flow } from '../../contracts/index.js';
+import { DEFAULT_BOUNDS, type Flow } from '../../contracts/index.js';
 import { buildSignatureTable, canonicalSignature } from '../signatures.js';
 import { FAILURE_STATUSES, SUCCESS_STATUSES } from '../statuses.js';
 import { DEFAULT_MAX_ATTEMPTS, type CompiledFlow, type CompiledStep, type FlowSet, type ResolvedDetour } from './compiled-flow.js';
@@ -8,6 +8,8 @@ const lower = (s: string) => s.trim().toLowerCase();
 
 /** Precomputes the lookups routing needs. Assumes the flow passed the graph check. */
 export function compileFlow(def: Flow): CompiledFlow {
+  const statedBounds = def.bounds ?? {};
+  const bounds = { ...DEFAULT_BOUNDS, ...statedBounds };
   const steps = new Map<string, CompiledStep>();
   for (const s of def.steps) {
     const branches = new Map(Object.entries(s.branches ?? {}).map(([k, v]) => [lower(k), v] as const));
@@ -28,6 +30,7 @@ export function compileFlow(def: Flow): CompiledFlow {
       failureDefault: s.on_failure_default ?? def.on_failure_default ?? 'warn',
       onExhausted: s.loop?.on_exhausted ?? def.on_exhausted ?? 'advance',
       onOpenConcern: s.loop?.on_open_concern ?? def.on_open_concern ?? 'escalate',
+      maxVisits: s.max_visits ?? bounds.max_visits,
     });
   }
   const detours = new Map<string, ResolvedDetour>();
@@ -39,7 +42,7 @@ export function compileFlow(def: Flow): CompiledFlow {
   }
   const firstStep = def.steps[0]!.id;
   const roster = [...new Set(def.steps.map((s) => s.agent))].sort();
-  return { id: def.flow, def, charter: def.charter, firstStep, steps, detours, injectFlows: def.inject_flows, signatures: buildSignatureTable(def.signatures), roster };
+  return { id: def.flow, def, charter: def.charter, firstStep, steps, detours, injectFlows: def.inject_flows, signatures: buildSignatureTable(def.signatures), roster, bounds, statedBounds };
 }
 
 /** A FlowSet from validated flow definitions. */

@@ -1,4 +1,4 @@
-import type { Charter, Flow, Step } from '../../contracts/index.js';
+import type { Bounds, Charter, Flow, Step } from '../../contracts/index.js';
 import type { SignatureMatcher } from '../signatures.js';
 
 /** A detour-table entry resolved to what it does. */
@@ -28,6 +28,8 @@ export interface CompiledStep {
   readonly onExhausted: 'advance' | 'escalate';
   /** What the iteration cap does with a HIGH/CRITICAL concern still open (loop, else flow, else `escalate`). */
   readonly onOpenConcern: 'escalate' | 'advance';
+  /** How many times a run may be sent here (the step's max_visits, else the flow's bounds, else DEFAULT_BOUNDS). */
+  readonly maxVisits: number;
 }
 
 /** A validated flow ready for routing: lookups instead of scans on the hot path. */
@@ -42,6 +44,10 @@ export interface CompiledFlow {
   readonly signatures: readonly SignatureMatcher[];
   /** Agents of the flow's steps: the only agents INJECT_NODES may use. */
   readonly roster: readonly string[];
+  /** The flow's bounds with the kernel's defaults filled in (DEFAULT_BOUNDS). */
+  readonly bounds: Readonly<Required<Bounds>>;
+  /** Which of `bounds` the flow states itself (the rest are the kernel's defaults). */
+  readonly statedBounds: Readonly<Bounds>;
 }
 
 /** The set of flows a kernel routes, with the hash of their definitions recorded on every route. */
