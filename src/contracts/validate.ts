@@ -79,8 +79,12 @@ function describe(err: ErrorObject, doc: unknown, root: unknown): ValidationIssu
       const hint = known.length ? `${didYouMean(name, known)} (allowed: ${known.join(', ')})` : '';
       return { path: toJsonPath(err.instancePath, name), code: 'unknown_property', message: `is not an allowed property${hint}` };
     }
-    case 'enum':
-      return { path: toJsonPath(err.instancePath), code: 'enum', message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'enum': {
+      const allowed = p.allowedValues as unknown[];
+      const got = valueAt(doc, err.instancePath);
+      const hint = typeof got === 'string' ? didYouMean(got, allowed.filter((v): v is string => typeof v === 'string')) : '';
+      return { path: toJsonPath(err.instancePath), code: 'enum', message: `expected one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${typeof got === 'string' ? `, got ${JSON.stringify(got.length > 40 ? `${got.slice(0, 40)}…` : got)}` : ''}${hint}` };
+    }
     case 'type':
       return { path: toJsonPath(err.instancePath), code: 'type', message: `expected ${String(p.type)}, got ${kindOf(valueAt(doc, err.instancePath))}` };
     case 'minimum':

@@ -22,6 +22,8 @@ export function compileFlow(def: Flow): CompiledFlow {
       def: s,
       id: s.id,
       branches,
+      // An empty table is no table, but next stays its default: `branches: {}` with a next routes like any branch table.
+      branched: branches.size > 0 || (s.branches !== undefined && s.next !== undefined),
       exitWhen: new Set((s.loop?.exit_when ?? []).map(lower)),
       loopTo,
       edges,

@@ -12,6 +12,12 @@ export interface CompiledStep {
   readonly id: string;
   /** Lower-cased status -> branch target. */
   readonly branches: ReadonlyMap<string, string>;
+  /**
+   * Whether the step routes by a branch table: `next` is then the default for every status no branch names. An empty
+   * table with a `next` (`branches: {}`) counts, so its next stays the default; without a table (or an empty one and
+   * no next) the step is linear: only its successes go on.
+   */
+  readonly branched: boolean;
   /** Lower-cased exit statuses of the step's microloop. */
   readonly exitWhen: ReadonlySet<string>;
   /** The loop's target (defaults to the step itself), when the step has a microloop. */

@@ -1,7 +1,11 @@
+import { DEFAULT_BOUNDS } from '../../contracts/flow.js';
+import { proveBounds, type BoundedCycle } from './bounds-proof.js';
 import type { CompiledStep, FlowSet } from './compiled-flow.js';
 
 /** Something in a valid flow that will not route as its author likely expects (not an error: the flow loads). */
 export interface FlowWarning {
+  /** `unhandled_status` (a status the step reports that no rule handles) or `unstated_bound` (a cycle only a default bounds). */
+  code: 'unhandled_status' | 'unstated_bound';
   flow: string;
   step: string;
   /** JSON path in the flow file. */
@@ -13,7 +17,7 @@ export interface FlowWarning {
 function handles(step: CompiledStep, status: string): boolean {
   if (step.def.terminal || step.loopTo) return true; // terminal: TERMINATE; a loop: exit, LOOP or the iteration cap
   if (step.branches.has(status)) return true;
-  if (step.branches.size) return step.def.next !== undefined && (!step.failure.has(status) || step.failureDefault === 'warn');
+  if (step.branched) return step.def.next !== undefined && (!step.failure.has(status) || step.failureDefault === 'warn');
   // A linear step: its successes continue; a declared failure escalates on purpose.
   return step.success.has(status) || step.failure.has(status);
 }
@@ -21,7 +25,8 @@ function handles(step: CompiledStep, status: string): boolean {
 /**
  * Statuses a step's agent reports (`statuses:`) that no rule of the step handles: each would be routed to tier 5
  * (ESCALATE, rule no_rule_applies) unless tier 3 or the envelope decides. Known only where the step says what its
- * agent reports; `navkernel validate` prints these as warnings.
+ * agent reports; `navkernel validate` prints these as warnings. Also every cycle only the kernel's default visit cap
+ * bounds (proveBounds: docs/bounds.md), with a witness path.
  */
 export function flowWarnings(flows: FlowSet): FlowWarning[] {
   const out: FlowWarning[] = [];
@@ -30,12 +35,29 @@ export function flowWarnings(flows: FlowSet): FlowWarning[] {
       const step = flow.steps.get(def.id)!;
       for (const status of def.statuses ?? []) {
         if (handles(step, status.trim().toLowerCase())) continue;
-        const fix = step.branches.size
+        const fix = step.branched
           ? `add a branch for it (branches: {${status}: <step>})${step.def.next ? '' : ' or a next step as the default'}`
           : `declare it a success (success: [${status}]) or a failure (failure: [${status}]), or add a branch for it`;
-        out.push({ flow: flow.id, step: def.id, path: `$.steps[${i}].statuses`, message: `step ${def.id} reports ${status}, which no rule of the step handles: it would ESCALATE (no_rule_applies); ${fix}` });
+        out.push({ code: 'unhandled_status', flow: flow.id, step: def.id, path: `$.steps[${i}].statuses`, message: `step ${def.id} reports ${status}, which no rule of the step handles: it would ESCALATE (no_rule_applies); ${fix}` });
       }
     });
   }
+  for (const c of proveBounds(flows).unstated) out.push(unstatedBoundWarning(c));
   return out;
+}
+
+/** The warning for a cycle only the kernel's default visit cap bounds: the witness path and how to state a bound. */
+export function unstatedBoundWarning(c: BoundedCycle): FlowWarning {
+  const sideTrips = c.witness.some((e) => e.kind === 'detour' || e.kind === 'inject' || e.kind === 'nodes');
+  const what = c.sideTrip
+    ? `side trips from ${c.steps.length > 1 ? `steps ${c.steps.join(', ')}` : `step ${c.steps[0]}`} (cycle ${c.text})`
+    : `cycle ${c.text}${c.steps.length > 1 ? ` (steps ${c.steps.join(', ')})` : ''}`;
+  const why = sideTrips ? '; a side trip may be chosen at any route (by the envelope or the navigator), and each return is a visit' : '';
+  return {
+    code: 'unstated_bound',
+    flow: c.flow,
+    step: c.witness[0]!.from.step,
+    path: c.path,
+    message: `${what} ${c.sideTrip && c.steps.length > 1 ? 'are' : 'is'} bounded only by the kernel's default of ${c.bound.value} visits per step (and ${DEFAULT_BOUNDS.max_routes} routes per run)${why}; state max_visits on ${c.steps.length > 1 ? 'its steps' : 'the step'}, or bounds.max_visits on the flow`,
+  };
 }

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { FlowValidationError, type ValidationIssue } from '../../contracts/errors.js';
 import type { Flow, FlowInput } from '../../contracts/flow.js';
 import { compileValidator } from '../../contracts/validate.js';
-import { checkFlowGraphs } from './check-graph.js';
+import { checkFlowGraphs, lenientFlow } from './check-graph.js';
 import { makeFlowSet } from './compile-flow.js';
 import type { FlowSet, SkippedFlowFile } from './compiled-flow.js';
 
@@ -129,17 +129,21 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
   const issues: ValidationIssue[] = [];
   const flows: Flow[] = [];
   const files = new Map<Flow, string>();
+  // A document that fails its schema is still graph-checked where it can be, so one run reports every problem.
+  const partial = new Set<Flow>();
   for (const { file, value } of docs) {
     const r = validate(value);
     if (!r.success) {
       for (const i of r.issues) issues.push({ ...i, path: `${file}: ${i.path}` });
+      const readable = lenientFlow(value);
+      if (readable) (partial.add(readable), files.set(readable, file));
       continue;
     }
     const flow = r.data;
     flows.push(flow);
     files.set(flow, file);
   }
-  for (const g of checkFlowGraphs(flows, files)) issues.push({ path: `${g.file}: ${g.path}`, code: g.code, message: g.message });
+  for (const g of checkFlowGraphs([...flows, ...partial], files, partial)) issues.push({ path: `${g.file}: ${g.path}`, code: g.code, message: g.message });
   if (issues.length) throw new FlowValidationError(docs.length === 1 ? docs[0]!.file : `${docs.length} flow files`, issues);
   return makeFlowSet(flows);
 }

@@ -11,9 +11,11 @@ export function escalate(w: RouteWork): TierResult {
 function howToRoute(w: RouteWork): string {
   const step = w.step;
   if (!step || step.failure.has(w.status) || step.def.terminal) return '';
+  // A blank status matches nothing a flow can declare (validate refuses blank statuses): the runner must send a word.
+  if (w.status === '') return `; the status is empty: the runner must report a status word (VERIFIED, FAILED, or one the step declares)`;
   const s = JSON.stringify(w.request.status);
   if (step.loopTo) return `; to leave the ${step.id} microloop on ${s}, add it to the loop's exit_when`;
-  if (step.branches.size) return `; to route ${s} from ${step.id}, add a branch for it (branches: {${s}: <step>}) or a next step as the default`;
+  if (step.branched) return `; to route ${s} from ${step.id}, add a branch for it (branches: {${s}: <step>}) or a next step as the default`;
   if (!step.def.next) return `; to end the flow on ${s}, declare it a success of ${step.id} (success: [${s}])`;
   return `; to route ${s} from ${step.id}, declare it a success of the step (success: [${s}]) or add a branch for it (branches: {${s}: <step>})`;
 }

@@ -31,7 +31,7 @@ export function fastPath(w: RouteWork): TierResult | undefined {
   if (explicit && step.edges.has(explicit) && (explicit !== step.loopTo || explicit === step.def.next || [...step.branches.values()].includes(explicit)))
     return { decision: decide(w, 'CONTINUE', 1, 'explicit_next', `envelope names ${explicit}, a legal edge from ${stepId}`, { next_step_id: explicit, confidence: 0.95 }) };
 
-  if (step.branches.size) {
+  if (step.branched) {
     const target = step.branches.get(w.status);
     if (target) return { decision: decide(w, 'CONTINUE', 1, 'branch', `status ${w.request.status} selects branch ${target}`, { next_step_id: target, confidence: 1 }) };
     if (step.def.next) {
@@ -54,7 +54,7 @@ export function fastPath(w: RouteWork): TierResult | undefined {
     return undefined;
   }
 
-  if (!step.branches.size && step.success.has(w.status)) {
+  if (!step.branched && step.success.has(w.status)) {
     if (step.def.next) return { decision: decide(w, 'CONTINUE', 1, 'success', `${stepId} reported ${w.request.status}`, { next_step_id: step.def.next, confidence: 1 }) };
     return { decision: decide(w, 'TERMINATE', 1, 'success_end', `${stepId} reported ${w.request.status} and has no next step`, { confidence: 1 }) };
   }
