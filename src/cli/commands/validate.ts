@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, formatIssue, type ValidationIssue } from '../../contracts/index.js';
 import { existsSync } from 'node:fs';
-import { createKernel, flowWarnings, loadFlows, parseFlowText, type FlowSet } from '../../kernel/index.js';
+import { createKernel, flowWarnings, loadFlows, parseFlowText, proveBounds, type BoundsProof, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
 import { UsageError, finding, readInputFile, writeJson } from '../conventions.js';
 
@@ -19,12 +19,15 @@ export function registerValidateCommand(program: Command): void {
     .command('validate')
     .description('Check flow files/folders and route-request files against the schemas and the flow graph')
     .argument('<paths...>', 'flow files (.yaml/.yml/.json), folders of them, or request files (.json/.jsonl)')
-    .option('--json', 'print {"ok", "flows", "requests", "problems", "warnings"} as JSON');
+    .option('--json', 'print {"ok", "flows", "requests", "problems", "issues", "warnings", "bounds"} as JSON')
+    .option('--bounds', 'also print the termination proof: every cycle of each flow and the bound that holds it (docs/bounds.md)');
   addKernelOptions(cmd);
   cmd.option('--no-flows', 'check requests against the schema only, not against any flows')
-    .action(async (paths: string[], opts: { json?: boolean; flows: string | false }) => {
+    .action(async (paths: string[], opts: { json?: boolean; bounds?: boolean; flows: string | false }) => {
       const flowTargets: string[] = [];
       const problems: string[] = [];
+      // The same problems, structured: the file (or request line), the JSON path inside it, a stable code, the words.
+      const issues: { file: string; path: string; code: string; message: string }[] = [];
       let requests = 0;
       const schema = compileValidator('route-request');
       // The same contract as route(): limits and well-formed Unicode first, then the schema.
@@ -39,7 +42,10 @@ export function registerValidateCommand(program: Command): void {
         return schema(v);
       };
       const pending: { where: string; value: unknown }[] = [];
-      const report = (where: string, issues: ValidationIssue[]) => problems.push(...issues.map((i) => `${where}: ${formatIssue(i)}`));
+      const report = (where: string, found: ValidationIssue[]) => {
+        problems.push(...found.map((i) => `${where}: ${formatIssue(i)}`));
+        issues.push(...found.map((i) => ({ file: where, path: i.path, code: i.code, message: i.message })));
+      };
       for (const p of paths) {
         // A path that is not there is an input error (exit 2), not a finding: there is nothing to validate.
         const st = await stat(p).catch(() => undefined);
@@ -56,7 +62,7 @@ export function registerValidateCommand(program: Command): void {
             try {
               v = JSON.parse(line);
             } catch (e) {
-              problems.push(`${p}: line ${i + 1}: not valid JSON: ${(e as Error).message}`);
+              report(`${p}: line ${i + 1}`, [{ path: '$', code: 'syntax', message: `not valid JSON: ${(e as Error).message}` }]);
               return;
             }
             pending.push({ where: `${p}: line ${i + 1}`, value: v });
@@ -78,6 +84,11 @@ export function registerValidateCommand(program: Command): void {
           if (!(e instanceof FlowValidationError)) throw e;
           // Graph and syntax issues name their file in their path; a problem with a whole target (missing, empty) does not.
           problems.push(...e.issues.map((i) => (i.path.startsWith('$') ? `${e.source}: ${formatIssue(i)}` : formatIssue(i))));
+          for (const i of e.issues) {
+            // A flow file's issue path is `FILE: $.json.path` (loadFlows names the file); a target-level one is `FILE: $` or `$`.
+            const cut = i.path.lastIndexOf(': $');
+            issues.push(cut >= 0 ? { file: i.path.slice(0, cut), path: i.path.slice(cut + 2), code: i.code, message: i.message } : { file: e.source, path: i.path, code: i.code, message: i.message });
+          }
         }
       } else if (pending.length && opts.flows !== false && existsSync(opts.flows)) {
         // Requests alone: checked against the flows route would use (--flows, NAVKERNEL_FLOWS, the config, ./charters).
@@ -101,10 +112,14 @@ export function registerValidateCommand(program: Command): void {
         }
       }
       await kernel?.close();
-      // Warnings do not fail validation: statuses a step says its agent reports that no rule of it handles.
-      const warnings = flowTargets.length && flowSet ? flowWarnings(flowSet).map((w) => `${w.flow}: ${w.path}: ${w.message}`) : [];
+      // Warnings do not fail validation: statuses a step says its agent reports that no rule of it handles, and
+      // cycles only the kernel's default bounds (docs/bounds.md).
+      const checked = flowTargets.length && flowSet ? flowSet : undefined;
+      const warningList = checked ? (checked.warnings ?? flowWarnings(checked)) : [];
+      const warnings = warningList.map((w) => `${w.flow}: ${w.path}: ${w.message}`);
+      const proof = checked ? proveBounds(checked) : undefined;
       if (opts.json) {
-        writeJson({ ok: problems.length === 0, flows, requests, problems, warnings });
+        writeJson({ ok: problems.length === 0, flows, requests, problems, issues, warnings, ...(proof ? { bounds: proof } : {}) });
         if (problems.length) finding();
         return;
       }
@@ -117,7 +132,32 @@ export function registerValidateCommand(program: Command): void {
       }
       // Requests alone are checked against the configured flows, which were not among the paths validated.
       const configured = !flowTargets.length && flowSet !== undefined;
-      const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${flowSet.flows.size} flow(s) of ${opts.flows})` : '';
-      process.stdout.write(`ok: ${configured ? '' : `${flows} flow(s), `}${requests} request(s) valid${against}\n`);
+      const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${count(flowSet.flows.size, 'flow')} of ${opts.flows})` : '';
+      const what = configured ? count(requests, 'request') : `${count(flows, 'flow')}, ${requests ? count(requests, 'request') : 'no requests'}`;
+      process.stdout.write(`ok: ${what}${against}\n`);
+      if (opts.bounds && proof) process.stdout.write(proofText(proof));
     });
+}
+
+/** `1 flow`, `7 flows`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The termination proof as text: per flow, each cycle and its bound, the route bound and the nesting depth. */
+function proofText(proof: BoundsProof): string {
+  const lines: string[] = [];
+  const flows = [...new Set(proof.routes.map((r) => r.flow))];
+  for (const flow of flows) {
+    const r = proof.routes.find((x) => x.flow === flow)!;
+    const d = proof.depth.find((x) => x.flow === flow)!;
+    lines.push(`${flow}: a run takes at most ${r.routes} routes (${r.by === 'max_routes' ? `its route budget${r.stated ? '' : ', the default'}` : 'the visit caps of the steps it can reach'}); ${d.depth ? `side trips nest at most ${d.depth} deep` : 'no side trips'} (max_depth ${d.max_depth})`);
+    for (const c of proof.bounded.filter((x) => x.flow === flow)) lines.push(`  bounded: ${c.text} by ${boundText(c.bound)}`);
+    for (const c of proof.unstated.filter((x) => x.flow === flow)) lines.push(`  default only: ${c.text} by the kernel's default of ${c.bound.value} visits per step`);
+  }
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+function boundText(b: BoundsProof['bounded'][number]['bound']): string {
+  if (b.kind === 'microloop') return `the ${b.step} microloop's max_iterations (${b.value})`;
+  if (b.kind === 'routes') return `the flow's route budget (max_routes ${b.value})`;
+  return b.step ? `${b.step}'s visit cap (max_visits ${b.value})` : `a visit cap (max_visits ${b.value})`;
 }

@@ -342,26 +342,20 @@ export function proveBounds(set: FlowSet): BoundsProof {
     }
     const view = (n: number) => edges.get(n) ?? [];
     const routes = flowOf.statedBounds.max_routes;
+    // The witness shows the graph's own cycle first (next and branches), then one with a LOOP edge, then a side
+    // trip: a loop alone is bounded, so the cycle that leaves and resets it is the one to show.
+    const pick = (within: readonly number[], view: (n: number) => readonly Edge[]) => {
+      const only = (kinds: readonly ProofEdgeKind[]) => (n: number) => view(n).filter((e) => kinds.includes(e.kind));
+      return shortestCycle(within, only(['next', 'branch'])) ?? shortestCycle(within, only(['next', 'branch', 'loop'])) ?? shortestCycle(within, view)!;
+    };
     if (!parts.length || routes !== undefined) {
       // Bounded by what the flow states: a visit cap on the way, a microloop, or the flow's route budget.
-      const cycle = shortestCycle(comp, (n) => g.out[n]!.filter((e) => members.has(e.to)))!;
-      const tightest = comp.filter(statedVisits).sort((a, b) => g.steps[a]!.maxVisits - g.steps[b]!.maxVisits || a - b)[0];
-      const loop = cycle.find((e) => e.kind === 'loop');
-      const bound: CycleBound = parts.length
-        ? { kind: 'routes', value: routes!, stated: true }
-        : tightest !== undefined
-          ? { kind: 'visits', value: g.steps[tightest]!.maxVisits, stated: true, step: g.nodes[tightest]!.step }
-          : loop
-            ? { kind: 'microloop', value: g.steps[loop.from]!.def.loop!.max_iterations, stated: true, step: g.nodes[loop.from]!.step }
-            : { kind: 'visits', value: Math.min(...comp.map((n) => g.steps[n]!.maxVisits)), stated: true };
-      bounded.push(finding(comp, cycle, bound));
+      const cycle = pick(comp, (n) => g.out[n]!.filter((e) => members.has(e.to)));
+      bounded.push(finding(comp, cycle, parts.length ? { kind: 'routes', value: routes!, stated: true } : tightestBound(g, comp, cycle, statedVisits)));
       continue;
     }
     for (const part of parts) {
-      // The witness shows the graph's own cycle first (next and branches), then one with a side trip, then one
-      // with a LOOP edge: a loop alone is bounded, so the cycle that leaves and resets it is the one to show.
-      const only = (kinds: readonly ProofEdgeKind[]) => (n: number) => view(n).filter((e) => kinds.includes(e.kind));
-      const cycle = shortestCycle(part, only(['next', 'branch'])) ?? shortestCycle(part, only(['next', 'branch', 'detour', 'inject', 'nodes'])) ?? shortestCycle(part, view)!;
+      const cycle = pick(part, view);
       unstated.push(finding(part, cycle, { kind: 'visits', value: Math.min(...part.map((n) => g.steps[n]!.maxVisits)), stated: false }));
     }
   }
@@ -389,6 +383,23 @@ function groupSideTrips(found: BoundedCycle[]): BoundedCycle[] {
     }
   }
   return out;
+}
+
+/**
+ * The tightest stated bound on a witness cycle of a bounded component: a stated visit cap of a step on it (or of a
+ * side trip's target), or its microloop's max_iterations when the loop's step cannot go on inside the component.
+ */
+function tightestBound(g: Graph, comp: readonly number[], cycle: readonly Edge[], statedVisits: (n: number) => boolean): CycleBound {
+  const members = new Set(comp);
+  const options: CycleBound[] = [];
+  for (const e of cycle) {
+    for (const n of [e.from, ...(e.via !== undefined && e.via >= 0 ? [e.via] : [])])
+      if (statedVisits(n)) options.push({ kind: 'visits', value: g.steps[n]!.maxVisits, stated: true, step: g.nodes[n]!.flow === g.nodes[cycle[0]!.from]!.flow ? g.nodes[n]!.step : `${g.nodes[n]!.flow}/${g.nodes[n]!.step}` });
+    if (e.kind === 'loop' && !g.out[e.from]!.some((o) => (o.kind === 'next' || o.kind === 'branch') && members.has(o.to)))
+      options.push({ kind: 'microloop', value: g.steps[e.from]!.def.loop!.max_iterations, stated: true, step: g.nodes[e.from]!.step });
+  }
+  // Every cycle of a bounded component has one of these; the witness is one of its cycles, so options is not empty.
+  return options.sort((a, b) => a.value - b.value)[0] ?? { kind: 'visits', value: Math.min(...comp.map((n) => g.steps[n]!.maxVisits)), stated: true };
 }
 
 /** Flows a run started in `root` can enter: itself and what it injects, transitively. */

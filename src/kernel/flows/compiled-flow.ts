@@ -62,6 +62,11 @@ export interface FlowSet {
   /** sha256 of the canonical JSON of all flow definitions, sorted by flow id. */
   readonly hash: string;
   get(flow: string): CompiledFlow | undefined;
+  /**
+   * What `loadFlows` and `defineFlows` found that does not stop the flows loading (flowWarnings): statuses no rule
+   * handles, cycles only the kernel's default bounds. Absent on a set built by makeFlowSet alone.
+   */
+  readonly warnings?: readonly FlowWarning[];
   /** Entries of a flows folder that `loadFlows` did not read (FIFO, device, dangling symlink, …), with why. */
   readonly skipped?: readonly SkippedFlowFile[];
 }
@@ -73,3 +78,15 @@ export interface SkippedFlowFile {
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 2;
+
+/** Something in a valid flow that will not route as its author likely expects (not an error: the flow loads). */
+export interface FlowWarning {
+  /** `unhandled_status` (a status the step reports that no rule handles) or `unstated_bound` (a cycle only a default bounds). */
+  code: 'unhandled_status' | 'unstated_bound';
+  flow: string;
+  step: string;
+  /** JSON path in the flow file. */
+  path: string;
+  message: string;
+}
+

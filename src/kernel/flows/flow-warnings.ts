@@ -1,17 +1,8 @@
 import { DEFAULT_BOUNDS } from '../../contracts/flow.js';
 import { proveBounds, type BoundedCycle } from './bounds-proof.js';
-import type { CompiledStep, FlowSet } from './compiled-flow.js';
+import type { CompiledStep, FlowSet, FlowWarning } from './compiled-flow.js';
 
-/** Something in a valid flow that will not route as its author likely expects (not an error: the flow loads). */
-export interface FlowWarning {
-  /** `unhandled_status` (a status the step reports that no rule handles) or `unstated_bound` (a cycle only a default bounds). */
-  code: 'unhandled_status' | 'unstated_bound';
-  flow: string;
-  step: string;
-  /** JSON path in the flow file. */
-  path: string;
-  message: string;
-}
+export type { FlowWarning } from './compiled-flow.js';
 
 /** Whether some rule of the step decides `status` (lower-cased) without escalating for want of a rule. */
 function handles(step: CompiledStep, status: string): boolean {

@@ -9,6 +9,7 @@ import type { Flow, FlowInput } from '../../contracts/flow.js';
 import { compileValidator } from '../../contracts/validate.js';
 import { checkFlowGraphs, lenientFlow } from './check-graph.js';
 import { makeFlowSet } from './compile-flow.js';
+import { flowWarnings } from './flow-warnings.js';
 import type { FlowSet, SkippedFlowFile } from './compiled-flow.js';
 
 // yaml (about 2.5 MB resident) loads with the first YAML flow file, not with the kernel: a runner that passes its
@@ -145,7 +146,8 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
   }
   for (const g of checkFlowGraphs([...flows, ...partial], files, partial)) issues.push({ path: `${g.file}: ${g.path}`, code: g.code, message: g.message });
   if (issues.length) throw new FlowValidationError(docs.length === 1 ? docs[0]!.file : `${docs.length} flow files`, issues);
-  return makeFlowSet(flows);
+  const set = makeFlowSet(flows);
+  return Object.assign(set, { warnings: flowWarnings(set) });
 }
 
 /**
