@@ -37,7 +37,7 @@ describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)
   it('validate --json reports problems as a finding (exit 1); a path that does not exist is an input error (exit 2)', () => {
     const ok = runCli(['validate', 'charters', '--json']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, flows: 7, requests: 0, problems: [], warnings: [] });
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, flows: 7, requests: 0, problems: [], issues: [], warnings: [], bounds: { unstated: [] } });
     const dir = tempDir('nk-conv-');
     const broken = path.join(dir, 'broken.yaml');
     writeFileSync(broken, 'flow: [\n');

@@ -133,7 +133,7 @@ export function registerValidateCommand(program: Command): void {
       // Requests alone are checked against the configured flows, which were not among the paths validated.
       const configured = !flowTargets.length && flowSet !== undefined;
       const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${count(flowSet.flows.size, 'flow')} of ${opts.flows})` : '';
-      const what = configured ? count(requests, 'request') : `${count(flows, 'flow')}, ${requests ? count(requests, 'request') : 'no requests'}`;
+      const what = flowTargets.length ? `${count(flows, 'flow')}, ${requests ? count(requests, 'request') : 'no requests'}` : count(requests, 'request');
       process.stdout.write(`ok: ${what}${against}\n`);
       if (opts.bounds && proof) process.stdout.write(proofText(proof));
     });

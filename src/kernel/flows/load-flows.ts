@@ -144,7 +144,10 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
     flows.push(flow);
     files.set(flow, file);
   }
-  for (const g of checkFlowGraphs([...flows, ...partial], files, partial)) issues.push({ path: `${g.file}: ${g.path}`, code: g.code, message: g.message });
+  // The schema's issue at a path is enough: a partial flow's graph issue at the same place is left out.
+  const schemaPaths = new Set(issues.map((i) => i.path));
+  for (const g of checkFlowGraphs([...flows, ...partial], files, partial))
+    if (!schemaPaths.has(`${g.file}: ${g.path}`)) issues.push({ path: `${g.file}: ${g.path}`, code: g.code, message: g.message });
   if (issues.length) throw new FlowValidationError(docs.length === 1 ? docs[0]!.file : `${docs.length} flow files`, issues);
   const set = makeFlowSet(flows);
   return Object.assign(set, { warnings: flowWarnings(set) });
