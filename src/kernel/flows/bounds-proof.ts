@@ -345,8 +345,13 @@ export function proveBounds(set: FlowSet): BoundsProof {
     // The witness shows the graph's own cycle first (next and branches), then one with a LOOP edge, then a side
     // trip: a loop alone is bounded, so the cycle that leaves and resets it is the one to show.
     const pick = (within: readonly number[], view: (n: number) => readonly Edge[]) => {
-      const only = (kinds: readonly ProofEdgeKind[]) => (n: number) => view(n).filter((e) => kinds.includes(e.kind));
-      return shortestCycle(within, only(['next', 'branch'])) ?? shortestCycle(within, only(['next', 'branch', 'loop'])) ?? shortestCycle(within, view)!;
+      // Each view's edge lists made once: the searches below walk them once per member.
+      const only = (kinds: readonly ProofEdgeKind[]) => {
+        const lists = new Map(within.map((n) => [n, view(n).filter((e) => kinds.includes(e.kind))] as const));
+        return (n: number) => lists.get(n) ?? [];
+      };
+      const all = new Map(within.map((n) => [n, view(n)] as const));
+      return shortestCycle(within, only(['next', 'branch'])) ?? shortestCycle(within, only(['next', 'branch', 'loop'])) ?? shortestCycle(within, (n) => all.get(n) ?? [])!;
     };
     if (!parts.length || routes !== undefined) {
       // Bounded by what the flow states: a visit cap on the way, a microloop, or the flow's route budget.
