@@ -1,4 +1,4 @@
-import { DEFAULT_BOUNDS } from '../../contracts/flow.js';
+import { DEFAULT_BOUNDS } from '../../contracts/flow-bounds.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from './compiled-flow.js';
 
 /**

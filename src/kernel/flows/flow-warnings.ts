@@ -1,4 +1,4 @@
-import { DEFAULT_BOUNDS } from '../../contracts/flow.js';
+import { DEFAULT_BOUNDS } from '../../contracts/flow-bounds.js';
 import { proveBounds, type BoundedCycle } from './bounds-proof.js';
 import type { CompiledStep, FlowSet, FlowWarning } from './compiled-flow.js';
 
