@@ -149,7 +149,7 @@ function proofText(proof: BoundsProof): string {
   for (const flow of flows) {
     const r = proof.routes.find((x) => x.flow === flow)!;
     const d = proof.depth.find((x) => x.flow === flow)!;
-    lines.push(`${flow}: a run takes at most ${r.routes} routes (${r.by === 'max_routes' ? `its route budget${r.stated ? '' : ', the default'}` : 'the visit caps of the steps it can reach'}); ${d.depth ? `side trips nest at most ${d.depth} deep` : 'no side trips'} (max_depth ${d.max_depth})`);
+    lines.push(`${flow}: a run takes at most ${r.routes} routes here and in the flows it injects (${r.by === 'max_routes' ? `its route budget${r.stated ? '' : ', the default'}` : 'the visit caps of the steps it can reach'}); ${d.depth ? `side trips nest at most ${d.depth} deep` : 'no side trips'} (max_depth ${d.max_depth})`);
     for (const c of proof.bounded.filter((x) => x.flow === flow)) lines.push(`  bounded: ${c.text} by ${boundText(c.bound)}`);
     for (const c of proof.unstated.filter((x) => x.flow === flow)) lines.push(`  default only: ${c.text} by the kernel's default of ${c.bound.value} visits per step`);
   }

@@ -155,8 +155,8 @@ describe('the shipped flows state their bounds', () => {
     const proof = proveBounds(set);
     expect(proof.unstated).toEqual([]);
     expect(set.warnings).toEqual([]);
-    // build's review may bounce three times: its visit cap, not the default, holds the BOUNCE cycle.
-    expect(proof.bounded).toContainEqual(expect.objectContaining({ flow: 'build', text: 'build-review -BOUNCE-> build-step-3 -VERIFIED-> build-review', bound: { kind: 'visits', value: 4, stated: true, step: 'build-review' } }));
+    // build's review: its visit cap, not the default, holds the BOUNCE cycle.
+    expect(proof.bounded).toContainEqual(expect.objectContaining({ flow: 'build', text: 'build-review -BOUNCE-> build-step-3 -VERIFIED-> build-review', bound: { kind: 'visits', value: 5, stated: true, step: 'build-review' } }));
     for (const f of set.flows.values()) expect(f.statedBounds).toMatchObject({ max_visits: expect.any(Number), max_routes: expect.any(Number), max_depth: expect.any(Number) });
     for (const d of proof.depth) expect(d.depth).toBeLessThanOrEqual(d.max_depth);
     const r = runCli(['validate', 'charters']);
@@ -167,8 +167,8 @@ describe('the shipped flows state their bounds', () => {
   it('validate --bounds prints the proof; --json carries it', () => {
     const r = runCli(['validate', '--bounds', 'charters']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('build: a run takes at most 200 routes (its route budget)');
-    expect(r.stdout).toContain("  bounded: build-review -BOUNCE-> build-step-3 -VERIFIED-> build-review by build-review's visit cap (max_visits 4)");
+    expect(r.stdout).toContain('build: a run takes at most 300 routes here and in the flows it injects (its route budget)');
+    expect(r.stdout).toContain("  bounded: build-review -BOUNCE-> build-step-3 -VERIFIED-> build-review by build-review's visit cap (max_visits 5)");
     const json = JSON.parse(runCli(['validate', '--json', 'charters']).stdout) as { bounds: { unstated: unknown[]; bounded: unknown[] } };
     expect(json.bounds.unstated).toEqual([]);
     expect(json.bounds.bounded.length).toBeGreaterThan(5);
