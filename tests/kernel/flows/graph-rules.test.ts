@@ -186,6 +186,12 @@ detours: { lint_errors: fix }
     expect(json.issues).toHaveLength(6);
   });
 
+  it('suggests the key meant by a misspelt one, the bounds fields included', () => {
+    const issues = refusals([{ flow: 'k', charter, steps: [{ id: 'a', agent: 'x', max_visit: 3, terminal: true }], bound: { max_visits: 3 } } as unknown as FlowInput]);
+    expect(issues.find((i) => i.path === '$.steps[0].max_visit')?.message).toContain('did you mean "max_visits"?');
+    expect(issues.find((i) => i.path === '$.bound')?.message).toContain('did you mean "bounds"?');
+  });
+
   it('says what it checked in words', () => {
     const dir = tempDir('nk-rules-');
     const file = path.join(dir, 'ok.yaml');
