@@ -422,10 +422,13 @@ function reachableFlows(set: FlowSet, root: string): CompiledFlow[] {
 function routeBounds(set: FlowSet): RouteBound[] {
   return [...set.flows.values()].map((root) => {
     let visits = 0;
-    for (const f of reachableFlows(set, root.id))
+    let stated = true;
+    for (const f of reachableFlows(set, root.id)) {
       for (const s of f.steps.values()) visits += s.maxVisits * (f.def.inject_nodes.allowed && !s.def.terminal ? 1 + f.def.inject_nodes.max_nodes : 1);
+      stated &&= f.statedBounds.max_visits !== undefined || f.def.steps.every((s) => s.max_visits !== undefined);
+    }
     const budget = root.bounds.max_routes;
-    return visits < budget ? { flow: root.id, routes: visits, by: 'visits', stated: root.def.steps.every((s) => s.max_visits !== undefined) || root.statedBounds.max_visits !== undefined } : { flow: root.id, routes: budget, by: 'max_routes', stated: root.statedBounds.max_routes !== undefined };
+    return visits < budget ? { flow: root.id, routes: visits, by: 'visits', stated } : { flow: root.id, routes: budget, by: 'max_routes', stated: root.statedBounds.max_routes !== undefined };
   });
 }
 
