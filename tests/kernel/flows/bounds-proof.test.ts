@@ -1,11 +1,14 @@
 // Issue 36 item 1: termination proved before a run starts. proveBounds finds every cycle a run can take (next,
 // branches, loops, side trips and their returns), names the counter that bounds each, and warns about a cycle only
 // the kernel's default bounds, with a witness path.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BOUNDS, type FlowInput } from '../../../src/contracts/index.js';
 import { defineFlows, flowWarnings, loadFlows, proveBounds } from '../../../src/kernel/index.js';
 import { runCli } from '../../support/cli.js';
 import { CHARTERS } from '../../support/kernel-fixtures.js';
+import { tempDir } from '../../support/temp.js';
 
 const charter = { goal: 'g', key_question: 'q' };
 
@@ -40,6 +43,17 @@ describe('proveBounds', () => {
       expect.objectContaining({ code: 'unstated_bound', flow: 'fix', step: 'review', path: '$.steps[2]' }),
     ]);
     expect(w[0]!.message).toContain("cycle review -BOUNCE-> implement -VERIFIED-> review (steps implement, review) is bounded only by the kernel's default of 25 visits per step");
+  });
+
+  it('validate prints the warning with its witness path and still exits 0 (a warning, not a problem)', () => {
+    const dir = tempDir('nk-bounds-');
+    writeFileSync(path.join(dir, 'fix.json'), JSON.stringify(bouncing()));
+    const r = runCli(['validate', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      "warning: fix: $.steps[2]: cycle review -BOUNCE-> implement -VERIFIED-> review (steps implement, review) is bounded only by the kernel's default of 25 visits per step (and 500 routes per run); state max_visits on its steps, or bounds.max_visits on the flow\n",
+    );
+    expect(r.stdout).toBe('ok: 1 flow, no requests\n');
   });
 
   it('a stated visit cap on any step of the cycle bounds it: no warning, and the proof names the cap', () => {
