@@ -81,8 +81,11 @@ export const DEFAULT_MAX_ATTEMPTS = 2;
 
 /** Something in a valid flow that will not route as its author likely expects (not an error: the flow loads). */
 export interface FlowWarning {
-  /** `unhandled_status` (a status the step reports that no rule handles) or `unstated_bound` (a cycle only a default bounds). */
-  code: 'unhandled_status' | 'unstated_bound';
+  /**
+   * `unhandled_status` (a status the step reports that no rule handles), `unstated_bound` (a cycle only a default
+   * bounds) or `depth_exceeds` (side trips can nest deeper than the flow's max_depth).
+   */
+  code: 'unhandled_status' | 'unstated_bound' | 'depth_exceeds';
   flow: string;
   step: string;
   /** JSON path in the flow file. */

@@ -33,7 +33,18 @@ export function flowWarnings(flows: FlowSet): FlowWarning[] {
       }
     });
   }
-  for (const c of proveBounds(flows).unstated) out.push(unstatedBoundWarning(c));
+  const proof = proveBounds(flows);
+  for (const c of proof.unstated) out.push(unstatedBoundWarning(c));
+  // Side trips that can nest deeper than the flow allows: such a run escalates at max_depth instead of going on.
+  for (const d of proof.depth)
+    if (d.depth > d.max_depth)
+      out.push({
+        code: 'depth_exceeds',
+        flow: d.flow,
+        step: flows.get(d.flow)!.firstStep,
+        path: '$.bounds.max_depth',
+        message: `side trips in a run of ${d.flow} can nest ${d.depth} deep (detours and injected flows inside injected flows), more than its max_depth of ${d.max_depth}: such a run escalates there; raise max_depth or inject less deeply`,
+      });
   return out;
 }
 

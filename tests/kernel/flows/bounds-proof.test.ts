@@ -148,6 +148,29 @@ describe('proveBounds', () => {
     expect(proveBounds(defineFlows([parent, boundedSync])).unstated).toEqual([]);
   });
 
+  it('warns when side trips can nest deeper than the flow allows', () => {
+    const flow = (id: string, injects: string[], extra: Partial<FlowInput> = {}): FlowInput => ({
+      flow: id,
+      charter,
+      steps: [
+        { id: `${id}-1`, agent: 'x', next: `${id}-end`, max_visits: 3 },
+        { id: `${id}-fix`, agent: 'x', returns: true, max_visits: 3 },
+        { id: `${id}-end`, agent: 'x', terminal: true },
+      ],
+      detours: { lint_errors: `${id}-fix` },
+      inject_flows: injects,
+      ...extra,
+    });
+    // outer injects middle injects inner, and inner detours: three return points at once.
+    const flows = [flow('outer', ['middle'], { bounds: { max_depth: 2 } }), flow('middle', ['inner']), flow('inner', [])];
+    expect(proveBounds(defineFlows(flows)).depth.find((d) => d.flow === 'outer')).toEqual({ flow: 'outer', depth: 3, max_depth: 2 });
+    const w = flowWarnings(defineFlows(flows)).filter((x) => x.code === 'depth_exceeds');
+    expect(w).toEqual([expect.objectContaining({ flow: 'outer', path: '$.bounds.max_depth' })]);
+    expect(w[0]!.message).toContain('can nest 3 deep');
+    flows[0]!.bounds = { max_depth: 3 };
+    expect(flowWarnings(defineFlows(flows)).filter((x) => x.code === 'depth_exceeds')).toEqual([]);
+  });
+
   it('gives a worst case of routes per run: the visit caps of what the run can reach, or the route budget', () => {
     const set = defineFlows([bouncing({ flow: { bounds: { max_visits: 3 } } })]);
     expect(proveBounds(set).routes).toEqual([{ flow: 'fix', routes: 12, by: 'visits', stated: true }]);
