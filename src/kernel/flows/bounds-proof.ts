@@ -1,5 +1,6 @@
 import { DEFAULT_BOUNDS } from '../../contracts/flow-bounds.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from './compiled-flow.js';
+import { components, cyclic, shortestCycle } from './cycles.js';
 
 /**
  * The termination proof `navkernel validate` prints (docs/bounds.md): every cycle a run can take, grouped by
@@ -155,84 +156,6 @@ function buildGraph(set: FlowSet): Graph {
     if (flow.def.inject_nodes.allowed) add({ to: from, kind: 'nodes', label: 'INJECT_NODES', via: -1 });
   });
   return { nodes, steps, flows, order, out, index };
-}
-
-/** Strongly connected components (Tarjan, iterative) of the nodes in `members` over `edges`, in discovery order. */
-function components(members: readonly number[], edges: (n: number) => readonly Edge[]): number[][] {
-  const inSet = new Set(members);
-  const idx = new Map<number, number>();
-  const low = new Map<number, number>();
-  const onStack = new Set<number>();
-  const stack: number[] = [];
-  const result: number[][] = [];
-  let counter = 0;
-  for (const root of members) {
-    if (idx.has(root)) continue;
-    const work: { n: number; i: number }[] = [{ n: root, i: 0 }];
-    idx.set(root, counter), low.set(root, counter++), stack.push(root), onStack.add(root);
-    while (work.length) {
-      const top = work[work.length - 1]!;
-      const es = edges(top.n);
-      if (top.i < es.length) {
-        const t = es[top.i++]!.to;
-        if (!inSet.has(t)) continue;
-        if (!idx.has(t)) {
-          idx.set(t, counter), low.set(t, counter++), stack.push(t), onStack.add(t);
-          work.push({ n: t, i: 0 });
-        } else if (onStack.has(t)) low.set(top.n, Math.min(low.get(top.n)!, idx.get(t)!));
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.n, Math.min(low.get(parent.n)!, low.get(top.n)!));
-      if (low.get(top.n) === idx.get(top.n)) {
-        const comp: number[] = [];
-        for (;;) {
-          const m = stack.pop()!;
-          onStack.delete(m);
-          comp.push(m);
-          if (m === top.n) break;
-        }
-        result.push(comp.sort((a, b) => a - b));
-      }
-    }
-  }
-  return result;
-}
-
-/** Whether a component has a cycle: more than one node, or an edge from its node to itself. */
-const cyclic = (comp: readonly number[], edges: (n: number) => readonly Edge[]) => comp.length > 1 || edges(comp[0]!).some((e) => e.to === comp[0]);
-
-/** The shortest cycle inside `members` over `edges` (BFS from each member in order; ties to the first found). */
-function shortestCycle(members: readonly number[], edges: (n: number) => readonly Edge[]): Edge[] | undefined {
-  const inSet = new Set(members);
-  let best: Edge[] | undefined;
-  for (const start of members) {
-    const via = new Map<number, Edge>();
-    const queue = [start];
-    let found: Edge | undefined;
-    for (let qi = 0; qi < queue.length && !found; qi++) {
-      const n = queue[qi]!;
-      for (const e of edges(n)) {
-        if (!inSet.has(e.to)) continue;
-        if (e.to === start) {
-          found = e;
-          break;
-        }
-        if (!via.has(e.to)) via.set(e.to, e), queue.push(e.to);
-      }
-    }
-    if (!found) continue;
-    const path = [found];
-    for (let n = found.from; n !== start; ) {
-      const e = via.get(n)!;
-      path.unshift(e);
-      n = e.from;
-    }
-    if (!best || path.length < best.length) best = path;
-    if (best.length === 1) break;
-  }
-  return best;
 }
 
 /** The shortest path inside an injected flow from its first step to a terminal step (the flow runs to its end). */
