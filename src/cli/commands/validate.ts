@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { createKernel, flowWarnings, loadFlows, parseFlowText, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
 import { UsageError, finding, readInputFile, writeJson } from '../conventions.js';
+import { printErrorText, printText } from '../terminal-text.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);
@@ -108,16 +109,16 @@ export function registerValidateCommand(program: Command): void {
         if (problems.length) finding();
         return;
       }
-      for (const line of warnings) process.stderr.write(`warning: ${line}\n`);
+      for (const line of warnings) printErrorText(`warning: ${line}\n`);
       if (problems.length) {
-        for (const line of problems) process.stderr.write(`${line}\n`);
-        process.stderr.write(`navkernel validate: ${problems.length} problem(s)\n`);
+        for (const line of problems) printErrorText(`${line}\n`);
+        printErrorText(`navkernel validate: ${problems.length} problem(s)\n`);
         finding();
         return;
       }
       // Requests alone are checked against the configured flows, which were not among the paths validated.
       const configured = !flowTargets.length && flowSet !== undefined;
       const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${flowSet.flows.size} flow(s) of ${opts.flows})` : '';
-      process.stdout.write(`ok: ${configured ? '' : `${flows} flow(s), `}${requests} request(s) valid${against}\n`);
+      printText(`ok: ${configured ? '' : `${flows} flow(s), `}${requests} request(s) valid${against}\n`);
     });
 }
