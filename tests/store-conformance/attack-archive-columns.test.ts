@@ -1,9 +1,11 @@
 // Attack class: editing what archiving wrote. An archived run keeps its run register entry with tombstone columns
 // (archived_ts, archived_to, archived_seq, archived_hash, bundle_sha256); someone with write access to the database
 // edits one of them behind the ledger's back. `verify` (no archive folder, no checkpoint needed) must notice and
-// name the column, on every store (SQLite, and PostgreSQL on the server the test setup starts). A ledger archived
-// before the seal existed gets one on migration and verifies clean.
-import { mkdtempSync, rmSync } from 'node:fs';
+// name the column, on every store (SQLite, and PostgreSQL on the server the test setup starts); one who also rewrites
+// the seal is caught by a signed checkpoint taken before, which names the column. A ledger archived before the seal
+// existed gets one on migration and verifies clean.
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,15 +13,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ledger } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel, type FlowSet } from '../../src/kernel/index.js';
-import { archiveRuns, archiveStoreFor, openLedger, verifyLedger } from '../../src/ledger/index.js';
+import { archiveRuns, archiveStoreFor, createCheckpoint, openLedger, verifyCheckpoint, verifyLedger } from '../../src/ledger/index.js';
+import { tombstoneSeal } from '../../src/ledger/chain.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
 
 let flows: FlowSet;
 const dirs: string[] = [];
+let keys: { priv: string; pub: string };
 beforeAll(async () => {
   flows = await sampleFlows();
+  const d = mkdtempSync(path.join(tmpdir(), 'navkernel-attack-keys-'));
+  dirs.push(d);
+  const k = generateKeyPairSync('ed25519');
+  keys = { priv: path.join(d, 'key.pem'), pub: path.join(d, 'pub.pem') };
+  writeFileSync(keys.priv, k.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  writeFileSync(keys.pub, k.publicKey.export({ type: 'spki', format: 'pem' }) as string);
 });
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -75,6 +85,33 @@ describe.each(STORE_FACTORIES)('tombstone columns edited behind the ledger: $nam
       }
     }, 60_000);
   }
+
+  it('a signed checkpoint names an edited column even when the seal was recomputed to match (verify alone cannot)', async () => {
+    const { loc, ledger, run } = await archived();
+    try {
+      const cp = await createCheckpoint(ledger, keys.priv);
+      expect(cp.tombstones!.map((t) => t[0])).toContain(run);
+      expect((await verifyCheckpoint(ledger, cp, keys.pub)).issues).toEqual([]);
+      // The attacker edits archived_to and writes the seal that matches the new value.
+      const t = (await archiveStoreFor(ledger)!.tombstones()).find((x) => x.run_id === run)!;
+      const entry = (await ledger.runRegister()).find((e) => e.run_id === run)!;
+      const forged = tombstoneSeal(entry.hash, run, { ...t, archived_to: '/elsewhere/x.nkrun.gz' });
+      const quoted = run.replace(/'/g, "''");
+      await loc.sql(`UPDATE run_register SET archived_to = '/elsewhere/x.nkrun.gz', archived_seal = '${forged}' WHERE run_id = '${quoted}'`);
+      const fresh = await loc.open();
+      try {
+        expect((await verifyLedger(fresh, { repair: false })).issues).toEqual([]);
+        const c = await verifyCheckpoint(fresh, cp, keys.pub);
+        expect(c.ok).toBe(false);
+        expect(c.issues).toEqual([expect.objectContaining({ kind: 'tombstone_rewritten', run_id: run, field: 'archived_to' })]);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await ledger.close();
+      await loc.cleanup();
+    }
+  }, 60_000);
 
   it('a seal removed or edited alone is named archived_seal', async () => {
     const { loc, ledger, run } = await archived();
