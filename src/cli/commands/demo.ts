@@ -8,7 +8,6 @@ import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '..
 import { UsageError, writeJson } from '../conventions.js';
 import { runsFolderFor } from '../ledger-option.js';
 import { DEFAULT_LEDGER_FILE } from '../../ledger/index.js';
-import { printText } from '../terminal-text.js';
 
 const SCENARIOS = { demo: DEMO_SCENARIO, harsh: HARSH_SCENARIO } as const;
 
@@ -36,7 +35,7 @@ function describe(d: Decision, targetWidth: number): string {
 /** Prints one routed step, its columns as wide as the widest `run flow/step` and target the flows allow. */
 function printStep({ request, decision }: SimulatedStep, widths: DemoWidths): void {
   const where = `${request.run_id} ${request.flow}/${request.step_completed}`;
-  printText(`${String(decision.seq).padStart(4)} ${where.padEnd(widths.where)} ${request.status.padEnd(11)} ${describe(decision, widths.target)}\n`);
+  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(widths.where)} ${request.status.padEnd(11)} ${describe(decision, widths.target)}\n`);
 }
 
 function printSummary(s: SimulationSummary): void {
@@ -50,7 +49,7 @@ function printSummary(s: SimulationSummary): void {
     `  rules:     ${Object.entries(s.byRule).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  tier-3 (LLM) cost: $${s.llmCostUsd.toFixed(4)}`,
   ];
-  printText(lines.join('\n') + '\n');
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 /** `navkernel demo`: routes a simulated run of the sample SDLC flows and prints each decision and a summary. */
@@ -104,8 +103,8 @@ export function registerDemoCommand(program: Command): void {
       const where = ledger
         ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; off-road decisions in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
         : 'nothing recorded (--no-ledger)';
-      printText(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
-      if (ledger) printText(`next: navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
+      process.stdout.write(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
+      if (ledger) process.stdout.write(`next: navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
     } finally {
       await kernel.close();
     }
