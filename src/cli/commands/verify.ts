@@ -74,21 +74,21 @@ async function verifyExtra(opts: LedgerCliOptions & { repair?: boolean; json?: b
       const r = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair ?? true });
       out.ledger = r;
       ok &&= r.ok;
-      for (const i of r.issues) say(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}`);
+      for (const i of r.issues) say(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}`);
       say(r.ok ? `ok: ${r.runs} run(s), ${r.routes} routes, ${r.archived_runs ?? 0} archived run(s)` : `FAILED: ${r.issues.length} problem(s) in the ledger`);
     } else say(`no ledger at ${opts.ledger}: checking the bundles on their own`);
     if (opts.archive !== undefined) {
       const a = await verifyArchive(opts.archive, ledger);
       out.archive = a;
       ok &&= a.ok;
-      for (const i of a.issues) say(`BAD archive${i.run_id ? ` run ${i.run_id}` : ''}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}${i.file ? ` (${i.file})` : ''}`);
+      for (const i of a.issues) say(`BAD archive${i.run_id ? ` run ${inLine(i.run_id)}` : ''}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}${i.file ? ` (${inLine(i.file)})` : ''}`);
       say(a.ok ? `ok: ${a.bundles} bundle(s), ${a.routes} routes verified${ledger ? `, ${a.tombstones} against their tombstone` : ''}` : `FAILED: ${a.issues.length} problem(s) in the archive`);
     }
     if (opts.checkpoint !== undefined && ledger) {
       const c = await verifyCheckpoint(ledger, readCheckpoint(opts.checkpoint), opts.pubkey!, opts.archive !== undefined ? { archiveDir: opts.archive } : {});
       out.checkpoint = c;
       ok &&= c.ok;
-      for (const i of c.issues) say(`BAD checkpoint${i.run_id !== undefined ? ` run ${i.run_id}` : ''}: ${i.kind}: ${i.message}`);
+      for (const i of c.issues) say(`BAD checkpoint${i.run_id !== undefined ? ` run ${inLine(i.run_id)}` : ''}: ${i.kind}: ${inLine(i.message)}`);
       say(c.ok ? `ok: checkpoint of ${c.ts} (${c.register_size} run(s), ${c.routes} routes) holds: nothing it covers was removed or rewritten` : `FAILED: the ledger no longer holds what the checkpoint of ${c.ts} covers`);
     }
     if (opts.json) process.stdout.write(jsonLine({ ok, ...out }));
