@@ -1,4 +1,4 @@
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 /** Whether `real` (a real path) is `folder` or lies inside it. */
@@ -48,10 +48,35 @@ export function confinedFs(folders: readonly string[]) {
     }
     return abs;
   };
+  // Opened without blocking (a FIFO planted where a file is expected would block a plain open until a writer
+  // comes) and checked on the open handle: only a regular file is read, so nothing can swap one in between.
+  const openRegular = async (p: string) => {
+    const real = await check(p);
+    const fh = await fsp.open(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    const st = await fh.stat();
+    if (!st.isFile()) {
+      await fh.close();
+      throw refused(p);
+    }
+    return { fh, size: st.size };
+  };
   const promises = {
-    readFile: async (p: string, options?: unknown) => fsp.readFile(await check(p), options as BufferEncoding | undefined),
+    /** A regular file's content, refused (EFBIG) past `maxBytes` (default 256 MiB) before anything is read. */
+    readFile: async (p: string, options?: BufferEncoding, maxBytes = 256 * 1024 * 1024) => {
+      const { fh, size } = await openRegular(p);
+      try {
+        if (size > maxBytes) {
+          const e: NodeJS.ErrnoException = new Error(`refused: ${path.basename(p)} is larger than ${maxBytes} bytes`);
+          e.code = 'EFBIG';
+          throw e;
+        }
+        return options ? await fh.readFile({ encoding: options }) : await fh.readFile();
+      } finally {
+        await fh.close();
+      }
+    },
     readdir: async (p: string) => fsp.readdir(await check(p)),
-    open: async (p: string) => fsp.open(await check(p), 'r'),
+    open: async (p: string) => (await openRegular(p)).fh,
     stat: async (p: string) => fsp.stat(await check(p)),
     // lstat looks at the link itself: its folder must be allowed, the link is not followed.
     lstat: async (p: string) => {

@@ -73,7 +73,7 @@ export class ObjectReader {
 
   private async loose(oid: string): Promise<{ type: string; body: Buffer } | undefined> {
     const file = path.join(this.objects, oid.slice(0, 2), oid.slice(2));
-    const raw = await this.fs.readFile(file).catch(() => undefined);
+    const raw = await this.fs.readFile(file, undefined, MAX_OBJECT_BYTES + 1024).catch(() => undefined);
     if (!raw) return undefined;
     const data = inflateSync(raw as Buffer, { maxOutputLength: MAX_OBJECT_BYTES + 64 });
     const nul = data.indexOf(0);

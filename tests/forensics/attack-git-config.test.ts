@@ -194,6 +194,29 @@ describe("the repository's enclosing folders stay out of reach", () => {
     expect(e).toMatchObject({ code: 'INVALID_REPORT', problem: 'git_failed' });
   });
 
+  it('FIFOs planted where git files belong (index, packed-refs, a ref, a loose object) are not waited on: the read answers', async () => {
+    const at = repo(path.join(inner, 'fifos'));
+    git(at, 'remote', 'add', 'origin', outer);
+    git(at, 'fetch', '-q', 'origin');
+    git(at, 'branch', '-q', '--set-upstream-to', 'origin/main');
+    git(at, 'pack-refs', '--all');
+    const objects = path.join(at, '.git', 'objects');
+    const loose = readdirSync(objects).find((d) => /^[0-9a-f]{2}$/.test(d))!;
+    const victims = [path.join(at, '.git', 'index'), path.join(at, '.git', 'packed-refs'), path.join(objects, loose, readdirSync(path.join(objects, loose))[0]!)];
+    mkdirSync(path.join(at, '.git', 'refs', 'remotes', 'origin'), { recursive: true });
+    victims.push(path.join(at, '.git', 'refs', 'remotes', 'origin', 'main'));
+    for (const v of victims) {
+      rmSync(v, { force: true });
+      execFileSync('mkfifo', [v]);
+    }
+    const answer = await read('fifos').then(
+      (x) => x,
+      (x: unknown) => x,
+    );
+    expect(answer).toBeDefined();
+    expect(JSON.stringify(answer)).not.toContain(dir);
+  }, 30_000);
+
   it('without a reports root (the CLI on a folder the user names), discovery goes upward as git does', async () => {
     const f = await collectForensics({ git: path.join(inner, 'plain') });
     expect(f.git_status).toMatchObject({ branch: 'main' });
