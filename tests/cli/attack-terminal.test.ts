@@ -3,6 +3,8 @@
 // OSC 8 hides a link's target, CSI 2J clears the screen, C1 CSI does the same in one byte, a bare CR or BS
 // overwrites what was printed, a bidi override reorders it). Every CLI text output must show them escaped, and
 // JSON output must stay JSON that parses back to the same values. Driven through the real binary.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReport, RunSummary } from '../../src/contracts/index.js';
@@ -18,6 +20,7 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]
 
 const t = tmpDir();
 let run: string;
+let other: string;
 let escalation: string;
 
 beforeAll(async () => {
@@ -31,6 +34,7 @@ beforeAll(async () => {
   const runs = runCli(['runs', '--json', '--ledger', t.file]).stdout.trim().split('\n').map((l) => JSON.parse(l) as RunSummary);
   const withEscalation = runs.find((r) => r.open_escalations > 0)!;
   run = withEscalation.run_id;
+  other = runs.find((r) => r.run_id !== run && r.run_id.startsWith(HOSTILE) && !r.run_id.endsWith('-sig'))!.run_id;
   expect(run.startsWith(HOSTILE)).toBe(true);
   const audit = JSON.parse(runCli(['audit', run, '--json', '--ledger', t.file]).stdout) as AuditReport;
   escalation = audit.escalations.find((e) => !e.resolution)!.escalation_id;
@@ -75,6 +79,19 @@ describe('hostile ledger text printed by the CLI', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/BAD run \\x1b\]0;pwned/);
     expectSafe(out, 'verify');
+  });
+
+  it('archive, verify --archive and restore name hostile runs escaped', () => {
+    const to = path.join(t.dir, 'bundles');
+    const archived = cli('archive', other, '--to', to, '--include-active');
+    expect(archived.code, archived.stderr).toBe(0);
+    expectSafe(archived, 'archive');
+    expectSafe(cli('verify', '--archive', to), 'verify --archive');
+    const bundle = readdirSync(to).find((f) => f.endsWith('.gz'))!;
+    const restored = cli('restore', path.join(to, bundle));
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain('restored run \\x1b]0;pwned');
+    expectSafe(restored, 'restore');
   });
 
   it('errors that quote a hostile id are escaped too (text on stderr, JSON on stdout)', () => {
