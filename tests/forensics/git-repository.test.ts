@@ -2,13 +2,14 @@
 // ahead/behind and unmerged paths, on repositories made by real git in each shape a runner meets. And a
 // conflicted `git pull` (behind its upstream and with unmerged paths) is a merge_conflict first.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectForensics } from '../../src/forensics/index.js';
 import { readGitStatus } from '../../src/forensics/git-status.js';
 import { ForensicsCollector } from '../../src/forensics/summary.js';
+import { GitConfig } from '../../src/forensics/git-config.js';
 
 let dir: string;
 const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
@@ -133,5 +134,41 @@ describe('reading a repository without running git agrees with git status', () =
     const saved = path.join(dir, 'pulled-status.txt');
     writeFileSync(saved, spawnSync('git', ['status', '--porcelain=v2', '--branch'], { cwd: repos.pulled, encoding: 'utf8', env: ENV }).stdout);
     expect((await collectForensics({ files: [saved] })).failure_signature).toBe('merge_conflict');
+  });
+});
+
+describe('the config reader agrees with git config --file', () => {
+  it('quotes, escapes, comments, continuations, case, the old [section.sub] spelling and repeated keys', () => {
+    const file = path.join(dir, 'odd.config');
+    writeFileSync(
+      file,
+      [
+        '[core]',
+        '\tbare = false ; a comment',
+        '[Branch "Feature/X"]',
+        '\tREMOTE = up # trailing comment',
+        '\tmerge = "refs/heads/has # hash"',
+        '[remote "up"]',
+        '\tfetch = +refs/heads/*:refs/remotes/up/*',
+        '\tfetch = +refs/tags/*:refs/tags/*',
+        '\turl = "a\\"b" \\',
+        '  continued',
+        '[remote.Old]',
+        '\turl = old-style',
+        '[empty]',
+        '\tflag',
+        '',
+      ].join('\n'),
+    );
+    const config = new GitConfig(readFileSync(file, 'utf8'));
+    const real = (key: string, all = false, bool = false) =>
+      spawnSync('git', ['config', '--file', file, ...(bool ? ['--type=bool'] : []), all ? '--get-all' : '--get', key], { encoding: 'utf8', env: ENV }).stdout.replace(/\n$/, '');
+    for (const key of ['core.bare', 'branch.Feature/X.remote', 'branch.Feature/X.merge', 'remote.up.url', 'remote.old.url']) {
+      expect(config.get(key) ?? '', key).toBe(real(key));
+    }
+    // A key without `=` is a boolean true.
+    expect(config.get('empty.flag')).toBe(real('empty.flag', false, true));
+    expect(config.getAll('remote.up.fetch')).toEqual(real('remote.up.fetch', true).split('\n'));
+    expect(config.get('branch.feature/x.remote')).toBeUndefined(); // subsections are case-sensitive
   });
 });
