@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommanderError } from 'commander';
 import { NavkernelError } from '../contracts/errors.js';
+import { inLine, jsonLine, printErrorText } from './terminal-text.js';
 
 /** The exit codes shared by every command. Commands with their own outcomes (navigate, explore) use 3 and up. */
 export const EXIT = { OK: 0, FINDING: 1, USAGE: 2 } as const;
@@ -127,7 +128,7 @@ export function jsonRequested(argv: readonly string[]): boolean {
 
 /** Prints one value as one line of JSON on stdout. */
 export function writeJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+  process.stdout.write(jsonLine(value));
 }
 
 /** Marks the command's outcome as a finding (exit 1) without throwing. */
@@ -182,8 +183,8 @@ export function reportError(err: unknown, { json, hint }: { json: boolean; hint?
   if (err instanceof CommanderError && err.code === 'commander.help') return EXIT.USAGE;
   if (json) writeJson({ error: { code: e.code, message: e.message } });
   else {
-    process.stderr.write(`navkernel: ${e.message}${hint ? ` (${hint})` : ''}\n`);
-    if (e.code === 'INTERNAL' && err instanceof Error && process.env.NAVKERNEL_DEBUG) process.stderr.write(`${err.stack}\n`);
+    printErrorText(`navkernel: ${inLine(e.message)}${hint ? ` (${hint})` : ''}\n`);
+    if (e.code === 'INTERNAL' && err instanceof Error && process.env.NAVKERNEL_DEBUG) printErrorText(`${err.stack}\n`);
   }
   return e.exitCode;
 }

@@ -6,6 +6,7 @@ import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../ker
 import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
+import { printErrorText } from './terminal-text.js';
 
 /** The `--flows` option every kernel-backed command shares. */
 export interface KernelCliOptions {
@@ -32,10 +33,10 @@ export async function loadCliFlows(opts: KernelCliOptions | string): Promise<Awa
   let target = typeof opts === 'string' ? opts : opts.flows;
   if (target === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS)) {
     target = sampleChartersDir();
-    process.stderr.write(`navkernel: no ./charters folder here: using the sample flows shipped with navkernel (${target}); pass --flows DIR, set NAVKERNEL_FLOWS or "flows" in navkernel.config.json for yours\n`);
+    printErrorText(`navkernel: no ./charters folder here: using the sample flows shipped with navkernel (${target}); pass --flows DIR, set NAVKERNEL_FLOWS or "flows" in navkernel.config.json for yours\n`);
   }
   const flows = await loadFlows(target);
-  for (const s of flows.skipped ?? []) process.stderr.write(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
+  for (const s of flows.skipped ?? []) printErrorText(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
   return flows;
 }
 

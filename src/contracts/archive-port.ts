@@ -4,8 +4,9 @@ import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRun
 
 /**
  * What the run register keeps of a run moved out of the ledger: the register entry itself stays (its hash chain and
- * every checkpoint over it are unchanged), with these columns set. Not hashed: `verify --archive DIR` checks the claim
- * against the bundle, and a signed checkpoint (src/ledger/checkpoint.ts) anchors what the register held.
+ * every checkpoint over it are unchanged), with these columns set and sealed (`archived_seal`, chained to the entry's
+ * hash: `verify` names an edited column); `verify --archive DIR` checks the claim against the bundle, and a signed
+ * checkpoint (src/ledger/checkpoint.ts) anchors what the register held.
  */
 export interface Tombstone {
   run_id: string;
@@ -20,6 +21,8 @@ export interface Tombstone {
   head_hash: string;
   /** sha256 (hex) of the bundle's uncompressed JSON: any edit of the bundle, hashed field or not, changes it. */
   bundle_sha256: string;
+  /** The stored seal over the columns above (as read back; written by the store, null when missing). */
+  seal?: string | null;
 }
 
 /** Every stored row of one run, as the run reader gives them: what a bundle holds and a restore writes back. */

@@ -19,8 +19,10 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
  * (the kernel's matcher table and `navkernel forensics` both read this one list).
  */
 export const SIGNATURE_PRIORITY = {
-  upstream_diverged: 100,
-  merge_conflict: 95,
+  // Unmerged paths come first: a conflicted `git pull` is also behind its upstream, and the conflict is what
+  // stops the step (a sync cannot start until it is resolved); both detour to the rebase flow in the charters.
+  merge_conflict: 100,
+  upstream_diverged: 95,
   lint_errors: 90,
   missing_import: 85,
   type_mismatch: 80,

@@ -25,6 +25,11 @@ export interface CollectOptions {
   maxReportBytes?: number;
   /** Largest JSON report (ESLint, Ruff, pyright, SARIF), which is parsed whole. Default 32 MiB. */
   maxJsonReportBytes?: number;
+  /**
+   * The highest folder searched for the `git` work tree's repository (a real path; a transport passes its reports
+   * root): a repository enclosing it is not read, and the repository's git folders must lie inside it.
+   */
+  gitCeiling?: string;
   /** Secret redaction of everything kept (on by default, as for every request; `false` turns it off). */
   redact?: RedactOptions | false;
 }
@@ -63,7 +68,7 @@ export async function collectForensics(inputs: ForensicsInputs, options: Collect
     await readReport(file, as, sink, options);
   }
   if (inputs.git !== undefined) {
-    await readGitDir(inputs.git, sink);
+    await readGitDir(inputs.git, sink, options.gitCeiling !== undefined ? { ceiling: options.gitCeiling } : {});
     sink.source(inputs.git, 'git-status');
   }
   const out = sink.result();

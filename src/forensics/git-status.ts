@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
 import { linesOf } from './read-report.js';
+import { readRepository, RepositoryError, type ReadRepositoryOptions } from './git-repository.js';
 import { ReportError } from './report-error.js';
 import { CAPS, type ForensicsCollector } from './summary.js';
 
@@ -42,26 +41,28 @@ export async function readGitStatus(lines: AsyncIterable<string[]>, sink: Forens
 }
 
 /**
- * The same read live from a work tree. The repository is untrusted: its configuration must not run anything
- * (core.fsmonitor off, no optional locks, no pager, no prompts), and git's own failure is a typed error.
+ * The same state read live from a work tree, from its files: no git process runs, so nothing in the repository
+ * (its config, attributes, hooks) can name a program that runs. With a ceiling (the reports root), the repository
+ * is searched no higher than it and its git folders must lie inside it. Failures are typed and name only `dir`.
  */
-export async function readGitDir(dir: string, sink: ForensicsCollector, timeoutMs = 30_000): Promise<void> {
-  const st = await stat(dir).catch(() => undefined);
-  if (!st?.isDirectory()) throw new ReportError(dir, 'not_found', 'no such folder');
-  const child = spawn('git', ['-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', '--no-optional-locks', 'status', '--porcelain=v2', '--branch'], {
-    cwd: dir,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: timeoutMs,
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => void (stderr.length < 4096 && (stderr += d)));
-  const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
-    child.on('error', (error) => resolve({ code: null, error }));
-    child.on('close', (code) => resolve({ code }));
-  });
-  child.stdout.setEncoding('utf8');
-  await readGitStatus(linesOf(child.stdout as AsyncIterable<string>), sink);
-  const { code, error } = await exited;
-  if (error || code !== 0) throw new ReportError(dir, 'git_failed', `git status failed: ${(error?.message ?? stderr.trim().split('\n')[0]) || `exit code ${code}`}`);
+export async function readGitDir(dir: string, sink: ForensicsCollector, options: ReadRepositoryOptions = {}): Promise<void> {
+  let state;
+  try {
+    state = await readRepository(dir, options);
+  } catch (e) {
+    if (e instanceof RepositoryError) throw new ReportError(dir, e.outside ? 'outside_root' : 'git_failed', e.message);
+    throw new ReportError(dir, 'git_failed', `cannot read the repository: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  const { branch, upstream, ahead, behind, conflicts } = state;
+  sink.gitStatus(
+    {
+      branch,
+      ...(upstream !== undefined ? { upstream } : {}),
+      ...(ahead !== undefined ? { ahead } : {}),
+      ...(behind !== undefined ? { behind_upstream: behind } : {}),
+      ...(ahead !== undefined && behind !== undefined ? { diverged: ahead > 0 && behind > 0 } : {}),
+      ...(conflicts.length ? { conflicts: conflicts.slice(0, CAPS.conflicts).map((f) => sink.path(f) ?? f) } : {}),
+    },
+    conflicts.length,
+  );
 }

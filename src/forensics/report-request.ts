@@ -1,10 +1,10 @@
 import { realpath } from 'node:fs/promises';
-import path from 'node:path';
 import { InvalidForensicsError } from '../contracts/errors.js';
 import { REPORT_FORMATS, type ReportFormat } from '../contracts/report-formats.js';
 import type { Forensics } from '../contracts/route-request.js';
 import { collectForensics, type CollectOptions } from './collect-forensics.js';
 import { ReportError } from './report-error.js';
+import { resolveUnderRoot } from './root-path.js';
 
 /** Where a long-lived transport (co-process, serve) may read a request's report files from. */
 export interface ReportRoot extends Omit<CollectOptions, 'baseDir'> {
@@ -14,20 +14,6 @@ export interface ReportRoot extends Omit<CollectOptions, 'baseDir'> {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (p: string, message: string) => new InvalidForensicsError('route()', [{ path: p, code: 'invalid_reports', message }]);
-
-/** A path given in a request, resolved inside the root (refused when it leaves it, through `..` or a link). */
-async function inside(root: string, given: string, folder: boolean): Promise<string> {
-  const realRoot = await realpath(root);
-  let real: string;
-  try {
-    real = await realpath(path.resolve(realRoot, given));
-  } catch {
-    throw new ReportError(given, 'not_found', folder ? 'no such folder under the reports root' : 'no such file under the reports root');
-  }
-  const rel = path.relative(realRoot, real);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ReportError(given, 'outside_root', 'refused: the path lies outside the reports root');
-  return real;
-}
 
 /**
  * A route request with `reports` turned into one without: its report files (and git tree) read under the
@@ -45,14 +31,17 @@ export async function resolveReportRequest(request: unknown, where: ReportRoot):
   if (reports.as !== undefined && !(REPORT_FORMATS as readonly unknown[]).includes(reports.as)) throw bad('$.reports.as', `expected one of ${REPORT_FORMATS.join(', ')}`);
   const extra = Object.keys(reports).filter((k) => k !== 'files' && k !== 'git' && k !== 'as');
   if (extra.length) throw bad(`$.reports.${extra[0]}`, 'unknown field');
-  const resolved = await Promise.all((files as string[]).map(async (f) => ({ real: await inside(where.root!, f, false), given: f })));
-  const git = typeof reports.git === 'string' ? await inside(where.root, reports.git, true) : undefined;
-  const { root, ...options } = where;
+  const realRoot = await realpath(where.root).catch(() => {
+    throw new ReportError('reports', 'not_enabled', 'the reports root of this server cannot be read');
+  });
+  const resolved = await Promise.all((files as string[]).map(async (f) => ({ real: await resolveUnderRoot(realRoot, f, false), given: f })));
+  const git = typeof reports.git === 'string' ? await resolveUnderRoot(realRoot, reports.git, true) : undefined;
+  const { root: _root, ...options } = where;
   let collected: Forensics;
   try {
     collected = await collectForensics(
       { files: resolved.map((r) => r.real), ...(git ? { git } : {}), ...(reports.as ? { as: reports.as as ReportFormat } : {}) },
-      { ...options, baseDir: await realpath(root) },
+      { ...options, baseDir: realRoot, gitCeiling: realRoot },
     );
   } catch (e) {
     // Name the file as the request named it, not by its real path on this host.

@@ -35,17 +35,17 @@ const listed = (f: Forensics, id: string) => Array.isArray(f.signatures) && f.si
  */
 export const DEFAULT_SIGNATURES: readonly SignatureMatcher[] = [
   {
+    id: 'merge_conflict',
+    priority: P.merge_conflict,
+    patterns: ['CONFLICT.*Merge conflict', '^<<<<<<< ', '^>>>>>>> ', 'Automatic merge failed', 'fix conflicts and then commit', 'unmerged paths'].map(rx),
+    structured: (f) => (f.git_status?.conflicts?.length ?? 0) > 0 || listed(f, 'merge_conflict'),
+  },
+  {
     id: 'upstream_diverged',
     priority: P.upstream_diverged,
     max_attempts: 1,
     patterns: ['Your branch is behind', 'diverged.*commits', 'cannot be fast-forwarded', 'have diverged', 'branch.*is behind.*by\\s+\\d+\\s+commit'].map(rx),
     structured: (f) => (f.git_status?.behind_upstream ?? 0) > 0 || f.git_status?.diverged === true || listed(f, 'upstream_diverged'),
-  },
-  {
-    id: 'merge_conflict',
-    priority: P.merge_conflict,
-    patterns: ['CONFLICT.*Merge conflict', '^<<<<<<< ', '^>>>>>>> ', 'Automatic merge failed', 'fix conflicts and then commit', 'unmerged paths'].map(rx),
-    structured: (f) => (f.git_status?.conflicts?.length ?? 0) > 0 || listed(f, 'merge_conflict'),
   },
   {
     id: 'lint_errors',

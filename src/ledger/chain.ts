@@ -113,3 +113,43 @@ export function changedFields(stored: string, f: ChainedFields): string[] {
 export function registerHash(prevHashHex: string, runId: string, firstHashHex: string): string {
   return createHash('sha256').update(`${prevHashHex.length}:${prevHashHex}${runId.length}:${runId}${firstHashHex.length}:${firstHashHex}`).digest('hex');
 }
+
+/** The tombstone columns of a run register entry (set when the run is archived), in seal order. */
+export const TOMBSTONE_FIELD_NAMES = ['archived_ts', 'archived_to', 'archived_seq', 'archived_hash', 'bundle_sha256'] as const;
+
+/** A tombstone's stored values, as a seal covers them. */
+export interface SealedTombstone {
+  archived_ts: string;
+  archived_to: string;
+  last_seq: number;
+  head_hash: string;
+  bundle_sha256: string;
+}
+
+const tombstoneValues = (t: SealedTombstone) => [t.archived_ts, t.archived_to, String(t.last_seq), t.head_hash, t.bundle_sha256];
+
+/**
+ * The seal of a tombstone (`run_register.archived_seal`): the hex sha256 of its columns chained to the register
+ * entry's hash (length-framed as the route chain), then `;` and a per-column FNV-1a fingerprint so that `verify`
+ * names the column that was edited, as `routes.field_sums` does for a route.
+ */
+export function tombstoneSeal(registerHashHex: string, runId: string, t: SealedTombstone): string {
+  let text = `${registerHashHex.length}:${registerHashHex}${runId.length}:${runId}`;
+  const v = tombstoneValues(t);
+  for (const p of v) text += `${p.length}:${p}`;
+  return `${createHash('sha256').update(text).digest('hex')};${v.map(fnv1a).join(',')}`;
+}
+
+/**
+ * The tombstone columns whose values no longer match `stored` (a seal): the edited columns by their fingerprints,
+ * `archived_seal` when only the seal itself changed (or is missing or unreadable), [] when it holds.
+ */
+export function unsealedFields(stored: string | null | undefined, registerHashHex: string, runId: string, t: SealedTombstone): string[] {
+  const now = tombstoneSeal(registerHashHex, runId, t);
+  if (stored === now) return [];
+  const then = typeof stored === 'string' ? stored.split(';')[1]?.split(',') : undefined;
+  if (!then || then.length !== TOMBSTONE_FIELD_NAMES.length) return ['archived_seal'];
+  const v = tombstoneValues(t).map(fnv1a);
+  const changed = TOMBSTONE_FIELD_NAMES.filter((_, i) => v[i] !== then[i]);
+  return changed.length ? [...changed] : ['archived_seal'];
+}

@@ -15,7 +15,7 @@ import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyOb
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../contracts/canonical-json.js';
 import type { Ledger } from '../contracts/ports.js';
-import { GENESIS_HASH, registerHash } from './chain.js';
+import { GENESIS_HASH, registerHash, unsealedFields } from './chain.js';
 import { readBundle } from './archive/bundle.js';
 import { CheckpointError } from './archive/errors.js';
 import { requireArchiveStore } from './archive/archive-runs.js';
@@ -37,6 +37,11 @@ export interface CheckpointStatement {
   heads_root: string;
   /** When the checkpoint was taken (the signer's clock). */
   ts: string;
+  /**
+   * sha256 (hex) of the canonical JSON of `tombstones` (archived runs' seals). Absent in checkpoints taken before
+   * tombstones were sealed: those cover archived runs through `heads` only.
+   */
+  tombstones_root?: string;
 }
 
 export interface Checkpoint {
@@ -47,6 +52,8 @@ export interface Checkpoint {
   key_id: string;
   /** [run_id, last_seq, head_hash] per run, sorted by run_id: covered by heads_root. */
   heads: [string, number, string][];
+  /** [run_id, archived_seal] per archived run, sorted by run_id: covered by tombstones_root (every tombstone column). */
+  tombstones?: [string, string][];
 }
 
 function loadKey(file: string, kind: 'private' | 'public'): KeyObject {
@@ -75,6 +82,10 @@ export async function createCheckpoint(ledger: Ledger, keyFile: string, clock: (
   // route appended in between only makes a head newer than the register (both still hold later).
   const { size, head } = await store.registerHead();
   const heads = (await store.runHeads()).map((h): [string, number, string] => [h.run_id, h.last_seq, h.head_hash]);
+  const tombstones = (await store.tombstones())
+    .filter((t) => typeof t.seal === 'string')
+    .map((t): [string, string] => [t.run_id, t.seal!])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const statement: CheckpointStatement = {
     format: CHECKPOINT_FORMAT,
     version: 1,
@@ -84,14 +95,17 @@ export async function createCheckpoint(ledger: Ledger, keyFile: string, clock: (
     routes: heads.reduce((n, h) => n + h[1], 0),
     heads_root: createHash('sha256').update(canonicalJson(heads)).digest('hex'),
     ts: clock().toISOString(),
+    tombstones_root: createHash('sha256').update(canonicalJson(tombstones)).digest('hex'),
   };
   const signature = sign(null, Buffer.from(canonicalJson(statement)), key).toString('base64');
-  return { statement, signature, key_id: keyId(createPublicKey(key)), heads };
+  return { statement, signature, key_id: keyId(createPublicKey(key)), heads, tombstones };
 }
 
 export interface CheckpointIssue {
-  kind: 'signature' | 'heads_root' | 'register_truncated' | 'register_rewritten' | 'run_missing' | 'run_truncated' | 'run_rewritten';
+  kind: 'signature' | 'heads_root' | 'register_truncated' | 'register_rewritten' | 'run_missing' | 'run_truncated' | 'run_rewritten' | 'tombstone_rewritten';
   run_id?: string;
+  /** For tombstone_rewritten: the run register column that no longer holds what was signed. */
+  field?: string;
   message: string;
 }
 
@@ -143,6 +157,10 @@ export async function verifyCheckpoint(ledger: Ledger, cp: Checkpoint, pubKeyFil
     issues.push({ kind: 'heads_root', message: 'the heads list does not match the signed heads_root: the checkpoint file was altered' });
     return report;
   }
+  if (s.tombstones_root !== undefined && createHash('sha256').update(canonicalJson(cp.tombstones ?? [])).digest('hex') !== s.tombstones_root) {
+    issues.push({ kind: 'heads_root', message: 'the tombstones list does not match the signed tombstones_root: the checkpoint file was altered' });
+    return report;
+  }
   const register = await ledger.runRegister();
   report.ledger_register_size = register.length;
   if (register.length < s.register_size) {
@@ -190,6 +208,23 @@ export async function verifyCheckpoint(ledger: Ledger, cp: Checkpoint, pubKeyFil
     const head = await ledger.run(run_id);
     if (head) issues.push({ kind: 'run_truncated', run_id, message: `run ${JSON.stringify(run_id)} has no route ${seq} (its head says seq ${head.last_seq}), the checkpoint covers it: routes were removed` });
     else issues.push({ kind: 'run_missing', run_id, message: `run ${JSON.stringify(run_id)}, covered by the checkpoint, is gone from the ledger (not archived)` });
+  }
+  // Each tombstone the checkpoint signed: its columns now against the signed seal's fingerprints (so an edit is named
+  // even when the stored seal was recomputed to match it). A run restored since is live again: its head was checked above.
+  if (s.tombstones_root !== undefined) {
+    const entries = new Map(register.map((e) => [e.run_id, e]));
+    for (const [run_id, seal] of cp.tombstones ?? []) {
+      const t = tombs.get(run_id);
+      const e = entries.get(run_id);
+      if (!t) {
+        if (!(await ledger.run(run_id))) issues.push({ kind: 'tombstone_rewritten', run_id, field: 'archived_ts', message: `archived run ${JSON.stringify(run_id)} has lost its tombstone (and is not back in the ledger)` });
+        continue;
+      }
+      if (!e) continue; // reported with the register above
+      for (const field of unsealedFields(seal, e.hash, run_id, t)) {
+        issues.push({ kind: 'tombstone_rewritten', run_id, field, message: `the tombstone of archived run ${JSON.stringify(run_id)} no longer holds what the checkpoint signed: ${field} was edited` });
+      }
+    }
   }
   report.ok = issues.length === 0;
   return report;

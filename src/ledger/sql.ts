@@ -7,12 +7,12 @@ import Database from 'better-sqlite3';
 import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredRunListing } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
-import { sqliteArchiveMigration } from './archive/schema.js';
+import { sqliteArchiveMigration, sqliteArchiveSealMigration } from './archive/schema.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 7;
+export const LEDGER_SCHEMA_VERSION = 8;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -165,6 +165,8 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
     const cols = db.prepare("SELECT name FROM pragma_table_info('routes')").pluck().all() as string[];
     if (!cols.includes('principal')) db.exec('ALTER TABLE routes ADD COLUMN principal TEXT');
   },
+  // v8: the tombstone's seal (src/ledger/archive/schema.ts): verify covers every column archiving writes.
+  sqliteArchiveSealMigration,
 ];
 
 /** The synchronous setting a ledger runs with. */

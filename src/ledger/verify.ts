@@ -2,7 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair, VerifyIssue, VerifyReport } from '../contracts/ledger.js';
-import { CHAINED_FIELD_NAMES, GENESIS_HASH, changedFields, fieldSums, llmCallsJson, registerHash, resolutionHash, routeHash, type ChainedFields } from './chain.js';
+import { CHAINED_FIELD_NAMES, GENESIS_HASH, changedFields, fieldSums, llmCallsJson, registerHash, resolutionHash, routeHash, unsealedFields, type ChainedFields } from './chain.js';
+import type { Tombstone } from '../contracts/archive-port.js';
 import { readJsonl } from './decisions-jsonl.js';
 import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
@@ -33,7 +34,8 @@ const PAGE = 2000;
  */
 export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<Ledger, 'mirror'>, options: VerifyOptions = {}): Promise<VerifyReport> {
   // Archived runs (a tombstone in the run register, src/ledger/archive/): their rows are in a bundle, not here.
-  const archived = new Set((await (archiveStoreFor(ledger)?.tombstones() ?? Promise.resolve([]))).map((t) => t.run_id));
+  const tombstones = await (archiveStoreFor(ledger)?.tombstones() ?? Promise.resolve([]));
+  const archived = new Set(tombstones.map((t) => t.run_id));
   let runIds: string[];
   if (options.run !== undefined) {
     if ((await ledger.run(options.run)) === undefined && (await ledger.routes(options.run, 0, 1)).length === 0 && !archived.has(options.run)) await requireRun(ledger, options.run);
@@ -64,6 +66,7 @@ export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<L
     }
   }
   await verifyRegister(ledger, issues, options.run, archived, options.registerSlice ?? false);
+  if (tombstones.length > 0) await verifyTombstones(ledger, tombstones, issues, options.run);
   options.onProgress?.(routes, total);
   const report: VerifyReport = { ok: issues.length === 0, runs: runIds.length, routes, jsonl_files: jsonlFiles, issues, repairs };
   if (archived.size > 0) report.archived_runs = options.run === undefined ? archived.size : Number(archived.has(options.run));
@@ -305,6 +308,23 @@ async function verifyRegister(ledger: RunReader, issues: VerifyIssue[], only: st
   for (const run_id of only === undefined ? await ledger.runIds() : [only]) {
     if (!registered.has(run_id) && (await ledger.routeHash(run_id, 1)) !== undefined) {
       issues.push({ run_id, seq: null, kind: 'register_mismatch', message: `run ${JSON.stringify(run_id)} is missing from the run register`, table: 'run_register' });
+    }
+  }
+}
+
+/**
+ * Each tombstone's columns against its seal (chained to its register entry's hash): an edit of `archived_to`,
+ * `archived_seq`, `archived_hash`, `bundle_sha256` or `archived_ts` is named by column.
+ */
+async function verifyTombstones(ledger: RunReader, tombstones: readonly Tombstone[], issues: VerifyIssue[], only: string | undefined): Promise<void> {
+  const entries = new Map((await ledger.runRegister()).map((e) => [e.run_id, e]));
+  for (const t of tombstones) {
+    if (only !== undefined && t.run_id !== only) continue;
+    const e = entries.get(t.run_id);
+    if (!e) continue; // a tombstone without an entry cannot be: the register's own check reports what is missing
+    for (const field of unsealedFields(t.seal, e.hash, t.run_id, t)) {
+      const what = field === 'archived_seal' ? 'its seal was edited or removed' : `${field} was edited after the run was archived`;
+      issues.push({ run_id: t.run_id, seq: null, kind: 'register_mismatch', message: `the tombstone of archived run ${JSON.stringify(t.run_id)} does not match its seal: ${what}`, table: 'run_register', field });
     }
   }
 }

@@ -2,6 +2,7 @@ import type { DecisionKind } from '../contracts/decision.js';
 import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
 import type { EscalationStore, RunReader } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
+import { createRedactor, type Redactor } from '../redact.js';
 import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError, recordResolution } from '../ledger/index.js';
 
 export interface ResolveInput {
@@ -17,6 +18,9 @@ export interface ResolveInput {
   via?: EscalationResolution['via'];
 }
 
+let shared: Redactor | undefined;
+const redactor = () => (shared ??= createRedactor());
+
 const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'TERMINATE'];
 
 /**
@@ -28,8 +32,10 @@ export async function resolveEscalation(ledger: RunReader & EscalationStore, flo
   const row = await ledger.escalation(input.escalation_id);
   if (!row) throw new UnknownEscalationError(input.escalation_id);
   if (row.status === 'resolved') throw new EscalationAlreadyResolvedError(row.escalation_id, row.resolved_by ?? '?', row.resolved_ts ?? '?');
-  const by = input.by.trim();
-  const reason = input.reason.trim();
+  // What a person writes is redacted before it is stored or returned (SECURITY.md): a token pasted into a reason
+  // never reaches the ledger, an export or a model.
+  const by = redactor().text(input.by.trim());
+  const reason = redactor().text(input.reason.trim());
   if (by === '') throw new InvalidResolutionError('--by must name who resolves the escalation');
   if (reason === '') throw new InvalidResolutionError('--reason must say why');
   const kind = input.decision.trim().toUpperCase() as DecisionKind;

@@ -153,7 +153,7 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
     expect((await client.listResources()).resources.length).toBe(3);
   });
 
-  it('survives what is not a message: a line that is not JSON, and one larger than the 10 MiB buffer of the SDK transport (answered, dropped)', async () => {
+  it('survives what is not a message: a line that is not JSON (a parse error), and one larger than the 10 MiB buffer of the SDK transport (answered, dropped)', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp', '--flows', FLOWS, '--ledger', path.join(dir, 'raw.sqlite'), '--repo', SHOP, '--no-cache'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
     const answers: { id: number | null; result?: { tools?: unknown[] }; error?: { code: number; data?: { code: string } } }[] = [];
     const waiters: (() => void)[] = [];
@@ -163,19 +163,23 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
     });
     const next = () => new Promise<void>((resolve) => waiters.push(resolve));
     try {
-      child.stdin.write('this is not json\n');
+      // A line that is not JSON is answered with a JSON-RPC parse error (tests/integrations/attack-mcp-lines.test.ts).
       let got = next();
+      child.stdin.write('this is not json\n');
+      await got;
+      expect(answers[0]).toMatchObject({ id: null, error: { code: -32700 } });
+      got = next();
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'route', arguments: { pad: 'x'.repeat(11 * 1024 * 1024) } } })}\n`);
       await got;
-      expect(answers[0]).toMatchObject({ id: null, error: { code: -32600, data: { code: 'INPUT_TOO_LARGE' } } });
+      expect(answers[1]).toMatchObject({ id: null, error: { code: -32600, data: { code: 'INPUT_TOO_LARGE' } } });
       got = next();
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
       await got;
       got = next();
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
       await got;
-      expect(answers.map((a) => a.id)).toEqual([null, 1, 2]);
-      expect(answers[2]!.result!.tools!.length).toBe(7);
+      expect(answers.map((a) => a.id)).toEqual([null, null, 1, 2]);
+      expect(answers[3]!.result!.tools!.length).toBe(7);
     } finally {
       const exited = new Promise((resolve) => child.on('close', resolve));
       child.stdin.end();

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { archiveRuns, createCheckpoint, restoreBundle } from '../../ledger/index.js';
 import { UsageError, positiveInt, writeOutputFile } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
+import { jsonLine, printErrorText, printText } from '../terminal-text.js';
 
 /** An ISO date or time (`2026-01-31`, `2026-01-31T12:00:00Z`), or a duration back from now (`90d`, `12h`). */
 export function parseBefore(value: string, now: () => Date = () => new Date()): string {
@@ -44,14 +45,14 @@ export function registerArchiveCommands(program: Command): void {
       });
       progress.stop();
       if (opts.json) {
-        process.stdout.write(JSON.stringify(report) + '\n');
+        process.stdout.write(jsonLine(report));
         return;
       }
       const routes = report.archived.reduce((n, a) => n + a.routes, 0);
-      process.stdout.write(`archived ${report.archived.length} run(s), ${routes} routes, into ${opts.to} (${report.bundle_bytes} bytes of bundles)\n`);
-      if (report.skipped.length > 0) process.stdout.write(`left ${report.skipped.length} run(s) that changed while archiving: ${report.skipped.join(', ')}\n`);
+      printText(`archived ${report.archived.length} run(s), ${routes} routes, into ${opts.to} (${report.bundle_bytes} bytes of bundles)\n`);
+      if (report.skipped.length > 0) printText(`left ${report.skipped.length} run(s) that changed while archiving: ${report.skipped.join(', ')}\n`);
       const r = report.reclaim;
-      if (r) process.stdout.write(`space: ${r.bytes_before} -> ${r.bytes_after} bytes (${r.mode})\n`);
+      if (r) printText(`space: ${r.bytes_before} -> ${r.bytes_after} bytes (${r.mode})\n`);
     } finally {
       progress.stop();
       await ledger.close();
@@ -68,7 +69,8 @@ export function registerArchiveCommands(program: Command): void {
     try {
       for (const file of bundles) {
         const r = await restoreBundle(ledger, file);
-        process.stdout.write(opts.json ? JSON.stringify(r) + '\n' : `restored run ${r.run_id} (${r.routes} routes) from ${file}\n`);
+        if (opts.json) process.stdout.write(jsonLine(r));
+        else printText(`restored run ${r.run_id} (${r.routes} routes) from ${file}\n`);
       }
     } finally {
       await ledger.close();
@@ -87,8 +89,8 @@ export function registerArchiveCommands(program: Command): void {
       const text = JSON.stringify(cp) + '\n';
       if (opts.out !== undefined) {
         writeOutputFile(opts.out, text, '--out');
-        process.stderr.write(`checkpoint of ${cp.statement.register_size} run(s), ${cp.statement.routes} routes, written to ${opts.out}\n`);
-      } else process.stdout.write(text);
+        printErrorText(`checkpoint of ${cp.statement.register_size} run(s), ${cp.statement.routes} routes, written to ${opts.out}\n`);
+      } else process.stdout.write(jsonLine(cp));
     } finally {
       await ledger.close();
     }

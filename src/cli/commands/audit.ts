@@ -6,6 +6,7 @@ import { UsageError } from '../conventions.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
+import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 function target(e: DecisionEntry): string {
   if (e.inject_flow) return `flow ${e.inject_flow} → ${e.next_step_id ?? ''}`;
@@ -26,7 +27,7 @@ function micros(us: number): string {
 function printAudit(r: AuditReport): void {
   const out: string[] = [];
   const run = r.run;
-  out.push(`run ${run.run_id}: ${run.status}, ${run.steps} routes in ${run.flows.join(', ')}, ${run.offroad} off-road, ${run.llm_calls} LLM calls, $${run.cost_usd.toFixed(4)}, ${run.open_escalations} open escalations`);
+  out.push(`run ${inLine(run.run_id)}: ${run.status}, ${run.steps} routes in ${run.flows.join(', ')}, ${run.offroad} off-road, ${run.llm_calls} LLM calls, $${run.cost_usd.toFixed(4)}, ${run.open_escalations} open escalations`);
   out.push(`  from ${run.first_ts} to ${run.last_ts}; kernel time per route p50 ${micros(r.latency_us.p50)}, p99 ${micros(r.latency_us.p99)}`);
   if (r.routed_by) out.push(`  routed by ${r.routed_by.map((b) => `${b.principal ?? '(no principal recorded)'} (${b.routes} route${b.routes === 1 ? '' : 's'})`).join(', ')}`);
   if (r.flows_hashes.length > 1) out.push(`  routed with ${r.flows_hashes.length} different flow definitions: ${r.flows_hashes.map((h) => h.slice(0, 12)).join(', ')}`);
@@ -54,22 +55,22 @@ function printAudit(r: AuditReport): void {
   if (r.escalations.length) {
     out.push('', 'Escalations:');
     for (const e of r.escalations) {
-      const how = e.resolution ? `resolved by ${e.resolution.by} at ${e.resolution.ts}: ${e.resolution.decision}${e.resolution.next_step_id ? ` → ${e.resolution.next_step_id}` : ''} (${e.resolution.reason})` : 'OPEN';
-      out.push(`  ${e.escalation_id}  #${e.seq} ${e.flow}/${e.step}: ${e.reason}\n    ${how}`);
+      const how = e.resolution ? `resolved by ${inLine(e.resolution.by)} at ${e.resolution.ts}: ${e.resolution.decision}${e.resolution.next_step_id ? ` → ${e.resolution.next_step_id}` : ''} (${inLine(e.resolution.reason)})` : 'OPEN';
+      out.push(`  ${inLine(e.escalation_id)}  #${e.seq} ${e.flow}/${e.step}: ${inLine(e.reason)}\n    ${how}`);
     }
   }
-  process.stdout.write(out.join('\n') + '\n');
+  printText(out.join('\n') + '\n');
 }
 
 function printWhy(r: WhyReport): void {
-  const out = [`${r.entries.length} decisions touched ${r.step} in run ${r.run_id}:`];
+  const out = [`${r.entries.length} decisions touched ${inLine(r.step)} in run ${inLine(r.run_id)}:`];
   out.push(...alignColumns(r.entries.map((e) => { const c = cells(e); c[c.length - 1] += `  [${e.touched_as.join(', ')}]`; return c; }), { indent: '  ' }));
   // What "seen N times" counted: the routes of the step that carried the signature.
   for (const e of r.entries) if (e.sightings) out.push(`  #${e.seq} ${e.signature ?? 'signature'}: seen at ${e.sightings.map((s) => `#${s}`).join(', ')}`);
   for (const e of r.escalations) {
-    out.push(`  escalation ${e.escalation_id} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${e.resolution.by}: ${e.resolution.reason}` : ''}`);
+    out.push(`  escalation ${inLine(e.escalation_id)} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${inLine(e.resolution.by)}: ${inLine(e.resolution.reason)}` : ''}`);
   }
-  process.stdout.write(out.join('\n') + '\n');
+  printText(out.join('\n') + '\n');
 }
 
 /** `navkernel audit RUN [--why STEP]`. */
@@ -88,11 +89,11 @@ export function registerAuditCommand(program: Command): void {
         // An explorer session: what its model calls cost (they share the ledger's LLM-call table with tier 3).
         const summary = explorerCallSummaries(ledger.sql.db).find((e) => explorerCallsKey(e.session_id) === run);
         if (!summary) throw new UsageError(`no model call of explorer session ${run.slice('explore:'.length)} in ${opts.ledger}`, 'UNKNOWN_RUN');
-        if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
+        if (opts.json) process.stdout.write(jsonLine(summary));
         else {
           const out = [`explorer session ${summary.session_id}: ${summary.steps} step(s), ${summary.calls} LLM calls, $${summary.usd.toFixed(4)}, ${summary.input_tokens} input + ${summary.output_tokens} output tokens`];
           for (const m of summary.by_model) out.push(`  ${m.provider}/${m.model}${m.persona ? ` (persona ${m.persona})` : ''}: ${m.calls} calls, $${m.usd.toFixed(4)}`);
-          process.stdout.write(out.join('\n') + '\n');
+          printText(out.join('\n') + '\n');
         }
         return;
       }
@@ -105,12 +106,12 @@ export function registerAuditCommand(program: Command): void {
           throw new UsageError(`step ${JSON.stringify(opts.why)} does not exist in the flows of run ${run}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (steps: ${r.unknown_step.steps.join(', ')})`, 'UNKNOWN_STEP');
         }
         if (r.entries.length === 0 && r.escalations.length === 0) throw new UsageError(`no decision of run ${run} touched step ${JSON.stringify(opts.why)}`, 'UNKNOWN_STEP');
-        if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
+        if (opts.json) process.stdout.write(jsonLine(r));
         else printWhy(r);
       } else {
         const r = await auditRun(ledger, run, { onProgress: progress.update });
         progress.stop();
-        if (opts.json) process.stdout.write(JSON.stringify(r) + '\n');
+        if (opts.json) process.stdout.write(jsonLine(r));
         else printAudit(r);
       }
     } finally {

@@ -23,6 +23,7 @@ import { createLanguageModel, parsePersonaChoice, type LanguageModel } from '../
 import { cliConfig } from '../config.js';
 import { ExitCodeError, UsageError, writeOutputFile } from '../conventions.js';
 import { addLedgerOption } from '../ledger-option.js';
+import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 interface ExploreOptions {
   repo?: string;
@@ -160,7 +161,8 @@ export function registerExploreCommand(program: Command): void {
       if (o.list) {
         store = openExplorerStore(o.ledger, { create: false });
         const rows = store.list();
-        process.stdout.write(o.json ? `${JSON.stringify(rows)}\n` : rows.map((r) => `${r.session_id}  ${r.updated_ts}  ${r.steps} step(s)  ${r.complete ? (r.completion_reason ?? 'complete') : 'open'}  $${r.spent_usd.toFixed(4)}  ${r.user_task}`).join('\n') + (rows.length ? '\n' : ''));
+        if (o.json) process.stdout.write(jsonLine(rows));
+        else printText(rows.map((r) => `${inLine(r.session_id)}  ${r.updated_ts}  ${r.steps} step(s)  ${inLine(r.complete ? (r.completion_reason ?? 'complete') : 'open')}  $${r.spent_usd.toFixed(4)}  ${inLine(r.user_task)}`).join('\n') + (rows.length ? '\n' : ''));
         return;
       }
       const tokens = num(o.tokens, '--tokens', 'int');

@@ -8,6 +8,7 @@ import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 import { UsageError, positiveInt } from '../conventions.js';
+import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 function show(d: ReplayedDecision | null): string {
   if (!d) return '(error)';
@@ -40,20 +41,20 @@ export function registerReplayCommand(program: Command): void {
       let runs = 0;
       const print = (report: ReplayReport) => {
         if (opts.json) {
-          process.stdout.write(JSON.stringify(report) + '\n');
+          process.stdout.write(jsonLine(report));
         } else {
           const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
-          process.stdout.write(`replayed ${report.routes} routes of run ${report.run_id} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
+          printText(`replayed ${report.routes} routes of run ${inLine(report.run_id)} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
           for (const d of report.divergences) {
-            const reasons = `\n            ${d.recorded.reason}` + (d.now ? `\n  now:      ${show(d.now)}\n            ${d.now.reason}` : `\n  now:      ${show(d.now)}`);
-            process.stdout.write(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}${reasons}${d.error ? `\n  error:    ${d.error}` : ''}\n`);
+            const reasons = `\n            ${inLine(d.recorded.reason)}` + (d.now ? `\n  now:      ${show(d.now)}\n            ${inLine(d.now.reason)}` : `\n  now:      ${show(d.now)}`);
+            printText(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}${reasons}${d.error ? `\n  error:    ${inLine(d.error)}` : ''}\n`);
           }
           const first = report.divergences[0];
           if (first && report.routes > first.seq)
-            process.stdout.write(
+            printText(
               `note: from seq ${first.seq} on, today's flows would have sent the run elsewhere (${show(first.now)}): the recorded requests after seq ${first.seq} would not have happened as recorded; they are replayed as recorded, so later divergences compare today's flows with a path the run would not have taken\n`,
             );
-          process.stdout.write(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
+          printText(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
         }
         runs++;
         routes += report.routes;
@@ -72,7 +73,7 @@ export function registerReplayCommand(program: Command): void {
           print(report);
         }
       }
-      if (opts.all && !opts.json) process.stdout.write(`${runs} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
+      if (opts.all && !opts.json) printText(`${runs} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
     } finally {
       progress.stop();
       await ledger.close();

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { resolveEscalation } from '../../runs/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 interface ResolveOptions extends LedgerCliOptions, KernelCliOptions {
   decision: string;
@@ -37,12 +38,12 @@ export function registerResolveCommand(program: Command): void {
         authenticated: false,
         via: 'cli',
       });
-      if (opts.json) process.stdout.write(JSON.stringify(e) + '\n');
+      if (opts.json) process.stdout.write(jsonLine(e));
       else {
         const r = e.resolution!;
         // Without --next the step is chosen from the flow: say which and why.
         const chosen = opts.next === undefined && r.next_step_id ? ` (no --next given: ${r.decision === 'LOOP' ? "the step's loop target" : "the step's default next"})` : '';
-        process.stdout.write(`resolved ${e.escalation_id} (run ${e.run_id}, #${e.seq} ${e.flow}/${e.step}): ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}${chosen}` : ''} by ${r.by} (unauthenticated${opts.by === undefined ? ', the OS user' : ''})\n`);
+        printText(`resolved ${inLine(e.escalation_id)} (run ${inLine(e.run_id)}, #${e.seq} ${e.flow}/${e.step}): ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}${chosen}` : ''} by ${inLine(r.by)} (unauthenticated${opts.by === undefined ? ', the OS user' : ''})\n`);
       }
     } finally {
       await ledger.close();

@@ -4,6 +4,7 @@ import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '..
 import { createRedactor } from '../../redact.js';
 import { withReports } from '../../forensics/with-reports.js';
 import { serveCoProcess } from '../route-coprocess.js';
+import { printErrorText } from '../terminal-text.js';
 
 interface RouteCliOptions extends RoutingCliOptions {
   failFast?: boolean;
@@ -73,13 +74,13 @@ export function registerRouteCommand(program: Command): void {
         multiline: opts.multiline ?? false,
         ...(maxBytes ? { maxLineBytes: maxBytes } : {}),
         ...(opts.redact === false ? {} : { scrub: createRedactor({ patterns }).text }),
-        onError: (e) => process.stderr.write(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
+        onError: (e) => printErrorText(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
       });
       if (outcome.interrupted) {
         process.stdin.destroy();
         process.exitCode = stoppedBy === 'SIGINT' ? 130 : 143;
       } else if (outcome.outputError) {
-        process.stderr.write(`navkernel route: stopped: cannot write answers (${outcome.outputError})\n`);
+        printErrorText(`navkernel route: stopped: cannot write answers (${outcome.outputError})\n`);
         process.exitCode = EXIT.FINDING;
       } else if (outcome.stoppedEarly) process.exitCode = EXIT.USAGE;
       else if (outcome.errors > 0) process.exitCode = EXIT.FINDING;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
 export function registerRunsCommand(program: Command): void {
@@ -14,13 +15,13 @@ export function registerRunsCommand(program: Command): void {
     try {
       const runs = await listRuns(ledger);
       if (opts.json) {
-        for (const r of runs) process.stdout.write(JSON.stringify(r) + '\n');
+        for (const r of runs) process.stdout.write(jsonLine(r));
         return;
       }
       // The explorer's model calls are in the same LLM-call table (SQLite ledgers, where explorer sessions live).
       const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledger.sql.db) : [];
       if (runs.length === 0 && explored.length === 0) {
-        process.stdout.write(`no runs in ${opts.ledger}\n`);
+        printText(`no runs in ${opts.ledger}\n`);
         return;
       }
       const tables: string[] = [];
@@ -40,7 +41,7 @@ export function registerRunsCommand(program: Command): void {
             [1, 5],
           ),
         );
-      process.stdout.write(tables.join('\n'));
+      printText(tables.join('\n'));
     } finally {
       await ledger.close();
     }
@@ -49,7 +50,7 @@ export function registerRunsCommand(program: Command): void {
 
 /** A text table: columns padded, those from `right[0]` to `right[1]` right-aligned. */
 function table(head: string[], rows: string[][], right: [number, number]): string {
-  const all = [head, ...rows];
+  const all = [head, ...rows.map((row) => row.map(inLine))];
   const widths = head.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
   return all.map((row) => row.map((c, i) => (i >= right[0] && i <= right[1] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n').join('');
 }

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { createKernel, flowWarnings, loadFlows, parseFlowText, proveBounds, type BoundsProof, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
 import { UsageError, finding, readInputFile, writeJson } from '../conventions.js';
+import { printErrorText, printText } from '../terminal-text.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);
@@ -123,10 +124,10 @@ export function registerValidateCommand(program: Command): void {
         if (problems.length) finding();
         return;
       }
-      for (const line of warnings) process.stderr.write(`warning: ${line}\n`);
+      for (const line of warnings) printErrorText(`warning: ${line}\n`);
       if (problems.length) {
-        for (const line of problems) process.stderr.write(`${line}\n`);
-        process.stderr.write(`navkernel validate: ${problems.length} problem(s)\n`);
+        for (const line of problems) printErrorText(`${line}\n`);
+        printErrorText(`navkernel validate: ${problems.length} problem(s)\n`);
         finding();
         return;
       }
@@ -134,8 +135,8 @@ export function registerValidateCommand(program: Command): void {
       const configured = !flowTargets.length && flowSet !== undefined;
       const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${count(flowSet.flows.size, 'flow')} of ${opts.flows})` : '';
       const what = flowTargets.length ? `${count(flows, 'flow')}, ${requests ? count(requests, 'request') : 'no requests'}` : count(requests, 'request');
-      process.stdout.write(`ok: ${what}${against}\n`);
-      if (opts.bounds && proof) process.stdout.write(proofText(proof));
+      printText(`ok: ${what}${against}\n`);
+      if (opts.bounds && proof) printText(proofText(proof));
     });
 }
 

@@ -3,6 +3,7 @@ import { BundleLedger, LedgerNotFoundError, readCheckpoint, verifyArchive, verif
 import type { Ledger } from '../../contracts/ports.js';
 import { UsageError } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
+import { inLine, jsonLine, printErrorText, printText } from '../terminal-text.js';
 
 /** `navkernel verify [RUN]`: exit 0 when the chain and the decisions.jsonl files agree with the database, 1 otherwise. */
 export function registerVerifyCommand(program: Command): void {
@@ -23,8 +24,8 @@ export function registerVerifyCommand(program: Command): void {
     if (ledger instanceof BundleLedger) {
       // A bundle given as --ledger: its own check (chain, summary, escalations, register entry).
       const issues = await verifyBundle(ledger);
-      for (const i of issues) process.stdout.write(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}\n`);
-      process.stdout.write(issues.length === 0 ? `ok: bundle of run ${ledger.bundle.run_id}, ${ledger.bundle.routes.length} routes verified\n` : `FAILED: ${issues.length} problem(s)\n`);
+      for (const i of issues) printText(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}\n`);
+      printText(issues.length === 0 ? `ok: bundle of run ${ledger.bundle.run_id}, ${ledger.bundle.routes.length} routes verified\n` : `FAILED: ${issues.length} problem(s)\n`);
       if (issues.length > 0) process.exitCode = 1;
       return;
     }
@@ -33,15 +34,15 @@ export function registerVerifyCommand(program: Command): void {
       const report = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair ?? true, onProgress: progress.update });
       progress.stop();
       if (opts.json) {
-        process.stdout.write(JSON.stringify(report) + '\n');
+        process.stdout.write(jsonLine(report));
       } else {
         for (const r of report.repairs) {
-          process.stderr.write(`repaired ${r.file}: ${r.appended} missing line(s) appended${r.torn_line_removed ? ', torn last line removed' : ''}\n`);
+          printErrorText(`repaired ${r.file}: ${r.appended} missing line(s) appended${r.torn_line_removed ? ', torn last line removed' : ''}\n`);
         }
         for (const i of report.issues) {
-          process.stdout.write(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}${i.file ? ` (${i.file})` : ''}\n`);
+          printText(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}${i.file ? ` (${inLine(i.file)})` : ''}\n`);
         }
-        process.stdout.write(
+        printText(
           report.ok
             ? `ok: ${report.runs} run(s), ${report.routes} routes, ${report.jsonl_files} decisions.jsonl file(s) verified\n`
             : `FAILED: ${report.issues.length} problem(s) in ${report.runs} run(s), ${report.routes} routes\n`,
@@ -66,31 +67,31 @@ async function verifyExtra(opts: LedgerCliOptions & { repair?: boolean; json?: b
   const out: Record<string, unknown> = {};
   let ok = true;
   const say = (line: string) => {
-    if (!opts.json) process.stdout.write(line + '\n');
+    if (!opts.json) printText(line + '\n');
   };
   try {
     if (ledger) {
       const r = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair ?? true });
       out.ledger = r;
       ok &&= r.ok;
-      for (const i of r.issues) say(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}`);
+      for (const i of r.issues) say(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}`);
       say(r.ok ? `ok: ${r.runs} run(s), ${r.routes} routes, ${r.archived_runs ?? 0} archived run(s)` : `FAILED: ${r.issues.length} problem(s) in the ledger`);
     } else say(`no ledger at ${opts.ledger}: checking the bundles on their own`);
     if (opts.archive !== undefined) {
       const a = await verifyArchive(opts.archive, ledger);
       out.archive = a;
       ok &&= a.ok;
-      for (const i of a.issues) say(`BAD archive${i.run_id ? ` run ${i.run_id}` : ''}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}${i.file ? ` (${i.file})` : ''}`);
+      for (const i of a.issues) say(`BAD archive${i.run_id ? ` run ${inLine(i.run_id)}` : ''}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}${i.file ? ` (${inLine(i.file)})` : ''}`);
       say(a.ok ? `ok: ${a.bundles} bundle(s), ${a.routes} routes verified${ledger ? `, ${a.tombstones} against their tombstone` : ''}` : `FAILED: ${a.issues.length} problem(s) in the archive`);
     }
     if (opts.checkpoint !== undefined && ledger) {
       const c = await verifyCheckpoint(ledger, readCheckpoint(opts.checkpoint), opts.pubkey!, opts.archive !== undefined ? { archiveDir: opts.archive } : {});
       out.checkpoint = c;
       ok &&= c.ok;
-      for (const i of c.issues) say(`BAD checkpoint${i.run_id !== undefined ? ` run ${i.run_id}` : ''}: ${i.kind}: ${i.message}`);
+      for (const i of c.issues) say(`BAD checkpoint${i.run_id !== undefined ? ` run ${inLine(i.run_id)}` : ''}: ${i.kind}: ${inLine(i.message)}`);
       say(c.ok ? `ok: checkpoint of ${c.ts} (${c.register_size} run(s), ${c.routes} routes) holds: nothing it covers was removed or rewritten` : `FAILED: the ledger no longer holds what the checkpoint of ${c.ts} covers`);
     }
-    if (opts.json) process.stdout.write(JSON.stringify({ ok, ...out }) + '\n');
+    if (opts.json) process.stdout.write(jsonLine({ ok, ...out }));
     if (!ok) process.exitCode = 1;
   } finally {
     await ledger?.close();

@@ -3,9 +3,10 @@ import { Transform, type Readable } from 'node:stream';
 /**
  * Passes stdin on to the MCP transport line by line, dropping any line longer than `maxBytes` (and calling
  * `onOversize` with its size) instead of handing it over: the SDK's stdio transport closes itself, and so stops
- * the server, when one message outgrows its buffer. Every other byte passes unchanged, in order.
+ * the server, when one message outgrows its buffer. Each complete line is offered to `keep` (when given), which
+ * may answer it itself and drop it by returning false. Every other byte passes unchanged, in order.
  */
-export function guardLines(input: Readable, maxBytes: number, onOversize: (bytes: number) => void): Readable {
+export function guardLines(input: Readable, maxBytes: number, onOversize: (bytes: number) => void, keep: (line: Buffer) => boolean = () => true): Readable {
   let held: Buffer[] = [];
   let heldBytes = 0;
   let dropping = false;
@@ -23,7 +24,10 @@ export function guardLines(input: Readable, maxBytes: number, onOversize: (bytes
         if (!dropping) held.push(part);
         if (nl !== -1) {
           if (dropping) onOversize(heldBytes);
-          else this.push(Buffer.concat(held));
+          else {
+            const line = Buffer.concat(held);
+            if (keep(line)) this.push(line);
+          }
           held = [];
           heldBytes = 0;
           dropping = false;
@@ -33,7 +37,10 @@ export function guardLines(input: Readable, maxBytes: number, onOversize: (bytes
       done();
     },
     flush(done) {
-      if (!dropping && held.length) this.push(Buffer.concat(held));
+      if (!dropping && held.length) {
+        const line = Buffer.concat(held);
+        if (keep(line)) this.push(line);
+      }
       done();
     },
   });

@@ -4,6 +4,7 @@ import { NavkernelError, ValidationError } from '../../contracts/index.js';
 import { requireOptionalPackage } from '../../optional-package.js';
 import { VERSION } from '../../version.js';
 import { guardLines } from './line-guard.js';
+import { screenMessage } from './message-screen.js';
 import { listResources, readResource, RUN_DECISIONS_TEMPLATE } from './resources.js';
 import { toolDefs, type ToolContext } from './tools.js';
 
@@ -113,9 +114,22 @@ export async function serveMcpStdio(options: McpServerOptions, io: { stdin?: Rea
   const stdout = io.stdout ?? process.stdout;
   // A message larger than the limit is answered with a JSON-RPC error (it has no readable id) and dropped, instead
   // of reaching the SDK's transport, which would close on it.
-  const input = guardLines(stdin, MAX_MESSAGE_BYTES, (bytes) => {
-    stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `message of ${bytes} bytes is larger than the limit of ${MAX_MESSAGE_BYTES} bytes: dropped`, data: { code: 'INPUT_TOO_LARGE' } } })}\n`);
-  });
+  const isMessage = (v: unknown) => sdk.JSONRPCMessageSchema.safeParse(v).success;
+  const input = guardLines(
+    stdin,
+    MAX_MESSAGE_BYTES,
+    (bytes) => {
+      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `message of ${bytes} bytes is larger than the limit of ${MAX_MESSAGE_BYTES} bytes: dropped`, data: { code: 'INPUT_TOO_LARGE' } } })}\n`);
+    },
+    // Lines the SDK would drop unanswered (not JSON, not JSON-RPC) or read wrongly (a `__proto__` key) are
+    // answered here (message-screen.ts).
+    (line) => {
+      const screened = screenMessage(line.toString('utf8'), isMessage);
+      if (screened === undefined) return true;
+      if ('reply' in screened) stdout.write(`${JSON.stringify(screened.reply)}\n`);
+      return false;
+    },
+  );
   const transport = new sdk.StdioServerTransport(input, stdout);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

@@ -4,6 +4,7 @@ import type { ArchiveSelection, ArchiveStore, ReclaimReport, RunRows, Tombstone 
 import type { PostgresLedger } from '../postgres/postgres-ledger.js';
 import { wrapError } from '../postgres/pool.js';
 import { REGISTER_LOCK_SQL } from '../postgres/schema.js';
+import { tombstoneSeal } from '../chain.js';
 import { ArchiveError } from './errors.js';
 
 const FINISHED_SQL =
@@ -12,7 +13,7 @@ const FINISHED_SQL =
   "AND NOT EXISTS (SELECT 1 FROM escalations e WHERE e.run_id = u.run_id AND e.status = 'open')";
 
 const TOMBSTONE_SELECT =
-  "SELECT run_id, ordinal::float8 AS ordinal, archived_ts, archived_to, archived_seq AS last_seq, encode(archived_hash, 'hex') AS head_hash, bundle_sha256 FROM run_register";
+  "SELECT run_id, ordinal::float8 AS ordinal, archived_ts, archived_to, archived_seq AS last_seq, encode(archived_hash, 'hex') AS head_hash, bundle_sha256, archived_seal AS seal FROM run_register";
 
 const TABLES = ['runs', 'routes', 'llm_calls', 'escalations', 'run_register'];
 
@@ -88,9 +89,10 @@ export class PostgresArchiveStore implements ArchiveStore {
           skipped.push(t.run_id);
           continue;
         }
+        const hash = (await c.query<{ hash: string }>("SELECT encode(hash, 'hex') AS hash FROM run_register WHERE run_id = $1", [t.run_id])).rows[0]?.hash;
         const marked = await c.query(
-          "UPDATE run_register SET archived_ts = $1, archived_to = $2, archived_seq = $3, archived_hash = decode($4, 'hex'), bundle_sha256 = $5 WHERE run_id = $6 AND archived_ts IS NULL",
-          [t.archived_ts, t.archived_to, t.last_seq, t.head_hash, t.bundle_sha256, t.run_id],
+          "UPDATE run_register SET archived_ts = $1, archived_to = $2, archived_seq = $3, archived_hash = decode($4, 'hex'), bundle_sha256 = $5, archived_seal = $6 WHERE run_id = $7 AND archived_ts IS NULL",
+          [t.archived_ts, t.archived_to, t.last_seq, t.head_hash, t.bundle_sha256, hash === undefined ? null : tombstoneSeal(hash, t.run_id, t), t.run_id],
         );
         if (marked.rowCount !== 1) {
           skipped.push(t.run_id);
@@ -159,7 +161,7 @@ export class PostgresArchiveStore implements ArchiveStore {
           "INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) VALUES ($1,$2,$3,$4,$5,decode($6,'hex'),$7,$8,$9,$10,$11)",
           [run.run_id, run.flow, run.created_ts, run.updated_ts, run.last_seq, run.head_hash, run.offroad, run.llm_calls, run.cost_usd, run.last_decision, run.last_step],
         );
-        await c.query('UPDATE run_register SET archived_ts = NULL, archived_to = NULL, archived_seq = NULL, archived_hash = NULL, bundle_sha256 = NULL WHERE run_id = $1', [run.run_id]);
+        await c.query('UPDATE run_register SET archived_ts = NULL, archived_to = NULL, archived_seq = NULL, archived_hash = NULL, bundle_sha256 = NULL, archived_seal = NULL WHERE run_id = $1', [run.run_id]);
       });
     } catch (err) {
       if (err instanceof ArchiveError) throw err;

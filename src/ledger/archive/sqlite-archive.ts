@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { ArchiveSelection, ArchiveStore, ReclaimReport, RunRows, Tombstone } from '../../contracts/archive-port.js';
 import type { SqliteLedger } from '../sqlite-ledger.js';
+import { tombstoneSeal } from '../chain.js';
 import { ArchiveError } from './errors.js';
 
 /** A run is finished when terminated (as the run listing says) and without an open escalation. */
@@ -11,7 +12,7 @@ export const FINISHED_SQL =
   "AND NOT EXISTS (SELECT 1 FROM escalations e WHERE e.run_id = u.run_id AND e.status = 'open')";
 
 const TOMBSTONE_SELECT =
-  'SELECT run_id, ordinal, archived_ts, archived_to, archived_seq AS last_seq, lower(hex(archived_hash)) AS head_hash, bundle_sha256 FROM run_register';
+  'SELECT run_id, ordinal, archived_ts, archived_to, archived_seq AS last_seq, lower(hex(archived_hash)) AS head_hash, bundle_sha256, archived_seal AS seal FROM run_register';
 
 export class SqliteArchiveStore implements ArchiveStore {
   private readonly db: Database.Database;
@@ -42,8 +43,9 @@ export class SqliteArchiveStore implements ArchiveStore {
     const resolved = this.db.prepare("SELECT count(*) FROM escalations WHERE run_id = ? AND status = 'resolved'").pluck();
     const del = ['llm_calls', 'escalations', 'routes', 'runs'].map((t) => this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`));
     const mark = this.db.prepare(
-      'UPDATE run_register SET archived_ts = ?, archived_to = ?, archived_seq = ?, archived_hash = ?, bundle_sha256 = ? WHERE run_id = ? AND archived_ts IS NULL',
+      'UPDATE run_register SET archived_ts = ?, archived_to = ?, archived_seq = ?, archived_hash = ?, bundle_sha256 = ?, archived_seal = ? WHERE run_id = ? AND archived_ts IS NULL',
     );
+    const entryHash = this.db.prepare('SELECT lower(hex(hash)) FROM run_register WHERE run_id = ?').pluck();
     const buried: string[] = [];
     const skipped: string[] = [];
     const tx = this.db.transaction(() => {
@@ -53,7 +55,9 @@ export class SqliteArchiveStore implements ArchiveStore {
           skipped.push(t.run_id);
           continue;
         }
-        if (mark.run(t.archived_ts, t.archived_to, t.last_seq, Buffer.from(t.head_hash, 'hex'), t.bundle_sha256, t.run_id).changes !== 1) {
+        const hash = entryHash.get(t.run_id) as string | undefined;
+        const seal = hash === undefined ? null : tombstoneSeal(hash, t.run_id, t);
+        if (mark.run(t.archived_ts, t.archived_to, t.last_seq, Buffer.from(t.head_hash, 'hex'), t.bundle_sha256, seal, t.run_id).changes !== 1) {
           skipped.push(t.run_id);
           continue;
         }
@@ -120,7 +124,7 @@ export class SqliteArchiveStore implements ArchiveStore {
       db.prepare(
         'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
       ).run(run.run_id, run.flow, run.created_ts, run.updated_ts, run.last_seq, Buffer.from(run.head_hash, 'hex'), run.offroad, run.llm_calls, run.cost_usd, run.last_decision, run.last_step);
-      db.prepare('UPDATE run_register SET archived_ts = NULL, archived_to = NULL, archived_seq = NULL, archived_hash = NULL, bundle_sha256 = NULL WHERE run_id = ?').run(run.run_id);
+      db.prepare('UPDATE run_register SET archived_ts = NULL, archived_to = NULL, archived_seq = NULL, archived_hash = NULL, bundle_sha256 = NULL, archived_seal = NULL WHERE run_id = ?').run(run.run_id);
     });
     try {
       (tx as unknown as { immediate: () => void }).immediate();

@@ -3,10 +3,10 @@ import type pg from 'pg';
 import { GENESIS_HASH, registerHash } from '../chain.js';
 import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
-import { PG_ARCHIVE_MIGRATION } from '../archive/schema.js';
+import { PG_ARCHIVE_MIGRATION, pgArchiveSealMigration } from '../archive/schema.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 7;
+export const PG_SCHEMA_VERSION = 8;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -136,6 +136,8 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
   // v7: who sent each route, as the SQLite ledger's v7: nullable, no default (no table rewrite); rows already there read
   // NULL, which the hash chain does not frame, so their hashes are unchanged.
   `ALTER TABLE routes ADD COLUMN IF NOT EXISTS principal ${T};`,
+  // v8: the tombstone's seal, as the SQLite ledger's v8.
+  pgArchiveSealMigration,
 ];
 
 /**
