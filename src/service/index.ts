@@ -18,3 +18,4 @@ export {
   type Scope,
 } from './principals.js';
 export { ENDPOINT_SCOPES, scopeOf } from './endpoint-scopes.js';
+export { startServe, navkernelBin, type ServeProcess, type StartServeOptions } from './start-serve.js';
