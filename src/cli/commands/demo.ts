@@ -108,7 +108,7 @@ export function registerDemoCommand(program: Command): void {
       const first = summary.runIds[0] ?? '';
       const runs = summary.runIds.length > 1 ? `${first} … ${summary.runIds.at(-1)}` : first;
       const where = ledger
-        ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; off-road decisions in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
+        ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; every decision but CONTINUE also in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
         : 'nothing recorded (--no-ledger)';
       process.stdout.write(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
       // npx: in a clone navkernel is not on PATH; npx finds the package's own bin there and in a project that installed it.
