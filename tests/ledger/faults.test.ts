@@ -89,7 +89,7 @@ describe('run folders from any valid run id (issue 12 item 2)', () => {
     expect(report.issues).toEqual([]);
     expect(report.jsonl_files).toBe(ids.length);
     for (const run_id of ids) {
-      const f = decisionsJsonlPath(t.dir, run_id, 'build');
+      const f = decisionsJsonlPath(path.join(t.dir, 'runs'), run_id, 'build');
       expect(path.relative(t.dir, f).startsWith('..')).toBe(false);
       expect(Buffer.byteLength(path.basename(path.dirname(path.dirname(path.dirname(f)))))).toBeLessThanOrEqual(64);
       expect(existsSync(f)).toBe(true);
