@@ -57,7 +57,7 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
     const t = tmpDir();
     fx.cleanups.push(t.cleanup);
     const file = path.join(t.dir, 'ledger.sqlite');
-    const jsonl = decisionsJsonlPath(t.dir, RUN, 'build');
+    const jsonl = decisionsJsonlPath(path.join(t.dir, 'runs'), RUN, 'build');
     mkdirSync(path.dirname(jsonl), { recursive: true });
     symlinkSync('/dev/full', jsonl);
     let kernel = createKernel({ flows: fx.flows, store: openLedger(file, { onWarning: () => undefined }), clock: steppingClock() });
