@@ -4,8 +4,11 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     exclude: ['dist/**', 'node_modules/**'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Safety nets, not measures: on a loaded machine (2 cores shared by many jobs) a slow test, a server's start in a
+    // beforeAll or PostgreSQL's stop in the global teardown takes many times its usual time; none may fail for that.
+    testTimeout: 180_000,
+    hookTimeout: 300_000,
+    teardownTimeout: 300_000,
     pool: 'forks',
     // A throwaway PostgreSQL server for the run (scripts/with-postgres.sh), unless DATABASE_URL names one.
     // Then a temp directory of its own for the run, one per test file inside it; the run fails when a test leaves

@@ -30,5 +30,6 @@ export {
   type Definition,
   type Level,
 } from './repomap/index.js';
+export { startServe, navkernelBin, type ServeProcess, type StartServeOptions } from './service/start-serve.js';
 export { VERSION } from './version.js';
 export { SCHEMA_REGISTRY } from './schema-registry.js';

@@ -7,19 +7,32 @@ Two ways to reach the kernel, one interface:
 
 Both return decisions as plain dicts (``schemas/decision.schema.json``) and raise ``NavkernelError`` with the
 stable error ``code`` (``INVALID_REQUEST``, ``INVALID_FORENSICS``, ``UNKNOWN_RUN``, ...) when the kernel refuses a request.
-A request-level error is ``INVALID_REQUEST``; versions before it answered ``INVALID_FORENSICS``, which stays
-readable as ``NavkernelError.legacy_code``.
+
+``start_serve`` starts ``navkernel serve`` as a process group of its own and stops the whole group, so no server
+outlives the script. The command comes from ``find_navkernel``: ``$NAVKERNEL_BIN``, else ``node_modules/.bin/navkernel``
+in the current folder or a folder above it, else ``navkernel`` on PATH; never a registry fetch (no ``npx``).
 """
 from __future__ import annotations
 
+import atexit
 import http.client
 import json
+import os
+import re
+import shlex
+import shutil
+import signal
 import subprocess
 import threading
+import time
 import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, TypedDict
 
-__all__ = ["Client", "CoProcess", "NavkernelError", "Decision", "RouteRequest", "collect_forensics", "with_reports"]
+__all__ = ["Client", "CoProcess", "NavkernelError", "Decision", "RouteRequest", "Serve", "collect_forensics", "find_navkernel",
+           "start_serve", "with_reports", "NAVKERNEL_BIN"]
+
+#: The environment variable naming the navkernel command (split like a shell would: ``node /path/bin/navkernel.js``).
+NAVKERNEL_BIN = "NAVKERNEL_BIN"
 
 
 class RouteRequest(TypedDict, total=False):
@@ -65,9 +78,85 @@ class NavkernelError(Exception):
         self.message = message
         self.status = status
         self.details: Dict[str, Any] = details or {}
-        # The code earlier versions gave this error: INVALID_FORENSICS where the code is now INVALID_REQUEST.
-        error = self.details.get("error")
-        self.legacy_code: Optional[str] = self.details.get("legacy_code") or (error.get("legacy_code") if isinstance(error, dict) else None)
+
+
+def find_navkernel(cwd: Optional[str] = None) -> List[str]:
+    """The navkernel command of the project this runs in: ``$NAVKERNEL_BIN`` (split like a shell would), else
+    ``node_modules/.bin/navkernel`` in ``cwd`` (default: the current folder) or the nearest folder above it that has
+    one, else ``navkernel`` on PATH. Never asks a registry (``npx navkernel`` would, and fails outside a clone).
+    Raises ``NavkernelError`` with code ``MISSING_PACKAGE``, naming every place it looked, when there is none."""
+    tried: List[str] = []
+    named = os.environ.get(NAVKERNEL_BIN, "").strip()
+    if named:
+        return shlex.split(named)
+    tried.append(f"${NAVKERNEL_BIN} (not set)")
+    folder = os.path.abspath(cwd or os.getcwd())
+    while True:
+        candidate = os.path.join(folder, "node_modules", ".bin", "navkernel")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return [candidate]
+        tried.append(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    on_path = shutil.which("navkernel")
+    if on_path:
+        return [on_path]
+    tried.append("navkernel on PATH")
+    raise NavkernelError(
+        "MISSING_PACKAGE",
+        "no navkernel command found; looked at " + ", ".join(tried)
+        + f". Install navkernel in this project (docs/install.md: npm install /path/to/navkernel-<version>.tgz) or set {NAVKERNEL_BIN}",
+    )
+
+
+def _start_group(command: Sequence[str], **popen: Any) -> "subprocess.Popen[str]":
+    """Starts ``command`` as the leader of a new process group (session), so that stopping it stops everything it
+    started (a wrapper such as npx runs the real server as its child)."""
+    return subprocess.Popen(list(command), start_new_session=True, **popen)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs (zombies waiting to be reaped do not count)."""
+    if os.path.isdir("/proc/self"):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+        return False
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stop_group(proc: "subprocess.Popen[str]", timeout: float = 30.0) -> int:
+    """SIGTERM to the process group (serve finishes in-flight requests), SIGKILL to what is left of it after
+    ``timeout``; returns once the leader is reaped and no process of the group runs."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + timeout
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            continue
+        # The leader is gone; a child it started (a wrapper's real server) may still be finishing.
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not _group_alive(proc.pid):
+            return proc.returncode
+    return proc.wait()
 
 
 class Client:
@@ -208,9 +297,12 @@ class Client:
 class CoProcess:
     """``navkernel route`` as a child process: one JSON line in, one JSON line out, in order."""
 
-    def __init__(self, command: Sequence[str] = ("npx", "navkernel", "route"), cwd: Optional[str] = None) -> None:
-        self._proc = subprocess.Popen(list(command), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+    def __init__(self, command: Optional[Sequence[str]] = None, cwd: Optional[str] = None) -> None:
+        """``command``: the whole command line; default ``find_navkernel(cwd) + ["route"]``. It runs as a process
+        group of its own, stopped as a whole by ``close()``."""
+        command = list(command) if command is not None else find_navkernel(cwd) + ["route"]
+        self._proc = _start_group(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
         self._lock = threading.Lock()
         # Drain stderr so the child never blocks on a full pipe; keep the last lines for error messages.
         self.stderr_tail: List[str] = []
@@ -233,14 +325,21 @@ class CoProcess:
         answer = json.loads(line)
         if "error" in answer:
             err = answer["error"]
-            raise NavkernelError(err.get("code", "INTERNAL"), err.get("message", ""), 0, answer)
+            # The co-process numbers its input lines ("line 12: ..."); to a caller of route() that number means
+            # nothing, so the message drops it (it stays in details["error"]["line"]).
+            message = re.sub(r"^line \d+: ", "", err.get("message", ""))
+            raise NavkernelError(err.get("code", "INTERNAL"), message, 0, answer)
         return answer
 
-    def close(self) -> int:
-        """Closes stdin and waits for the co-process; returns its exit code."""
+    def close(self, timeout: float = 30.0) -> int:
+        """Closes stdin and waits for the co-process (it answers what it read, then exits); returns its exit code.
+        A co-process still running after ``timeout`` is stopped with its whole process group."""
         if self._proc.stdin and not self._proc.stdin.closed:
             self._proc.stdin.close()
-        return self._proc.wait(timeout=30)
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return _stop_group(self._proc)
 
     def __enter__(self) -> "CoProcess":
         return self
@@ -272,12 +371,13 @@ def with_reports(request: RouteRequest, files: Sequence[str] = (), git: Optional
 
 
 def collect_forensics(files: Sequence[str] = (), git: Optional[str] = None, as_format: Optional[str] = None,
-                      command: Sequence[str] = ("npx", "navkernel", "forensics"), cwd: Optional[str] = None,
+                      command: Optional[Sequence[str]] = None, cwd: Optional[str] = None,
                       timeout: float = 120.0) -> Dict[str, Any]:
     """The ``forensics`` of report files (and a git work tree), read by ``navkernel forensics`` in this process's
-    stead: for a runner that routes through a kernel that cannot see its files. Raises ``NavkernelError``
+    stead: for a runner that routes through a kernel that cannot see its files. ``command`` defaults to
+    ``find_navkernel(cwd) + ["forensics"]``. Raises ``NavkernelError``
     (``INVALID_REPORT``, ``USAGE``, ...) when a report cannot be read."""
-    args = list(command) + list(files) + ["--json"]
+    args = (list(command) if command is not None else find_navkernel(cwd) + ["forensics"]) + list(files) + ["--json"]
     if git is not None:
         args += ["--git", git]
     if as_format is not None:
@@ -294,3 +394,85 @@ def collect_forensics(files: Sequence[str] = (), git: Optional[str] = None, as_f
         err = answer["error"]
         raise NavkernelError(err.get("code", "INTERNAL"), err.get("message", ""), 0, answer)
     return answer
+
+
+# -- navkernel serve as a process group
+
+
+class Serve:
+    """A running ``navkernel serve`` started by ``start_serve``: ``base_url``, ``ledger``, ``flows``; ``close()`` (or
+    leaving the ``with`` block, or the script's exit) stops it and every process it started."""
+
+    def __init__(self, proc: "subprocess.Popen[str]", base_url: str, lines: List[str]) -> None:
+        self.proc = proc
+        self.base_url = base_url
+        #: What serve printed on stderr so far (its start-up lines: where its ledger and flows are).
+        self.stderr_lines = lines
+        self.pid = proc.pid
+
+    def close(self, timeout: float = 30.0) -> int:
+        """Stops the server's process group (SIGTERM, then SIGKILL after ``timeout``); returns the exit code."""
+        _LIVE.discard(self)
+        if self.proc.poll() is not None:
+            return self.proc.returncode
+        return _stop_group(self.proc, timeout)
+
+    def client(self, token: Optional[str] = None, timeout: float = 30.0) -> Client:
+        return Client(self.base_url, token=token, timeout=timeout)
+
+    def __enter__(self) -> "Serve":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_LIVE: "set[Serve]" = set()
+
+
+@atexit.register
+def _stop_live_servers() -> None:
+    for serve in list(_LIVE):
+        serve.close(timeout=10)
+
+
+def start_serve(flows: Optional[str] = None, ledger: Optional[str] = None, port: int = 0, host: str = "127.0.0.1",
+                args: Sequence[str] = (), command: Optional[Sequence[str]] = None, cwd: Optional[str] = None,
+                env: Optional[Dict[str, str]] = None, timeout: float = 60.0) -> Serve:
+    """Starts ``navkernel serve`` (default: on a free port) as a process group of its own and waits until it listens.
+
+    ``command``: the navkernel command (default ``find_navkernel(cwd)``); ``args``: more ``serve`` flags
+    (``["--token", t]``). Use it as a context manager, or call ``close()``: the whole group stops, so nothing outlives
+    the script (also stopped at interpreter exit). Raises ``NavkernelError`` (``INTERNAL``) with serve's own words
+    when it exits before listening."""
+    argv = (list(command) if command is not None else find_navkernel(cwd)) + ["serve", "--host", host, "--port", str(port)]
+    if flows is not None:
+        argv += ["--flows", flows]
+    if ledger is not None:
+        argv += ["--ledger", ledger]
+    argv += list(args)
+    proc = _start_group(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    lines: List[str] = []
+    found: List[str] = []
+    ready = threading.Event()
+
+    def drain() -> None:
+        # Keeps reading after start-up, so the server never blocks on a full stderr pipe.
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line.rstrip("\n"))
+            del lines[:-50]
+            m = re.search(r"listening on (https?://\S+)", line)
+            if m and not found:
+                found.append(m.group(1))
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    if not ready.wait(timeout) or not found:
+        _stop_group(proc, 5)
+        raise NavkernelError("INTERNAL", f"navkernel serve did not start ({' '.join(argv)}): " + " | ".join(lines[-10:]))
+    serve = Serve(proc, found[0], lines)
+    _LIVE.add(serve)
+    return serve

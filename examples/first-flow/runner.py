@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Your first flow, driven from Python over both transports (docs/first-flow.md).
 
-    python3 examples/first-flow/runner.py        (NAVKERNEL="node bin/navkernel.js" to use a checkout's build)
+    python3 examples/first-flow/runner.py
+
+The navkernel command is the project's own (clients/python: $NAVKERNEL_BIN, else node_modules/.bin/navkernel in
+this folder or one above, else navkernel on PATH), else the checkout's bin/navkernel.js this file sits in.
 
 It starts `navkernel route` (the co-process) and `navkernel serve` (HTTP, on a free port, with a ledger in a
 temporary folder), runs the same fix-a-bug run through each and checks that they decide alike, sends the mistakes
@@ -15,7 +18,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -26,9 +28,22 @@ from typing import Any, Dict, List, Tuple, Union
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
-from navkernel_client import Client, CoProcess, NavkernelError  # noqa: E402
+from navkernel_client import Client, CoProcess, NavkernelError, find_navkernel, start_serve  # noqa: E402
 
-NAVKERNEL = shlex.split(os.environ.get("NAVKERNEL", "npx navkernel"))
+
+def navkernel_command() -> List[str]:
+    if os.environ.get("NAVKERNEL"):  # the name this example read before NAVKERNEL_BIN
+        return shlex.split(os.environ["NAVKERNEL"])
+    try:
+        return find_navkernel()
+    except NavkernelError:
+        checkout = os.path.join(HERE, "..", "..", "bin", "navkernel.js")
+        if os.path.isfile(checkout):
+            return [shutil.which("node") or "node", os.path.abspath(checkout)]
+        raise
+
+
+NAVKERNEL = navkernel_command()
 MAX_BYTES = "65536"  # the same limit for both transports: --max-bytes
 
 Kernel = Union[Client, CoProcess]
@@ -91,16 +106,15 @@ def raw_coprocess(line: bytes) -> Dict[str, Any]:
 def main() -> int:
     tmp = tempfile.mkdtemp(prefix="nk-first-flow-")
     ledger = os.path.join(tmp, "ledger.sqlite")
-    serve = subprocess.Popen(NAVKERNEL + ["serve", "--flows", HERE, "--ledger", ledger, "--port", "0", "--max-bytes", MAX_BYTES],
-                             stderr=subprocess.PIPE, text=True)
+    # A process group of its own: close() stops serve and anything it started, so nothing outlives this script.
     try:
-        assert serve.stderr is not None
-        line = serve.stderr.readline()
-        m = re.search(r"listening on (http://\S+)", line)
-        if not m:
-            print(f"serve did not start: {line}{serve.stderr.read()}")
-            return 1
-        base = m.group(1)
+        serve = start_serve(flows=HERE, ledger=ledger, args=["--max-bytes", MAX_BYTES], command=NAVKERNEL)
+    except NavkernelError as e:
+        print(f"serve did not start: {e.message}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 1
+    try:
+        base = serve.base_url
         with Client(base) as http_kernel, CoProcess(NAVKERNEL + ["route", "--flows", HERE, "--no-ledger", "--max-bytes", MAX_BYTES]) as co:
             # 1. The same run over both transports: the same decisions.
             print("== the fix-a-bug run (co-process | serve)")
@@ -166,8 +180,7 @@ def main() -> int:
         print(why.stderr.strip())
         check(why.returncode != 0 and 'did you mean "implement"' in why.stderr, "audit --why suggests the nearest step")
     finally:
-        serve.terminate()
-        serve.wait(timeout=30)
+        serve.close()
         shutil.rmtree(tmp, ignore_errors=True)
     print("first-flow: every check held" if not failures else f"first-flow: {len(failures)} check(s) failed")
     return 0 if not failures else 1

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { sampleChartersDir } from '../package-root.js';
 import type { Command } from 'commander';
 import { cliConfig } from './config.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
 import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
+import { SqliteLedger } from '../ledger/sqlite-ledger.js';
+import type { Ledger } from '../contracts/ports.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
 import { printErrorText } from './terminal-text.js';
@@ -30,14 +33,31 @@ export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}
  * flows shipped with navkernel, the ones `demo` records its runs with, and says so on stderr.
  */
 export async function loadCliFlows(opts: KernelCliOptions | string): Promise<Awaited<ReturnType<typeof loadFlows>>> {
-  let target = typeof opts === 'string' ? opts : opts.flows;
-  if (target === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS)) {
-    target = sampleChartersDir();
+  const target = flowsTarget(opts);
+  if (target !== (typeof opts === 'string' ? opts : opts.flows)) {
     printErrorText(`navkernel: no ./charters folder here: using the sample flows shipped with navkernel (${target}); pass --flows DIR, set NAVKERNEL_FLOWS or "flows" in navkernel.config.json for yours\n`);
   }
   const flows = await loadFlows(target);
   for (const s of flows.skipped ?? []) printErrorText(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
   return flows;
+}
+
+/** The folder or file the command's flows load from: `--flows`, or the shipped samples when the default ./charters is missing. */
+export function flowsTarget(opts: KernelCliOptions | string): string {
+  const target = typeof opts === 'string' ? opts : opts.flows;
+  return target === DEFAULT_FLOWS && !existsSync(DEFAULT_FLOWS) ? sampleChartersDir() : target;
+}
+
+/**
+ * The one line `route` and `serve` print on stderr at start (unless -q): which ledger they write, where its run
+ * folders go, and which flows they loaded, so runs sent from two folders never land in two ledgers unnoticed.
+ */
+export function whereLine(command: string, ledger: Ledger | undefined, flowsFrom: string, flowIds: Iterable<string>): string {
+  const ids = [...flowIds];
+  const runBase = ledger instanceof SqliteLedger && ledger.jsonl ? ledger.runBase : undefined;
+  const at = ledger && !/^[a-z][a-z0-9+.-]*:\/\//i.test(ledger.location) && ledger.location !== ':memory:' ? path.resolve(ledger.location) : ledger?.location;
+  const store = !ledger ? 'no ledger (--no-ledger: nothing recorded)' : `ledger ${at}${runBase ? ` (run folders in ${runBase})` : ''}`;
+  return `navkernel ${command}: ${store}; flows from ${path.resolve(flowsFrom)}: ${ids.length} flow(s) (${ids.join(', ')})\n`;
 }
 
 /** Builds a kernel on the command's flows. */
@@ -60,12 +80,13 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
 }
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
-export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
+export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}, announce?: string): Promise<Kernel> {
   const flows = await loadCliFlows(opts);
   const arbiter = await arbiterFromFlags(opts);
   const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();
+  if (announce) process.stderr.write(whereLine(announce, store, flowsTarget(opts), flows.flows.keys()));
   return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...extra });
 }

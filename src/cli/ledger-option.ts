@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
 import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
-import path from 'node:path';
 import type { Ledger } from '../contracts/ports.js';
 // By module, not the ledger's barrel (which loads the explorer's zod schemas): every ledger command starts with this.
 import { BUNDLE_SUFFIX } from '../ledger/archive/bundle.js';
 import { BundleLedger } from '../ledger/archive/bundle-ledger.js';
 import { openLedgerAt } from '../ledger/open-ledger.js';
+import { runFoldersBeside } from '../ledger/paths.js';
 import { isPostgresUrl } from '../ledger/postgres/url.js';
 import type { Durability } from '../ledger/sql.js';
 import { DEFAULT_LEDGER_FILE } from '../ledger/sqlite-ledger.js';
@@ -43,18 +43,11 @@ export function openCliLedger(opts: LedgerCliOptions, { create = false }: { crea
   if (isPostgresUrl(opts.ledger)) return openLedgerAt(opts.ledger, { create, readOnly: !create });
   // An archived run's bundle reads as a ledger of one run (audit, replay, verify, export); writing to it is refused.
   if (opts.ledger.endsWith(BUNDLE_SUFFIX)) return new BundleLedger(opts.ledger);
-  return openLedgerAt(opts.ledger, { create, durability, runBase: runsFolderFor(opts.ledger) });
+  return openLedgerAt(opts.ledger, { create, durability });
 }
 
-/**
- * Where the CLI keeps run folders (`<run>/<flow>/routing/decisions.jsonl`): the ledger's own folder when it is
- * called `runs` (the default `runs/ledger.sqlite`), else a `runs` folder beside the ledger, so `--ledger ./x.sqlite`
- * leaves one `runs/` folder next to it instead of a folder per run in the working directory.
- */
-export function runsFolderFor(ledgerFile: string): string {
-  const dir = path.dirname(path.resolve(ledgerFile));
-  return path.basename(dir) === 'runs' ? dir : path.join(dir, 'runs');
-}
+/** Where the CLI keeps run folders: the library's rule (`runFoldersBeside`, docs/ledger.md "Run folders"). */
+export const runsFolderFor = runFoldersBeside;
 
 /** A progress bar on stderr for long jobs, shown only on a terminal and only once a job turns out long. */
 export function terminalProgress(label: string, minTotal = 20_000): { update: (done: number, total: number) => void; stop: () => void } {

@@ -60,8 +60,8 @@ function echo(v: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 1024 ? v : undefined;
 }
 
-function errorLine(line: number, e: { code: ErrorCode; message: string; path?: string; legacy_code?: RouteRefusal['legacy_code'] }, doc?: unknown): RouteErrorLine {
-  const out: RouteErrorLine = { error: { code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}), line, ...(e.legacy_code ? { legacy_code: e.legacy_code } : {}) } };
+function errorLine(line: number, e: { code: ErrorCode; message: string; path?: string }, doc?: unknown): RouteErrorLine {
+  const out: RouteErrorLine = { error: { code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}), line } };
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
     const d = doc as Record<string, unknown>;
     const request_id = echo(d.request_id);

@@ -11,10 +11,9 @@ export const ERROR_CODES = {
   INVALID_JSON: { http: 400, summary: 'not valid JSON (syntax, truncated document, or bytes that are not UTF-8)' },
   /**
    * A request-level field (run_id, flow, step_completed, status, iteration, envelope, an unknown member) fails the
-   * RouteRequest schema or holds ill-formed Unicode, or the request names an unknown flow or step. Earlier versions
-   * answered INVALID_FORENSICS for these: the answer carries `legacy_code: "INVALID_FORENSICS"`.
+   * RouteRequest schema or holds ill-formed Unicode, or the request names an unknown flow or step.
    */
-  INVALID_REQUEST: { http: 400, summary: 'a request-level field is wrong, or the request names an unknown flow or step (earlier versions: INVALID_FORENSICS)' },
+  INVALID_REQUEST: { http: 400, summary: 'a request-level field is wrong, or the request names an unknown flow or step' },
   /** The request's forensics fail the schema or hold ill-formed Unicode in an id (failure_signature) or a key. */
   INVALID_FORENSICS: { http: 422, summary: 'the forensics fail the schema, or an id or key in them holds ill-formed Unicode' },
   /** The request is larger than the size limit or nested deeper than the depth limit. */
@@ -39,6 +38,8 @@ export const ERROR_CODES = {
   RUN_ARCHIVED: { http: 409, summary: 'the run was archived out of the ledger; restore it first' },
   /** A checkpoint file that cannot be read or whose signature does not verify. */
   CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
+  /** A replay (or another reader that re-routes a run) was given flows that do not define the run's flow: pass the flows it was routed with. */
+  FLOW_NOT_LOADED: { http: 422, summary: "the run's flow is not among the loaded flows (pass --flows DIR with the flows it was routed with)" },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },

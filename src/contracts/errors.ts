@@ -63,7 +63,6 @@ export class InvalidForensicsError extends ValidationError {
 /**
  * A request-level field of a route request (run_id, flow, step_completed, status, iteration, envelope, an unknown
  * top-level member) is wrong, or it names a flow or step the kernel does not know: code INVALID_REQUEST.
- * Versions before 0.2 called this INVALID_FORENSICS; transports give that as `legacy_code`.
  */
 export class InvalidRequestError extends InvalidForensicsError {
   constructor(source: string, issues: ValidationIssue[]) {

@@ -68,8 +68,6 @@ export interface RouteRefusal {
   message: string;
   path?: string;
   issues?: ValidationIssue[];
-  /** The code earlier versions gave this refusal (INVALID_FORENSICS for what is now INVALID_REQUEST). */
-  legacy_code?: ErrorCode;
 }
 
 /** The code, text and path of anything `route()` (or the framing) threw: the same on every transport. */
@@ -86,7 +84,6 @@ export function classifyRouteError(err: unknown): RouteRefusal {
       message: err.issues.map(formatIssue).join('; '),
       ...(first ? { path: first.path } : {}),
       issues: err.issues,
-      ...(code === 'INVALID_REQUEST' ? { legacy_code: 'INVALID_FORENSICS' as const } : {}),
     };
   }
   if (err instanceof NavkernelError) return { code: isErrorCode(err.code) ? err.code : 'INTERNAL', message: err.message };

@@ -11,10 +11,6 @@ export const RouteErrorLine = z
         message: z.string(),
         path: z.string().optional().describe('JSON path of the offending value, e.g. $.forensics.tests.failed'),
         line: z.int().min(1).describe('1-based line of the input this answers'),
-        legacy_code: z
-          .enum(ERROR_CODE_LIST as [string, ...string[]])
-          .optional()
-          .describe('The code earlier versions gave this error (INVALID_FORENSICS where the code is now INVALID_REQUEST)'),
       })
       .strict(),
     request_id: z.string().optional().describe("The request's request_id, when it could be read"),

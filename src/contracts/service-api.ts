@@ -21,7 +21,6 @@ export const Problem = z.object({
   detail: z.string().describe('What exactly is wrong, naming the value or JSON path'),
   code: ApiErrorCode,
   instance: z.string().optional().describe('The request path'),
-  legacy_code: ApiErrorCode.optional().describe('The code earlier versions gave this problem (INVALID_FORENSICS where the code is now INVALID_REQUEST)'),
   issues: z
     .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
     .optional()

@@ -1,4 +1,5 @@
 import type { Decision, Forensics, RouteRequest } from '../contracts/index.js';
+import { isOffroad } from '../contracts/decision-kinds.js';
 import type { Kernel } from '../kernel/index.js';
 import type { CompiledStep, FlowSet } from '../kernel/index.js';
 import { seededRandom } from './prng.js';
@@ -136,7 +137,7 @@ function record(s: SimulationSummary, d: Decision): void {
   s.byTier[d.tier]++;
   s.byDecision[d.decision] = (s.byDecision[d.decision] ?? 0) + 1;
   s.byRule[d.rule] = (s.byRule[d.rule] ?? 0) + 1;
-  if (d.decision !== 'CONTINUE') s.offRoad++;
+  if (isOffroad(d)) s.offRoad++;
   if (d.decision === 'ESCALATE') s.escalations++;
 }
 

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../contracts/canonical-json.js';
+import { isOffroad } from '../contracts/decision-kinds.js';
 import type { RouteRecord, RunState, StoredLlmCall } from '../contracts/ports.js';
 import { type ChainedFields, fieldSums, llmCallsJson, routeHash } from './chain.js';
 import type { AppendWrite } from './sql.js';
@@ -41,7 +42,7 @@ export function buildAppendWrite(record: RouteRecord, state: RunState, prevHex: 
     },
     llmCalls,
     escalation,
-    offroad: decision.decision !== 'CONTINUE',
+    offroad: isOffroad(decision),
   };
   return { write, hash };
 }

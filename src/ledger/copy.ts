@@ -1,6 +1,7 @@
 // Copying a ledger into another (`navkernel migrate`): every route, LLM call and escalation as stored, hashes
 // included, so the copy's chains verify. Either end may be SQLite or PostgreSQL.
 import type { EscalationReader, Ledger, RunReader, StoredEscalation, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
+import { isOffroad } from '../contracts/decision-kinds.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { PostgresLedger } from './postgres/postgres-ledger.js';
 import type { AppendWrite } from './sql.js';
@@ -34,7 +35,7 @@ export function storedToWrite(route: StoredRoute, calls: StoredLlmCall[], escala
     escalation: escalation
       ? { escalation_id: escalation.escalation_id, run_id: escalation.run_id, seq: escalation.seq, flow: escalation.flow, step: escalation.step, reason: escalation.reason, opened_ts: escalation.opened_ts }
       : null,
-    offroad: route.decision !== 'CONTINUE',
+    offroad: isOffroad(route),
   };
 }
 

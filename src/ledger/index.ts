@@ -12,7 +12,7 @@ export { verifyLedger, type VerifyOptions } from './verify.js';
 export { requireRun, routeLatencyUs, toEscalation } from './stored-rows.js';
 export { recordResolution } from './record-resolution.js';
 export { offRoadRecord, offRoadLine, readJsonl } from './decisions-jsonl.js';
-export { decisionsJsonlPath, pathSegment } from './paths.js';
+export { decisionsJsonlPath, pathSegment, runFoldersBeside } from './paths.js';
 export { routeHash, GENESIS_HASH } from './chain.js';
 export {
   UnknownRunError,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /** Ids used verbatim as a folder name: short, portable characters, not starting with a dot. */
@@ -27,4 +28,19 @@ export function pathSegment(id: string): string {
 /** `RUN_BASE/<run>/<flow>/routing/decisions.jsonl`, each id through `pathSegment`. */
 export function decisionsJsonlPath(runBase: string, runId: string, flow: string): string {
   return path.join(runBase, pathSegment(runId), pathSegment(flow), 'routing', 'decisions.jsonl');
+}
+
+/**
+ * Where run folders (`<run>/<flow>/routing/decisions.jsonl`) go beside a SQLite ledger file: one rule for the CLI and
+ * the library (docs/ledger.md, "Run folders"). The ledger's own folder when it is called `runs` (the default
+ * `runs/ledger.sqlite`); else a `runs` folder beside the ledger, so `X/ledger.sqlite` keeps its runs in `X/runs/`
+ * instead of a folder per run among whatever else `X` holds. A ledger whose run folders an earlier library version
+ * wrote straight into its own folder (the mirror's lock file is there, and no `runs/` folder) keeps them there.
+ */
+export function runFoldersBeside(ledgerFile: string): string {
+  const dir = path.dirname(path.resolve(ledgerFile));
+  if (path.basename(dir) === 'runs') return dir;
+  const beside = path.join(dir, 'runs');
+  if (!existsSync(beside) && existsSync(path.join(dir, '.decisions-jsonl.lock'))) return dir;
+  return beside;
 }

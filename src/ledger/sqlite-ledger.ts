@@ -25,6 +25,7 @@ import { offRoadLine } from './decisions-jsonl.js';
 import { JsonlMirror, type MirrorWarning, defaultMirrorWarning } from './jsonl-mirror.js';
 import { LruMap } from './lru.js';
 import { MirrorLock, mirrorLockPath } from './mirror-lock.js';
+import { runFoldersBeside } from './paths.js';
 import { ThreadedMirror, mirrorThreadAvailable } from './threaded-mirror.js';
 import { type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
 import { WalCheckpointer, checkpointerThreadAvailable, type WalCheckpointLimits, type WalCheckpointStats } from './wal-checkpointer.js';
@@ -37,7 +38,7 @@ export interface LedgerOptions {
    * acknowledged decision also survives a power loss, at several times the cost per route.
    */
   durability?: Durability;
-  /** RUN_BASE for decisions.jsonl files; default: the ledger file's folder (`runs/`). */
+  /** RUN_BASE for decisions.jsonl files; default `runFoldersBeside(file)`: the ledger's folder when it is called `runs`, else `runs/` beside the ledger. */
   runBase?: string;
   /** Write decisions.jsonl files (default true). */
   jsonl?: boolean;
@@ -108,7 +109,7 @@ export class SqliteLedger implements Ledger {
     this.file = file;
     this.location = file;
     this.durability = options.durability ?? 'normal';
-    this.runBase = options.runBase ?? path.dirname(path.resolve(file));
+    this.runBase = options.runBase ?? runFoldersBeside(file);
     this.jsonl = options.jsonl ?? true;
     this.heads = new LruMap(options.maxCachedHeads ?? 100_000);
     this.sql = new LedgerSql(

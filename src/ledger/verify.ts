@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { isOffroad } from '../contracts/decision-kinds.js';
 import path from 'node:path';
 import type { Decision } from '../contracts/decision.js';
 import type { JsonlRepair, VerifyIssue, VerifyReport } from '../contracts/ledger.js';
@@ -87,6 +88,8 @@ async function verifyChain(ledger: RunReader & EscalationReader, run_id: string,
   let sawMicros = false;
   // What the run's summary row must say, recomputed from its routes.
   const sum = { flow: '', created_ts: '', updated_ts: '', offroad: 0, llm_calls: 0, cost_usd: 0, last_decision: '', last_step: '' };
+  // Ledgers written before the normal end stopped counting as off-road counted every non-CONTINUE decision.
+  let offroadBefore = 0;
   const issue = (seq: number | null, kind: VerifyIssue['kind'], message: string, extra: IssueExtra = {}) => {
     const i: VerifyIssue = { run_id, seq, kind, message };
     if (extra.table !== undefined) i.table = extra.table;
@@ -122,7 +125,8 @@ async function verifyChain(ledger: RunReader & EscalationReader, run_id: string,
       sum.cost_usd = row.seq === 1 ? row.cost_usd : sum.cost_usd + row.cost_usd;
       sum.last_step = row.step;
       sum.last_decision = row.decision;
-      if (row.decision !== 'CONTINUE') sum.offroad++;
+      if (isOffroad(row)) sum.offroad++;
+      if (row.decision !== 'CONTINUE') offroadBefore++;
       if (row.seq !== expectedSeq) {
         bad('seq_gap', `expected seq ${expectedSeq}, found ${row.seq}: rows deleted or renumbered`, { table: 'routes', field: 'seq' }, Math.min(expectedSeq, row.seq));
       } else if (prevHash !== prev) {
@@ -239,7 +243,7 @@ async function verifyChain(ledger: RunReader & EscalationReader, run_id: string,
       ['last_step', run.last_step],
     ];
     for (const [field, stored] of fields) {
-      const want = sum[field];
+      const want = field === 'offroad' && stored === offroadBefore ? stored : sum[field];
       const same = typeof want === 'number' && typeof stored === 'number' ? Math.abs(want - stored) <= 1e-9 * Math.max(1, Math.abs(want)) : want === stored;
       if (!same) issue(null, 'field_mismatch', `runs.${field} is ${JSON.stringify(stored)}, the routes give ${JSON.stringify(want)}`, { table: 'runs', field });
     }

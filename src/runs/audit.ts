@@ -1,4 +1,5 @@
 import { decisionTargets } from '../contracts/decision-targets.js';
+import { isOffroad } from '../contracts/decision-kinds.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 import type { AuditReport, DecisionEntry, Escalation, EscalationResolution, RunSummary, WhyReport } from '../contracts/ledger.js';
 import type { EscalationReader, RunPageKey, RunReader, StatsReader, RunPageQuery, RunState, StoredRoute, StoredRun, StoredRunListing } from '../contracts/ports.js';
@@ -149,7 +150,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
     s.routes++;
     if (decision.decision === 'LOOP') s.loops++;
     if (decision.iteration !== undefined) s.max_iteration = Math.max(s.max_iteration ?? 0, decision.iteration);
-    if (decision.decision !== 'CONTINUE') offroad.push(entry(row, decision));
+    if (isOffroad(decision)) offroad.push(entry(row, decision));
     if (decision.needs_human) needsHuman.push(entry(row, decision));
     const skip3 = decision.skipped?.find((k) => k.tier === 3);
     if (skip3?.rule === 'budget_exceeded') nav.budget_skips++;

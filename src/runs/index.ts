@@ -2,5 +2,5 @@
 // with today's kernel and flows) and resolving escalations against the flow graph.
 export { listRuns, runsPage, listedSummary, runSummary, summarizeRun, auditRun, whyStep, runRoutes } from './audit.js';
 export { resolveEscalation, type ResolveInput } from './resolve.js';
-export { replayRun, recordedArbiter, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
+export { replayRun, FlowNotLoadedError, recordedArbiter, diffDecisions, candidateIdFor, type ReplayOptions, type RecordedRoute } from './replay.js';
 export { replayAll, replayThreads, type ReplayAllOptions } from './replay-all.js';

@@ -8,6 +8,23 @@ import { createRecordedRouter, type FlowSet } from '../kernel/index.js';
 import type { RunReader } from '../contracts/ports.js';
 import { requireRun } from '../ledger/stored-rows.js';
 import { candidateId } from '../contracts/candidate-id.js';
+import { NavkernelError } from '../contracts/errors.js';
+import { didYouMean } from '../contracts/nearest-name.js';
+
+/** A run re-routed with flows that do not define its flow (code FLOW_NOT_LOADED): the flows it was routed with are needed. */
+export class FlowNotLoadedError extends NavkernelError {
+  constructor(
+    readonly run_id: string,
+    readonly flow: string,
+    loaded: string[],
+  ) {
+    super(
+      'FLOW_NOT_LOADED',
+      `run ${JSON.stringify(run_id)} was routed with flow ${JSON.stringify(flow)}, which is not among the loaded flows (${loaded.join(', ') || 'none'})${didYouMean(flow, loaded)}: pass --flows DIR with the folder that defines it (from the library: loadFlows(DIR))`,
+    );
+    this.name = 'FlowNotLoadedError';
+  }
+}
 
 /** What a replay knows about one recorded route when tier 3 is asked about it. */
 export interface RecordedRoute {
@@ -82,6 +99,8 @@ export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
  */
 export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
   const run = await requireRun(ledger, run_id);
+  // Without the run's flow every route would "diverge" (an unknown flow is an error): say what is missing instead.
+  if (!flows.get(run.flow)) throw new FlowNotLoadedError(run_id, run.flow, [...flows.flows.keys()]);
   // The recorded route tier 3 is asked about, built (and its decision parsed) only when tier 3 asks.
   let seq = 0;
   let recordedJson = '';

@@ -1,4 +1,5 @@
 import type { DecisionKind } from '../contracts/decision.js';
+import { didYouMean } from '../contracts/nearest-name.js';
 import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
 import type { EscalationStore, RunReader } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
@@ -61,7 +62,7 @@ export async function resolveEscalation(ledger: RunReader & EscalationStore, flo
     case 'DETOUR': {
       const target = next ?? (kind === 'CONTINUE' ? step?.def.next : undefined);
       if (!target) throw new InvalidResolutionError(`${kind} needs --next STEP (a step of flow ${flow.id}: ${steps()})`);
-      if (!flow.steps.has(target)) throw new InvalidResolutionError(`step ${target} is not in flow ${flow.id} (steps: ${steps()})`);
+      if (!flow.steps.has(target)) throw new InvalidResolutionError(`step ${target} is not in flow ${flow.id}${didYouMean(target, flow.steps.keys())} (steps: ${steps()})`);
       resolution.next_step_id = target;
       break;
     }
@@ -74,7 +75,7 @@ export async function resolveEscalation(ledger: RunReader & EscalationStore, flo
     }
     case 'INJECT_FLOW': {
       if (!next) throw new InvalidResolutionError(`INJECT_FLOW needs --next FLOW (one of: ${flow.injectFlows.join(', ') || 'none'})`);
-      if (!flow.injectFlows.includes(next)) throw new InvalidResolutionError(`flow ${next} is not injectable from ${flow.id} (inject_flows: ${flow.injectFlows.join(', ') || 'none'})`);
+      if (!flow.injectFlows.includes(next)) throw new InvalidResolutionError(`flow ${next} is not injectable from ${flow.id}${didYouMean(next, flow.injectFlows)} (inject_flows: ${flow.injectFlows.join(', ') || 'none'})`);
       resolution.inject_flow = next;
       resolution.next_step_id = flows.get(next)!.firstStep;
       break;

@@ -12,8 +12,10 @@ export interface DiagramOverlay {
   taken?: { from: string; to: string; kind?: string }[];
   /** The step the run is at now (its last decision's next step), or that escalated. */
   current?: string;
-  /** Steps where the run escalated. */
+  /** Steps where the run escalated and nobody has resolved it yet. */
   escalated?: string[];
+  /** Steps where the run escalated and a person resolved it. */
+  resolved?: string[];
 }
 
 export interface FlowDiagram {
@@ -49,6 +51,7 @@ export function flowDiagram(flow: FlowDef, overlay?: DiagramOverlay): FlowDiagra
     lines.push('  classDef visited fill:#ffe3d6,stroke:#d9480f,stroke-width:3px,color:#4a1a00');
     lines.push('  classDef current fill:#ffd43b,stroke:#d9480f,stroke-width:4px,color:#3d2c00');
     lines.push('  classDef escalated fill:#ffc9c9,stroke:#c92a2a,stroke-width:4px,color:#5c0000');
+    lines.push('  classDef resolved fill:#ffe3d6,stroke:#2b8a3e,stroke-width:4px,stroke-dasharray:6 3,color:#4a1a00');
   }
   const visits = overlay?.visits ?? {};
   const loops = overlay?.loops ?? {};
@@ -115,6 +118,7 @@ export function flowDiagram(flow: FlowDef, overlay?: DiagramOverlay): FlowDiagra
   if (overlay) {
     for (const s of flow.steps) if (visits[s.id]) lines.push(`  class ${nodes[s.id]} visited`);
     if (overlay.current && nodes[overlay.current]) lines.push(`  class ${nodes[overlay.current]} current`);
+    for (const e of overlay.resolved ?? []) if (nodes[e]) lines.push(`  class ${nodes[e]} resolved`);
     for (const e of overlay.escalated ?? []) if (nodes[e]) lines.push(`  class ${nodes[e]} escalated`);
     edges.forEach((e, i) => {
       if (e.taken) lines.push(`  linkStyle ${i} stroke:#d9480f,stroke-width:4px`);
@@ -125,34 +129,52 @@ export function flowDiagram(flow: FlowDef, overlay?: DiagramOverlay): FlowDiagra
 
 /** A recorded decision, as much of it as the overlay needs. */
 export interface OverlayDecision {
+  /** The route's seq: matches an escalation to the decision that opened it. */
+  seq?: number;
   flow: string;
   step: string;
   decision: { decision: string; next_step_id: string | null; next_flow?: string; detour_target?: string; return_to?: string };
 }
 
-/** The overlay of one flow from a run's decisions in order: visits, loops, taken moves, where it is now. */
-export function runOverlay(flow: string, decisions: OverlayDecision[]): DiagramOverlay {
+/** An escalation of the run, as much of it as the overlay needs (a person's resolution moves the run on). */
+export interface OverlayEscalation {
+  seq: number;
+  flow: string;
+  step: string;
+  resolution?: { decision: string; next_step_id: string | null; inject_flow?: string | undefined } | null | undefined;
+}
+
+/**
+ * The overlay of one flow from a run's decisions in order: visits, loops, taken moves, where it is now. With the
+ * run's escalations, a resolved one is drawn as resolved (not red) and the move the person chose as taken.
+ */
+export function runOverlay(flow: string, decisions: OverlayDecision[], escalations: OverlayEscalation[] = []): DiagramOverlay {
   const visits: Record<string, number> = {};
   const loops: Record<string, number> = {};
   const taken: NonNullable<DiagramOverlay['taken']> = [];
   const seen = new Set<string>();
   const escalated: string[] = [];
+  const resolved: string[] = [];
+  const resolutionAt = new Map(escalations.filter((e) => e.flow === flow && e.resolution).map((e) => [e.seq, e.resolution!]));
   let current: string | undefined;
   for (const d of decisions) {
     if (d.flow !== flow) continue;
     visits[d.step] = (visits[d.step] ?? 0) + 1;
     const kind = d.decision.decision;
     if (kind === 'LOOP') loops[d.step] = (loops[d.step] ?? 0) + 1;
-    if (kind === 'ESCALATE') escalated.push(d.step);
-    const to = d.decision.next_flow && d.decision.next_flow !== flow ? undefined : d.decision.next_step_id;
+    const resolution = kind === 'ESCALATE' && d.seq !== undefined ? resolutionAt.get(d.seq) : undefined;
+    if (kind === 'ESCALATE') (resolution ? resolved : escalated).push(d.step);
+    // A resolved escalation moved the run where the person said (another flow's first step for INJECT_FLOW).
+    const next = resolution ? (resolution.inject_flow ? null : resolution.next_step_id) : d.decision.next_step_id;
+    const to = d.decision.next_flow && d.decision.next_flow !== flow ? undefined : (next ?? undefined);
     if (to) {
       const key = `${d.step}\u0000${to}`;
       if (!seen.has(key)) {
         seen.add(key);
-        taken.push({ from: d.step, to, kind: kind.toLowerCase() });
+        taken.push({ from: d.step, to, kind: resolution ? `resolved: ${resolution.decision.toLowerCase()}` : kind.toLowerCase() });
       }
     }
-    current = to ?? (kind === 'ESCALATE' ? d.step : undefined);
+    current = to ?? (kind === 'ESCALATE' && !resolution ? d.step : undefined);
   }
-  return { visits, loops, taken, ...(current ? { current } : {}), escalated };
+  return { visits, loops, taken, ...(current ? { current } : {}), escalated, resolved };
 }

@@ -5,7 +5,7 @@ export { ApiError, problem, problemFor, STATUS_OF } from './problem.js';
 export { RunQueue } from './run-queue.js';
 export { createMetrics, observedStore, tracedArbiter, navkernelTracer, type ServiceMetrics } from './telemetry.js';
 export { renderRunReport, flowsList } from './report.js';
-export { flowDiagram, runOverlay, type DiagramOverlay, type FlowDiagram, type OverlayDecision } from './diagram.js';
+export { flowDiagram, runOverlay, type DiagramOverlay, type FlowDiagram, type OverlayDecision, type OverlayEscalation } from './diagram.js';
 export {
   SCOPES,
   SHARED_TOKEN_PRINCIPAL,
@@ -18,3 +18,4 @@ export {
   type Scope,
 } from './principals.js';
 export { ENDPOINT_SCOPES, scopeOf } from './endpoint-scopes.js';
+export { startServe, navkernelBin, type ServeProcess, type StartServeOptions } from './start-serve.js';

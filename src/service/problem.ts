@@ -28,6 +28,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   INVALID_FORENSICS: 'The forensics of the route request do not match their schema',
   INVALID_RESOLUTION: 'The flow graph does not allow this resolution',
   INVALID_REPORT: 'A report file named by the request cannot be read',
+  FLOW_NOT_LOADED: "The run's flow is not among the served flows",
   INTERNAL: 'Internal error',
   STORE_UNAVAILABLE: 'The ledger is unavailable',
   TIMEOUT: 'The request took longer than the time limit',
@@ -40,13 +41,10 @@ const TITLES: Record<ApiErrorCode, string> = {
 /** A problem the service answers on purpose, with its stable code. */
 export class ApiError extends NavkernelError {
   readonly issues: ValidationIssue[] | undefined;
-  /** The code earlier versions answered with (INVALID_FORENSICS for what is now INVALID_REQUEST). */
-  readonly legacy_code: ApiErrorCode | undefined;
-  constructor(code: ApiErrorCode, message: string, issues?: ValidationIssue[], legacy_code?: ApiErrorCode) {
+  constructor(code: ApiErrorCode, message: string, issues?: ValidationIssue[]) {
     super(code, message);
     this.name = 'ApiError';
     this.issues = issues;
-    this.legacy_code = legacy_code;
   }
 }
 
@@ -87,8 +85,7 @@ export function problemFor(err: unknown, instance: string): Problem {
     return problem(code, err.message, instance, err.issues);
   }
   if (err instanceof ApiError && isCode(err.code)) {
-    const p = problem(err.code, err.message, instance, err.issues);
-    return err.legacy_code ? { ...p, legacy_code: err.legacy_code } : p;
+    return problem(err.code, err.message, instance, err.issues);
   }
   if (err instanceof NavkernelError) {
     if (isCode(err.code)) return problem(err.code, err.message, instance);

@@ -261,7 +261,7 @@ export function createService(options: ServiceOptions): Service {
       // Worded and coded as the co-process words it (src/contracts/request-input.ts).
       if (e instanceof NavkernelError) {
         const r = classifyRouteError(e);
-        if (r.code !== 'INTERNAL' && r.code !== 'STORE_UNAVAILABLE') throw new ApiError(r.code, r.message, r.issues, r.legacy_code);
+        if (r.code !== 'INTERNAL' && r.code !== 'STORE_UNAVAILABLE') throw new ApiError(r.code, r.message, r.issues);
       }
       throw e;
     } finally {

@@ -40,7 +40,8 @@ describe('where flows, the ledger and run folders come from', () => {
     const sub = path.join(dir, 'sub');
     cpSync(path.join(dir, 'my-flows'), path.join(sub, 'other'), { recursive: true });
     const r = cli(sub, ['route'], request);
-    expect(r.stderr).toBe('');
+    // The one start-up line, naming the ledger and flows the config file chose.
+    expect(r.stderr).toBe(`navkernel route: ledger ${path.join(dir, 'data', 'ledger.sqlite')} (run folders in ${path.join(dir, 'data', 'runs')}); flows from ${path.join(dir, 'my-flows')}: 7 flow(s) (build, deploy, gate, plan, rebase, review, signal)\n`);
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'LOOP', next_step_id: 'build-step-3' });
     // The ledger named by the file, and its run folders beside it in one runs/ folder.
     expect(existsSync(path.join(dir, 'data', 'ledger.sqlite'))).toBe(true);

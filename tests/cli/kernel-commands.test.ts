@@ -10,7 +10,7 @@ const step = (step_completed: string, status: string, extra: object = {}) => lin
 describe('navkernel route', () => {
   it('prints one decision per JSONL line; pretty-printed documents only with --multiline', () => {
     const pretty = JSON.stringify({ run_id: 'cli-1', flow: 'build', step_completed: 'build-step-2', status: 'UNVERIFIED' }, null, 2);
-    const r = runCli(['route', '--flows', 'charters', '--no-ledger', '--multiline'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
+    const r = runCli(['route', '-q', '--flows', 'charters', '--no-ledger', '--multiline'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const decisions = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -45,11 +45,11 @@ describe('navkernel route', () => {
   });
 
   it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {
-    const r = runCli(['route', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-3', 'VERIFIED')].join('\n'));
+    const r = runCli(['route', '-q', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-3', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(1);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(answers).toHaveLength(3);
-    expect(answers[1]).toEqual({ error: { code: 'INVALID_REQUEST', message: '$.iteration.current: expected a number >= 1', path: '$.iteration.current', line: 2, legacy_code: 'INVALID_FORENSICS' }, request_id: 'q-2', run_id: 'cli-1' });
+    expect(answers[1]).toEqual({ error: { code: 'INVALID_REQUEST', message: '$.iteration.current: expected a number >= 1', path: '$.iteration.current', line: 2 }, request_id: 'q-2', run_id: 'cli-1' });
     expect(answers[2]).toMatchObject({ decision: 'CONTINUE', run_id: 'cli-1' });
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });

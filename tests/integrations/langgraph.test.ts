@@ -105,7 +105,7 @@ describe('navkernel/langgraph: a StateGraph routed by the kernel', () => {
     expect(audit.code, audit.stderr + audit.stdout).toBe(0);
     const report = JSON.parse(audit.stdout) as { run: { steps: number; status: string }; offroad: { step: string; decision: string }[]; escalations: { resolution: { decision: string; next_step_id: string; by: string } }[] };
     expect(report.run).toMatchObject({ steps: 9, status: 'terminated' });
-    expect(report.offroad.map((o) => `${o.step} ${o.decision}`)).toEqual(['check LOOP', 'check DETOUR', 'package ESCALATE', 'publish TERMINATE']);
+    expect(report.offroad.map((o) => `${o.step} ${o.decision}`)).toEqual(['check LOOP', 'check DETOUR', 'package ESCALATE']);
     expect(report.escalations.map((e) => e.resolution)).toEqual([expect.objectContaining({ decision: 'CONTINUE', next_step_id: 'review', by: 'ana' })]);
     const replay = runCli(['replay', 'lg-run-1', '--json', '--flows', FLOWS, '--ledger', ledgerFile]);
     expect(replay.code, replay.stderr).toBe(0);

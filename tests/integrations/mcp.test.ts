@@ -126,6 +126,10 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
     const why = (await call('why', { run_id: 'mcp-1', step: 'check' })).structuredContent as { entries: { seq: number }[] };
     expect(why.entries.map((e) => e.seq)).toEqual([1, 2]);
     expect(errorOf(await call('why', { run_id: 'mcp-1', step: 'publish' })).code).toBe('UNKNOWN_STEP');
+    // A misspelt step: not in the run's flows, with the nearest one suggested (issue 37.6).
+    const typo = errorOf(await call('why', { run_id: 'mcp-1', step: 'chekc' }));
+    expect(typo.code).toBe('UNKNOWN_STEP');
+    expect(typo.message).toContain('step "chekc" does not exist in the flows of run mcp-1; did you mean "check"?');
     expect((await call('verify', {})).structuredContent).toMatchObject({ ok: true, runs: 1, routes: 2 });
     expect((await call('replay', { run_id: 'mcp-1' })).structuredContent).toMatchObject({ run_id: 'mcp-1', routes: 2, identical: true, divergences: [] });
   });

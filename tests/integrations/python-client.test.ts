@@ -68,9 +68,10 @@ describe('the Python client, installed with pip offline', () => {
   });
 
   it("passes its own pytest suite against a real navkernel serve, importing the installed package", () => {
-    const r = run(python, ['-m', 'pytest', path.join(CLIENT, 'tests'), '-q', '-p', 'no:cacheprovider'], { ...OFFLINE_ENV, NAVKERNEL: `${process.execPath} ${BIN}`, NAVKERNEL_TEST_FLOWS: CHARTERS }, dir);
+    // --basetemp: pytest's tmp_path folders inside this test's folder (removed after it), not in the temp directory.
+    const r = run(python, ['-m', 'pytest', path.join(CLIENT, 'tests'), '-q', '-p', 'no:cacheprovider', '--basetemp', path.join(dir, 'pytest-tmp')], { ...OFFLINE_ENV, NAVKERNEL: `${process.execPath} ${BIN}`, NAVKERNEL_TEST_FLOWS: CHARTERS }, dir);
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/\b9 passed\b/);
+    expect(r.out).toMatch(/\b15 passed\b/);
     expect(r.out).not.toMatch(/skipped|failed|error/);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isOffroad } from '../../src/contracts/decision-kinds.js';
 import { compileValidator, type AuditReport, type RunSummary } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
@@ -37,7 +38,7 @@ describe('runs and audit', () => {
       expect(validate(r).success).toBe(true);
       const mine = ofRun(r.run_id);
       expect(r.steps).toBe(mine.length);
-      expect(r.offroad).toBe(mine.filter((s) => s.decision.decision !== 'CONTINUE').length);
+      expect(r.offroad).toBe(mine.filter((s) => isOffroad(s.decision)).length);
       expect(r.llm_calls).toBe(mine.filter((s) => s.decision.tier === 3).length);
       expect(r.open_escalations).toBe(mine.filter((s) => s.decision.decision === 'ESCALATE').length);
       expect(r.flows).toEqual([...new Set(mine.map((s) => s.request.flow))].sort());
@@ -55,7 +56,7 @@ describe('runs and audit', () => {
     const count = new Map<string, number>();
     for (const s of mine) count.set(`${s.decision.tier}|${s.decision.rule}|${s.decision.decision}`, (count.get(`${s.decision.tier}|${s.decision.rule}|${s.decision.decision}`) ?? 0) + 1);
     expect(report.by_tier_rule.map((r) => [`${r.tier}|${r.rule}|${r.decision}`, r.count])).toEqual([...count.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
-    expect(report.offroad.map((e) => e.seq)).toEqual(mine.filter((s) => s.decision.decision !== 'CONTINUE').map((s) => s.decision.seq));
+    expect(report.offroad.map((e) => e.seq)).toEqual(mine.filter((s) => isOffroad(s.decision)).map((s) => s.decision.seq));
     expect(report.offroad.every((e) => e.reason.length > 0)).toBe(true);
     const loops = mine.filter((s) => s.decision.decision === 'LOOP');
     expect(report.steps.reduce((n, s) => n + s.loops, 0)).toBe(loops.length);

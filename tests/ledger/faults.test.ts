@@ -57,7 +57,7 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
     const t = tmpDir();
     fx.cleanups.push(t.cleanup);
     const file = path.join(t.dir, 'ledger.sqlite');
-    const jsonl = decisionsJsonlPath(t.dir, RUN, 'build');
+    const jsonl = decisionsJsonlPath(path.join(t.dir, 'runs'), RUN, 'build');
     mkdirSync(path.dirname(jsonl), { recursive: true });
     symlinkSync('/dev/full', jsonl);
     let kernel = createKernel({ flows: fx.flows, store: openLedger(file, { onWarning: () => undefined }), clock: steppingClock() });
@@ -89,7 +89,7 @@ describe('run folders from any valid run id (issue 12 item 2)', () => {
     expect(report.issues).toEqual([]);
     expect(report.jsonl_files).toBe(ids.length);
     for (const run_id of ids) {
-      const f = decisionsJsonlPath(t.dir, run_id, 'build');
+      const f = decisionsJsonlPath(path.join(t.dir, 'runs'), run_id, 'build');
       expect(path.relative(t.dir, f).startsWith('..')).toBe(false);
       expect(Buffer.byteLength(path.basename(path.dirname(path.dirname(path.dirname(f)))))).toBeLessThanOrEqual(64);
       expect(existsSync(f)).toBe(true);

@@ -51,8 +51,8 @@ describe.skipIf(!existsSync(DIST))('decisions.jsonl written on a worker thread',
       for (let i = 0; i < 12; i++) await kernel.route(request(run_id, i));
     }));
     await kernel.close();
-    expect(await expectFilesMatch(t.file, t.dir, runIds)).toBeGreaterThan(64);
-    expect(existsSync(path.join(t.dir, '.decisions-jsonl.lock'))).toBe(true);
+    expect(await expectFilesMatch(t.file, path.join(t.dir, 'runs'), runIds)).toBeGreaterThan(64);
+    expect(existsSync(path.join(t.dir, 'runs', '.decisions-jsonl.lock'))).toBe(true);
   });
 
   it('a writer thread and a routing-thread writer take turns on one run: the file stays the database prefix, and a file cut short is rebuilt on load', async () => {
@@ -67,10 +67,10 @@ describe.skipIf(!existsSync(DIST))('decisions.jsonl written on a worker thread',
       const kernel = createKernel({ flows, store: ledger, clock });
       for (const end = i + 8; i < end; i++) await kernel.route(request(RUN, i));
       await kernel.close();
-      await expectFilesMatch(t.file, t.dir, [RUN]);
+      await expectFilesMatch(t.file, path.join(t.dir, 'runs'), [RUN]);
       if (jsonlThread) {
         // A crash after the commit, before the write: the last lines are missing; the next load brings them back.
-        const jsonl = decisionsJsonlPath(t.dir, RUN, 'build');
+        const jsonl = decisionsJsonlPath(path.join(t.dir, 'runs'), RUN, 'build');
         const { lines } = readJsonl(jsonl);
         writeFileSync(jsonl, lines.slice(0, Math.max(0, lines.length - 2)).join('') + '{"torn');
       }
@@ -88,7 +88,7 @@ describe.skipIf(!existsSync(DIST))('decisions.jsonl written on a worker thread',
     const kernel = createKernel({ flows, store: dist.openLedger(t.file), clock: steppingClock() });
     for (let i = 0; i < 20; i++) await kernel.route(request('r', i));
     await kernel.close();
-    const jsonl = decisionsJsonlPath(t.dir, 'r', 'build');
+    const jsonl = decisionsJsonlPath(path.join(t.dir, 'runs'), 'r', 'build');
     const want = readJsonl(jsonl).lines;
     rmSync(jsonl);
     const ledger = dist.openLedger(t.file, { create: false });
@@ -111,7 +111,7 @@ describe('a line that arrives after a rebuild already wrote it', () => {
     const reader = openSrcLedger(t.file, { create: false, jsonl: false });
     const rows = await reader.offroadRows('r');
     await reader.close();
-    const jsonl = decisionsJsonlPath(t.dir, 'r', 'build');
+    const jsonl = decisionsJsonlPath(path.join(t.dir, 'runs'), 'r', 'build');
     const want = readJsonl(jsonl).lines;
     expect(want.length).toBeGreaterThan(2);
     // A fresh mirror rebuilds the file (the run loaded again), then receives the last two lines late.

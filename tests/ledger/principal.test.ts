@@ -86,7 +86,6 @@ for (const factory of STORE_FACTORIES) {
       ]);
       expect(audit.offroad.map((e) => [e.seq, e.decision, e.principal])).toEqual([
         [2, 'LOOP', 'runner-a'],
-        [6, 'TERMINATE', 'runner-b'],
       ]);
       expect((await auditRun(ledger, 'p-2')).routed_by).toBeUndefined();
       const text = runCli(['audit', 'p-1', '--ledger', loc!.cliArg]);

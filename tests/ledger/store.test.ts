@@ -65,8 +65,9 @@ describe('SQLite ledger as the kernel store', () => {
     for (const [run, list] of byRun) {
       for (const flow of new Set(list.map((s) => s.request.flow))) {
         const want = list.filter((s) => s.request.flow === flow && s.decision.decision !== 'CONTINUE');
-        const file = decisionsJsonlPath(dir, run, flow);
-        expect(file).toBe(path.join(dir, run, flow, 'routing', 'decisions.jsonl'));
+        // Run folders in runs/ beside the ledger (docs/ledger.md, "Run folders").
+        const file = decisionsJsonlPath(path.join(dir, 'runs'), run, flow);
+        expect(file).toBe(path.join(dir, 'runs', run, flow, 'routing', 'decisions.jsonl'));
         const got = readJsonl(file);
         expect(got.torn).toBeNull();
         expect(got.lines.length).toBe(want.length);

@@ -134,7 +134,7 @@ describe('verify', () => {
   it('catches a decisions.jsonl line that disagrees with the database, and an extra line', async () => {
     const { file, dir } = copy();
     const [first] = offroadSeqs(file, RUN);
-    const jsonl = path.join(dir, RUN, first!.flow, 'routing', 'decisions.jsonl');
+    const jsonl = path.join(dir, 'runs', RUN, first!.flow, 'routing', 'decisions.jsonl');
     const text = readFileSync(jsonl, 'utf8');
     writeFileSync(jsonl, text.replace(/"reason":"[^"]*"/, '"reason":"nothing to see here"'));
     let report = await verify(file);
@@ -148,7 +148,7 @@ describe('verify', () => {
     const { file, dir } = copy();
     const rows = offroadSeqs(file, RUN);
     const flow = rows[rows.length - 1]!.flow;
-    const jsonl = path.join(dir, RUN, flow, 'routing', 'decisions.jsonl');
+    const jsonl = path.join(dir, 'runs', RUN, flow, 'routing', 'decisions.jsonl');
     const whole = readFileSync(jsonl, 'utf8');
     const lines = readJsonl(jsonl).lines;
     expect(lines.length).toBeGreaterThanOrEqual(2);
@@ -170,7 +170,7 @@ describe('verify', () => {
     const { file, dir } = copy();
     const rows = offroadSeqs(file, RUN);
     const flow = rows[rows.length - 1]!.flow;
-    const jsonl = path.join(dir, RUN, flow, 'routing', 'decisions.jsonl');
+    const jsonl = path.join(dir, 'runs', RUN, flow, 'routing', 'decisions.jsonl');
     const whole = readFileSync(jsonl, 'utf8');
     writeFileSync(jsonl, readJsonl(jsonl).lines.slice(0, -1).join(''));
     const { kernel, ledger } = ledgerKernel(file, flows);

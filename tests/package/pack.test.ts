@@ -1,8 +1,12 @@
-// The package as a user gets it: `npm pack`, install the tarball into a scratch project (from the local npm cache
-// where it can; SDKs and grammars are optional peers and stay out), type-check a TypeScript consumer with
-// skipLibCheck false under moduleResolution node16 and bundler, then run it and the installed CLI.
+// The package as a user gets it, from their own folder (issue 37): `npm pack`, then install the tarball into a scratch
+// project the way docs/install.md says (its own allowScripts approving better-sqlite3 and nothing else,
+// --strict-allow-scripts so anything unreviewed fails the install, better-sqlite3 built from source: no prebuilt
+// download offline). The one slow end-to-end install of the suite (better-sqlite3 compiles, ~100 s); every case below
+// shares it. Then: type-check a TypeScript consumer with skipLibCheck false under moduleResolution node16 and bundler,
+// route a flow of one's own into a SQLite ledger from TypeScript and from Python (the client finding the project's
+// CLI), start and stop serve from both, and check that nothing is left running.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,13 +14,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/kernel-fixtures.js';
 
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const dir = mkdtempSync(path.join(tmpdir(), 'nk-pack-'));
-const consumer = path.join(dir, 'consumer');
+let dir: string;
+let consumer: string;
 let packed: { filename: string; files: { path: string }[] };
+let installOutput = '';
 
-function run(cmd: string, args: string[], cwd: string, timeout = 120_000) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, npm_config_update_notifier: 'false' } });
-  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}`, stdout: r.stdout ?? '' };
+function run(cmd: string, args: string[], cwd: string, timeout = 120_000, env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, npm_config_update_notifier: 'false', ...env } });
+  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}`, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** Running processes whose command line contains `text` (zombies left for an init that never reaps do not run). */
+function runningWith(text: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid)) {
+    try {
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ')[0];
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (state !== 'Z' && args.includes(text)) out.push(`${entry} ${args}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
 
 const CONSUMER_TS = `
@@ -53,19 +73,36 @@ const tsconfig = (module: string, moduleResolution: string) =>
   });
 
 beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'nk-pack-'));
+  consumer = path.join(dir, 'consumer');
+  // --ignore-scripts: prepack would rebuild dist/ (removing it first) under the other test files; `npm test` built it.
   const pack = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
   expect(pack.code, pack.out).toBe(0);
   packed = JSON.parse(pack.stdout)[0];
   mkdirSync(consumer);
   writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const install = run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', path.join(dir, packed.filename), '@types/node@20'], consumer, 180_000);
+  // The documented approval, before the install.
+  const approve = run('npm', ['pkg', 'set', 'allowScripts.better-sqlite3=true', '--json'], consumer);
+  expect(approve.code, approve.out).toBe(0);
+  const install = run(
+    'npm',
+    ['install', '--prefer-offline', '--strict-allow-scripts', '--no-audit', '--no-fund', path.join(dir, packed.filename), '@types/node@20'],
+    consumer,
+    900_000,
+    { npm_config_build_from_source: 'true' },
+  );
+  installOutput = install.out;
   expect(install.code, install.out).toBe(0);
   writeFileSync(path.join(consumer, 'main.ts'), CONSUMER_TS);
   writeFileSync(path.join(consumer, 'tsconfig.node16.json'), tsconfig('node16', 'node16'));
   writeFileSync(path.join(consumer, 'tsconfig.bundler.json'), tsconfig('esnext', 'bundler'));
-}, 240_000);
+  mkdirSync(path.join(consumer, 'flows'));
+  cpSync(path.join(ROOT, 'examples', 'first-flow', 'fixbug.yaml'), path.join(consumer, 'flows', 'fixbug.yaml'));
+}, 960_000);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the published package', () => {
   it('ships only what runs: no compiled tests, benchmarks, scripts or source maps; a LICENSE', () => {
@@ -153,5 +190,83 @@ describe('the published package', () => {
     expect(run(bin, ['--version'], consumer).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const v = run(bin, ['validate', 'node_modules/navkernel/charters', '--json'], consumer);
     expect(JSON.parse(v.stdout), v.out).toMatchObject({ ok: true, flows: 7 });
+  });
+
+  it('installs with only better-sqlite3 approved: nothing unreviewed, no build step of navkernel, no engine warning', () => {
+    expect(installOutput).not.toMatch(/not yet covered by allowScripts/);
+    expect(installOutput).not.toMatch(/EBADENGINE/);
+    const manifest = JSON.parse(readFileSync(path.join(consumer, 'node_modules', 'navkernel', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    // No script npm would count as navkernel's install script (prepare, for a tarball or path source).
+    expect(Object.keys(manifest.scripts).filter((k) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(k))).toEqual([]);
+    expect(existsSync(path.join(consumer, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+    const ls = run('npm', ['install-scripts', 'ls'], consumer);
+    expect(ls.out).toContain('No packages with unreviewed install scripts');
+  });
+
+  it('routes a flow of your own into a SQLite ledger from TypeScript, and starts and stops serve (startServe)', () => {
+    writeFileSync(
+      path.join(consumer, 'own.ts'),
+      `import { createKernel, loadFlows, openLedger, startServe } from 'navkernel';
+const ledger = openLedger('data/ledger.sqlite');
+const kernel = createKernel({ flows: await loadFlows('flows'), store: ledger });
+const steps: [string, string][] = [['reproduce', 'REPRODUCED'], ['implement', 'VERIFIED'], ['review', 'APPROVED'], ['done', 'DONE']];
+const decisions: string[] = [];
+for (const [step, status] of steps) decisions.push((await kernel.route({ run_id: 'own-ts', flow: 'fixbug', step_completed: step, status })).decision);
+await kernel.close();
+const serve = await startServe({ flows: 'flows', ledger: 'data/ledger.sqlite' });
+const run = (await (await fetch(serve.url + '/v1/runs/own-ts')).json()) as { run: { status: string; offroad: number } };
+await serve.close();
+console.log(JSON.stringify({ decisions, run: run.run.status, offroad: run.run.offroad, runBase: ledger.runBase, pid: serve.pid }));
+`,
+    );
+    writeFileSync(path.join(consumer, 'tsconfig.own.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true, skipLibCheck: false, types: ['node'], outDir: 'out-own' }, files: ['own.ts'] }));
+    const tsc = run(process.execPath, [TSC, '-p', 'tsconfig.own.json'], consumer);
+    expect(tsc.out).toBe('');
+    const r = run(process.execPath, ['out-own/own.js'], consumer);
+    expect(r.code, r.out).toBe(0);
+    const out = JSON.parse(r.stdout) as { decisions: string[]; run: string; offroad: number; runBase: string; pid: number };
+    expect(out).toMatchObject({ decisions: ['CONTINUE', 'CONTINUE', 'CONTINUE', 'TERMINATE'], run: 'terminated', offroad: 0, runBase: path.join(consumer, 'data', 'runs') });
+    expect(runningWith(path.join(consumer, 'data'))).toEqual([]);
+  });
+
+  it('routes from Python with the client finding the project\'s own CLI (no npx, no NAVKERNEL_BIN), serve stopped with its group', () => {
+    const script = `
+import json, sys
+from navkernel_client import Client, CoProcess, find_navkernel, start_serve
+cmd = find_navkernel()
+with CoProcess(cmd + ["route", "-q", "--flows", "flows", "--ledger", "py/ledger.sqlite"]) as co:
+    d = co.route({"run_id": "own-py", "flow": "fixbug", "step_completed": "reproduce", "status": "REPRODUCED"})
+with start_serve(flows="flows", ledger="py/ledger.sqlite") as serve, Client(serve.base_url) as http:
+    run = http.run("own-py")["run"]
+print(json.dumps({"cmd": cmd, "next": d["next_step_id"], "steps": run["steps"], "pid": serve.pid}))
+`;
+    const env = { PYTHONPATH: path.join(consumer, 'node_modules', 'navkernel', 'clients', 'python'), NAVKERNEL_BIN: '', PATH: path.dirname(process.execPath) + ':/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' };
+    const r = run('python3', ['-c', script], path.join(consumer), 120_000, env);
+    expect(r.code, r.out).toBe(0);
+    const out = JSON.parse(r.stdout) as { cmd: string[]; next: string; steps: number; pid: number };
+    expect(out).toMatchObject({ cmd: [path.join(consumer, 'node_modules', '.bin', 'navkernel')], next: 'implement', steps: 1 });
+    expect(runningWith(path.join('py', 'ledger.sqlite'))).toEqual([]);
+  });
+
+  it('the installed CLI says which ledger and flows it uses', () => {
+    const bin = path.join(consumer, 'node_modules', '.bin', 'navkernel');
+    const r = spawnSync(bin, ['route', '--flows', 'flows'], { cwd: consumer, encoding: 'utf8', input: JSON.stringify({ run_id: 'own-cli', flow: 'fixbug', step_completed: 'reproduce', status: 'REPRODUCED' }) + '\n' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`navkernel route: ledger ${path.join(consumer, 'runs', 'ledger.sqlite')} (run folders in ${path.join(consumer, 'runs')}); flows from ${path.join(consumer, 'flows')}: 1 flow(s) (fixbug)\n`);
+  });
+
+  it('a path install links the clone (nothing built, nothing installed into it) and routes a flow of your own', () => {
+    const linked = path.join(dir, 'linked');
+    mkdirSync(linked);
+    writeFileSync(path.join(linked, 'package.json'), JSON.stringify({ name: 'linked', private: true, type: 'module' }));
+    const install = run('npm', ['install', '--prefer-offline', '--strict-allow-scripts', '--no-audit', '--no-fund', ROOT], linked);
+    expect(install.code, install.out).toBe(0);
+    expect(install.out).not.toMatch(/not yet covered by allowScripts|EBADENGINE/);
+    cpSync(path.join(ROOT, 'examples', 'first-flow', 'fixbug.yaml'), path.join(linked, 'fixbug.yaml'));
+    const script = "import { createKernel, loadFlows, openLedger } from 'navkernel'; const k = createKernel({ flows: await loadFlows('fixbug.yaml'), store: openLedger('ledger.sqlite') }); const d = await k.route({ run_id: 'p1', flow: 'fixbug', step_completed: 'reproduce', status: 'REPRODUCED' }); await k.close(); console.log(d.next_step_id);";
+    const r = run(process.execPath, ['--input-type=module', '-e', script], linked);
+    expect(r.stdout.trim(), r.out).toBe('implement');
+    const cli = run(path.join(linked, 'node_modules', '.bin', 'navkernel'), ['runs', '--ledger', 'ledger.sqlite', '--json'], linked);
+    expect(JSON.parse(cli.stdout.trim())).toMatchObject({ run_id: 'p1', steps: 1 });
   });
 });

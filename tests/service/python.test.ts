@@ -44,7 +44,7 @@ describe('Python client (stdlib only) and example runner', () => {
     const r = python(['-c', 'import ast,sys; t=ast.parse(open(sys.argv[1]).read()); print(sorted({a.name.split(".")[0] for n in ast.walk(t) if isinstance(n,(ast.Import,ast.ImportFrom)) for a in (n.names if isinstance(n,ast.Import) else [type("x",(),{"name":n.module or ""})])}))', path.join(CLIENT_DIR, 'navkernel_client.py')]);
     expect(r.code, r.stderr).toBe(0);
     const mods = JSON.parse(r.stdout.replace(/'/g, '"')) as string[];
-    for (const m of mods) expect(['__future__', 'http', 'json', 'subprocess', 'threading', 'urllib', 'typing']).toContain(m);
+    for (const m of mods) expect(['__future__', 'atexit', 'http', 'json', 'os', 're', 'shlex', 'shutil', 'signal', 'subprocess', 'threading', 'time', 'urllib', 'typing']).toContain(m);
   });
 
   it('drives the build flow through serve: loops, then TERMINATE; the run is in the ledger', async () => {
@@ -52,7 +52,7 @@ describe('Python client (stdlib only) and example runner', () => {
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toMatch(/build-step-3\s+UNVERIFIED\s+-> LOOP\s+build-step-3\s+tier 2 microloop/);
     expect(r.stdout).toMatch(/-> TERMINATE/);
-    expect(r.stdout).toMatch(/run py-http: terminated, 7 routes, 3 off-road, loops at build-step-3: 2/);
+    expect(r.stdout).toMatch(/run py-http: terminated, 7 routes, 2 off-road, loops at build-step-3: 2/);
     const run = (await (await fetch(`${base}/v1/runs/py-http`, { headers: { authorization: 'Bearer py-token' } })).json()) as { decisions: { decision: { decision: string } }[] };
     expect(run.decisions.map((d) => d.decision.decision)).toEqual(['CONTINUE', 'CONTINUE', 'LOOP', 'LOOP', 'CONTINUE', 'CONTINUE', 'TERMINATE']);
     // Idempotent: running it again with the same request ids records nothing new.

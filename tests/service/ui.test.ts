@@ -11,6 +11,8 @@ import { ROOT } from '../support/kernel-fixtures.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 import { createPrincipalDirectory } from '../../src/service/index.js';
+import { createKernel, loadFlows } from '../../src/kernel/index.js';
+import { openLedger } from '../../src/ledger/index.js';
 import { GATE_RUN, routeAll, startServer, type TestServer } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -31,6 +33,10 @@ describe('the web UI in headless Chromium', () => {
     const file = path.join(dir, 'ledger.sqlite');
     const demo = runCli(['demo', '-q', '--ledger', file, '--run-prefix', 'demo']);
     expect(demo.code, demo.stderr).toBe(0);
+    // A run of a flow of one's own, which the server below does not load.
+    const own = createKernel({ flows: await loadFlows(path.join(ROOT, 'examples', 'first-flow')), store: openLedger(file) });
+    await own.route({ run_id: 'own-1', flow: 'fixbug', step_completed: 'reproduce', status: 'REPRODUCED' });
+    await own.close();
     s = await startServer({ file, clock: () => new Date() });
     await routeAll(s.base, GATE_RUN);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
@@ -83,26 +89,52 @@ describe('the web UI in headless Chromium', () => {
     await page.screenshot({ path: path.join(SHOTS, 'ui-run.png'), fullPage: false });
   });
 
-  it('resolves an open escalation through the form and shows it recorded; a move the graph forbids is refused', async () => {
+  it('resolves an open escalation through the form, choosing among the legal targets, and shows it recorded; once the run ends the step is drawn resolved', async () => {
     await page.goto(`${s.base}/#/runs/gate-1`);
     await page.waitForSelector('main[data-ready="run"]');
     expect(await page.locator('.diagram[data-flow="gate"] g.node.escalated').count()).toBe(1);
     expect(await page.locator('#timeline > li').last().getAttribute('class')).toBe('t5');
     const form = page.locator('.escalation form.resolve');
     await page.screenshot({ path: path.join(SHOTS, 'ui-escalation.png'), fullPage: false });
+    // The next step is chosen among the legal targets of the decision, from the run's flow (issue 37.7).
+    const next = form.locator('select[name="next"]');
+    const gateSteps = ['gate-receipts', 'gate-contracts', 'gate-security', 'gate-decide', 'gate-bounce', 'gate-done'];
     await form.locator('select[name="decision"]').selectOption('CONTINUE');
-    await form.locator('input[name="next"]').fill('deploy-done');
+    expect((await next.locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).sort()).toEqual([...gateSteps].sort());
+    await form.locator('select[name="decision"]').selectOption('TERMINATE');
+    expect(await next.isDisabled()).toBe(true);
+    await form.locator('select[name="decision"]').selectOption('LOOP');
+    expect(await next.locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual(['gate-decide']);
+    await form.locator('select[name="decision"]').selectOption('CONTINUE');
+    await next.selectOption('gate-done');
     await form.locator('input[name="by"]').fill('ana');
     await form.locator('textarea[name="reason"]').fill('evidence checked by hand');
-    await form.locator('button[type="submit"]').click();
-    await page.waitForSelector('.escalation [role="alert"]:has-text("INVALID_RESOLUTION")');
-    expect(await page.locator('.escalation [role="alert"]').textContent()).toMatch(/deploy-done is not in flow gate/);
-    await form.locator('input[name="next"]').fill('gate-done');
     await form.locator('button[type="submit"]').click();
     await page.waitForSelector('.escalation.resolved');
     expect(await page.locator('.escalation.resolved .resolution').textContent()).toMatch(/Resolved by ana .*CONTINUE → gate-done — evidence checked by hand/);
     const e = (await (await fetch(`${s.base}/v1/runs/gate-1`)).json()) as { escalations: { status: string; resolution: { by: string } }[] };
     expect(e.escalations[0]).toMatchObject({ status: 'resolved', resolution: { by: 'ana' } });
+    // The run goes on where the person said and ends: the escalated step is drawn resolved, not red, and the move
+    // the person chose is a taken edge (issue 37.7).
+    await routeAll(s.base, [{ run_id: 'gate-1', flow: 'gate', step_completed: 'gate-done', status: 'DONE' }]);
+    await page.goto(`${s.base}/#/`);
+    await page.goto(`${s.base}/#/runs/gate-1`);
+    await page.waitForSelector('main[data-ready="run"]');
+    expect(await page.locator('#run-status').textContent()).toBe('terminated');
+    expect(await page.locator('.diagram[data-flow="gate"] g.node.escalated').count()).toBe(0);
+    expect(await page.locator('.diagram[data-flow="gate"] g.node.resolved').count()).toBe(1);
+    // gate-decide (s3) -> gate-done (s5): the MERGE branch the person's CONTINUE took, drawn as taken.
+    const styles = await page.locator('.diagram[data-flow="gate"] svg path').evaluateAll((ps) => ps.filter((p) => /(^|-)L_s3_s5_\d+$/.test(p.id)).map((p) => p.getAttribute('style') ?? ''));
+    expect(styles.length).toBe(1);
+    expect(styles[0]).toMatch(/stroke:\s*#d9480f/);
+  });
+
+  it('a run of a flow serve does not load says how to draw it (--flows)', async () => {
+    await page.goto(`${s.base}/#/runs/own-1`);
+    await page.waitForSelector('main[data-ready="run"]');
+    const note = page.locator('.diagram[data-flow="fixbug"] .not-served');
+    expect(await note.textContent()).toBe('(not among the served flows: start navkernel serve --flows DIR with the folder that defines flow fixbug to draw it)');
+    expect(await note.locator('code').count()).toBe(1);
   });
 
   it('draws every sample flow: Mermaid parses the text of `navkernel diagram`', async () => {
@@ -129,7 +161,7 @@ describe('the web UI in headless Chromium', () => {
     await offline.goto(`file://${out}`);
     await offline.waitForSelector('main[data-ready="run"]');
     expect(await offline.locator('.diagram[data-flow="gate"] svg').count()).toBe(1);
-    expect(await offline.locator('#timeline > li').count()).toBe(4);
+    expect(await offline.locator('#timeline > li').count()).toBe(5);
     expect(await offline.locator('.escalation.resolved').count()).toBe(1);
     expect(requests.filter((u) => !u.startsWith('file://') && !u.startsWith('data:'))).toEqual([]);
     await offline.close();
@@ -141,9 +173,24 @@ describe('the web UI in headless Chromium', () => {
     try {
       await tab.goto(`${t.base}/`);
       await tab.waitForSelector('form.token input[name="token"]');
+      // Commands are code, not text between literal backticks; the page says how to look without a session.
+      const signIn = tab.locator('form.token');
+      expect(await signIn.textContent()).not.toContain('`');
+      expect(await signIn.locator('code').allTextContents()).toEqual(expect.arrayContaining(['navkernel token new', '--token']));
+      expect(await signIn.locator('#without-browser').textContent()).toContain('extraHTTPHeaders');
       await tab.fill('form.token input[name="token"]', 'ui-token');
       await tab.click('form.token button');
       await tab.waitForSelector('table#runs tbody tr[data-run="gate-1"]');
+      // The documented recipe for a script or a screenshot: the token as a header, no sign-in, no session.
+      const headless = await browser.newContext({ viewport: { width: 1400, height: 1000 }, extraHTTPHeaders: { authorization: 'Bearer ui-token' } });
+      try {
+        const shot = await headless.newPage();
+        await shot.goto(`${t.base}/#/ledger`);
+        await shot.waitForSelector('main[data-ready="ledger"]');
+        expect(await shot.locator('form.token').count()).toBe(0);
+      } finally {
+        await headless.close();
+      }
     } finally {
       await tab.close();
       await t.close();
@@ -222,6 +269,13 @@ describe('the web UI in headless Chromium', () => {
     await page.waitForSelector('main[data-ready="ledger"]');
     expect(await page.locator('#by-rule tbody tr').count()).toBeGreaterThan(5);
     expect(await page.locator('#cost-chart canvas').count()).toBeGreaterThan(0);
+    // The title and the legend say the same bucket; the legend names series, with no "--" for values (issue 37.7).
+    const title = (await page.locator('#cost-title').textContent())!;
+    const per = /\((USD per [^)]+)\)/.exec(title)![1]!;
+    const legend = (await page.locator('#cost-chart .u-legend').textContent())!;
+    expect(legend).toContain(per);
+    expect(legend).not.toContain('--');
+    expect(legend).not.toMatch(/per bucket/);
     await page.screenshot({ path: path.join(SHOTS, 'ui-ledger.png'), fullPage: false });
   });
 });

@@ -41,4 +41,29 @@ describe('temp directory hygiene', () => {
     expect(out).toMatch(/1 failed \| 1 passed/);
     expect(readdirSync(outerTmp)).toEqual([]); // the run's directory is gone, the leaked folder with it
   });
+
+  it('waits for the processes a test left running before it looks: what they write is counted, whatever the machine speed', () => {
+    const dir = tempDir('nk-hygiene-late-');
+    const outerTmp = path.join(dir, 'tmp');
+    mkdirSync(outerTmp);
+    // The test starts a child that writes into the temp directory a moment later and does not wait for it: listing at
+    // once would race it (pass on a fast machine, or see a half-written folder on a slow one).
+    writeFileSync(
+      path.join(dir, 'late.test.ts'),
+      `import { spawn } from 'node:child_process';\nimport { tmpdir } from 'node:os';\nimport path from 'node:path';\ntest('t', () => {\n  spawn('sh', ['-c', 'sleep 1; mkdir "$0"', path.join(tmpdir(), 'nk-late')], { stdio: 'ignore' });\n});\n`,
+    );
+    const support = path.join(ROOT, 'tests', 'support');
+    writeFileSync(
+      path.join(dir, 'vitest.config.mjs'),
+      `export default { test: { globals: true, include: ['*.test.ts'], pool: 'forks', globalSetup: [${JSON.stringify(path.join(support, 'temp-dir-global-setup.ts'))}], setupFiles: [${JSON.stringify(path.join(support, 'temp-dir-per-file.ts'))}] } };\n`,
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: outerTmp, TMP: outerTmp, TEMP: outerTmp, NO_COLOR: '1' };
+    delete env.NAVKERNEL_TEST_RUN_DIR;
+    delete env.VITEST;
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir, '--config', path.join(dir, 'vitest.config.mjs')], { cwd: dir, env, encoding: 'utf8' });
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/this test file left 1 entry in the temp directory .*: nk-late/);
+    expect(r.status, out).toBe(1);
+    expect(readdirSync(outerTmp)).toEqual([]);
+  });
 });

@@ -67,6 +67,10 @@ function printWhy(r: WhyReport): void {
   out.push(...alignColumns(r.entries.map((e) => { const c = cells(e); c[c.length - 1] += `  [${e.touched_as.join(', ')}]`; return c; }), { indent: '  ' }));
   // What "seen N times" counted: the routes of the step that carried the signature.
   for (const e of r.entries) if (e.sightings) out.push(`  #${e.seq} ${e.signature ?? 'signature'}: seen at ${e.sightings.map((s) => `#${s}`).join(', ')}`);
+  // The tags say how each decision touched the step; only the ones shown are explained.
+  const TAGS: Record<string, string> = { completed: 'the step finished here', next: 'routed to the step', detour_target: 'detoured to the step', return_to: 'came back to the step after a detour' };
+  const shown = [...new Set(r.entries.flatMap((e) => e.touched_as))];
+  if (shown.length) out.push(`  (${shown.map((t) => `[${t}]: ${TAGS[t] ?? t}`).join('; ')})`);
   for (const e of r.escalations) {
     out.push(`  escalation ${inLine(e.escalation_id)} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${inLine(e.resolution.by)}: ${inLine(e.resolution.reason)}` : ''}`);
   }

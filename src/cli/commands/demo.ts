@@ -38,18 +38,25 @@ function printStep({ request, decision }: SimulatedStep, widths: DemoWidths): vo
   process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(widths.where)} ${request.status.padEnd(11)} ${describe(decision, widths.target)}\n`);
 }
 
-function printSummary(s: SimulationSummary): void {
+function printSummary(s: SimulationSummary, arbiter: string): void {
   const pct = (n: number) => `${((100 * n) / s.routes).toFixed(1)}%`;
   const lines = [
     '',
     pc.bold(`Summary (${s.scenario} scenario): ${s.routes} decisions in ${s.elapsedMs.toFixed(0)} ms`),
-    ...([1, 2, 3, 4, 5] as const).map((t) => `  tier ${t} ${['fast-path', 'deterministic', 'arbiter (LLM)', 'envelope', 'escalation'][t - 1]!.padEnd(16)} ${String(s.byTier[t]).padStart(5)}  ${pct(s.byTier[t])}`),
-    `  off-road (anything but CONTINUE) ${s.offRoad} (${pct(s.offRoad)}), escalations ${s.escalations}, tiers 1-2 ${pct(s.byTier[1] + s.byTier[2])}`,
+    ...([1, 2, 3, 4, 5] as const).map((t) => `  tier ${t} ${['fast-path', 'deterministic', 'the arbiter', 'envelope', 'escalation'][t - 1]!.padEnd(16)} ${String(s.byTier[t]).padStart(5)}  ${pct(s.byTier[t])}`),
+    `  off-road (anything but CONTINUE, bar a run's normal end) ${s.offRoad} (${pct(s.offRoad)}), escalations ${s.escalations}, tiers 1-2 ${pct(s.byTier[1] + s.byTier[2])}`,
     `  decisions: ${Object.entries(s.byDecision).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  rules:     ${Object.entries(s.byRule).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    `  tier-3 (LLM) cost: $${s.llmCostUsd.toFixed(4)}`,
+    `  tier 3, the arbiter: ${arbiter}, $${s.llmCostUsd.toFixed(4)}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** How the summary names tier 3's model: the demo's own is scripted (recorded answers, no call, no key). */
+function arbiterWords(llm: string | undefined): string {
+  if (!llm) return 'none (--no-llm)';
+  if (llm.startsWith('scripted:')) return 'a scripted model (recorded answers, no model called), priced as if it were Claude Haiku';
+  return llm;
 }
 
 /** `navkernel demo`: routes a simulated run of the sample SDLC flows and prints each decision and a summary. */
@@ -97,14 +104,15 @@ export function registerDemoCommand(program: Command): void {
         });
         return;
       }
-      printSummary(summary);
+      printSummary(summary, arbiterWords(opts.llm));
       const first = summary.runIds[0] ?? '';
       const runs = summary.runIds.length > 1 ? `${first} … ${summary.runIds.at(-1)}` : first;
       const where = ledger
-        ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; off-road decisions in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
+        ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; every decision but CONTINUE also in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
         : 'nothing recorded (--no-ledger)';
       process.stdout.write(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
-      if (ledger) process.stdout.write(`next: navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
+      // npx: in a clone navkernel is not on PATH; npx finds the package's own bin there and in a project that installed it.
+      if (ledger) process.stdout.write(`next: npx navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
     } finally {
       await kernel.close();
     }

@@ -14,6 +14,7 @@ interface RouteCliOptions extends RoutingCliOptions {
   redactPattern?: string[];
   redact?: boolean;
   reportsRoot?: string;
+  quiet?: boolean;
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
@@ -37,6 +38,7 @@ export function registerRouteCommand(program: Command): void {
     .option('--redact-pattern <regex>', 'an extra secret shape to redact (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--no-redact', 'do not redact secrets from requests (they are then stored and may be sent to a model)')
     .option('--reports-root <dir>', 'read the report files a request names in `reports` (under this folder only) into its forensics')
+    .option('-q, --quiet', 'do not print the start-up line (which ledger and flows) on stderr')
     .addHelpText(
       'after',
       '\nExample:\n  echo \'{"run_id":"r1","flow":"build","step_completed":"build-step-1","status":"VERIFIED"}\' | navkernel route --flows charters\n\n' +
@@ -56,7 +58,7 @@ export function registerRouteCommand(program: Command): void {
     const kernel = await openRoutingKernel(opts, {
       limits: { ...(maxDepth ? { maxDepth } : {}), ...(maxBytes ? { maxBytes } : {}) },
       redact: opts.redact === false ? false : { patterns },
-    });
+    }, opts.quiet ? undefined : 'route');
     // SIGTERM / SIGINT: stop reading, answer what was read (its routes commit), close the ledger, exit 143 / 130.
     const stop = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;

@@ -2,7 +2,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
-import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
@@ -15,6 +15,7 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   maxBodyBytes?: string;
   requestTimeoutMs: string;
   reportsRoot?: string;
+  quiet?: boolean;
 }
 
 function whole(flag: string, v: string, min: number, max: number): number {
@@ -36,13 +37,16 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
+    .option('-q, --quiet', 'do not print the start-up line (which ledger and flows) on stderr; the "listening on" line stays')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const principals = opts.tokens !== undefined ? createPrincipalDirectory({ tokensFile: opts.tokens }) : undefined;
-    const ledger = serviceLedger(openCliLedger(opts, { create: true }));
+    const opened = openCliLedger(opts, { create: true });
+    if (!opts.quiet) process.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
+    const ledger = serviceLedger(opened);
     const service = createService({
       flows,
       ledger,

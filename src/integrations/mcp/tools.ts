@@ -181,7 +181,11 @@ export function toolDefs(allowResolve: boolean): ToolDef[] {
       published('why-report'),
       READ,
       async (a, ctx) => {
-        const r = await whyStep(ctx.ledger, a.run_id, a.step);
+        const r = await whyStep(ctx.ledger, a.run_id, a.step, ctx.kernel.flows);
+        if (r.unknown_step) {
+          const near = r.unknown_step.did_you_mean;
+          throw new NavkernelError('UNKNOWN_STEP', `step ${JSON.stringify(a.step)} does not exist in the flows of run ${a.run_id}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (steps: ${r.unknown_step.steps.join(', ')})`);
+        }
         if (r.entries.length === 0 && r.escalations.length === 0) throw new NavkernelError('UNKNOWN_STEP', `no decision of run ${a.run_id} touched step ${JSON.stringify(a.step)}`);
         return r;
       },

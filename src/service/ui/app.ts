@@ -6,6 +6,8 @@ import type { Escalation, RunSummary } from '../../contracts/ledger.js';
 import type { EscalationsInbox, FlowsList, LedgerStats, Problem, RecordedDecision, RunDetail, RunsPage, WhoAmI } from '../../contracts/service-api.js';
 import { flowDiagram, runOverlay } from '../diagram.js';
 import { followEvents, type LiveEvent } from './live.js';
+import { isOffroad } from '../../contracts/decision-kinds.js';
+import { bucketWords, timeLabels, withEmptyBuckets } from './chart-points.js';
 
 interface ReportData {
   run: RunDetail;
@@ -75,7 +77,14 @@ function askToken(): void {
   app.innerHTML = '';
   const message = el('p', { class: 'error', role: 'alert' });
   const box = el('form', { class: 'token' }, [
-    el('p', {}, ['Sign in with your bearer token (from `navkernel token new`, or the --token the server was started with). It is kept in this tab only, never in a URL.']),
+    el('p', {}, ['Sign in with your bearer token (from ', el('code', {}, ['navkernel token new']), ', or the ', el('code', {}, ['--token']), ' the server was started with). It is kept in this tab only, never in a URL.']),
+    el('p', { class: 'muted', id: 'without-browser' }, [
+      'Looking without a browser session (a script, a screenshot)? Send the token as a header on every request, e.g. Playwright\'s ',
+      el('code', {}, ['extraHTTPHeaders: { authorization: "Bearer TOKEN" }']),
+      ', or read the API itself: ',
+      el('code', {}, ['curl -H "authorization: Bearer TOKEN" /v1/runs']),
+      '. A loopback server started without a token needs no sign-in (docs/service.md, "Looking without a browser").',
+    ]),
     el('input', { type: 'password', name: 'token', placeholder: 'token', autocomplete: 'off' }),
     el('button', { type: 'submit' }, ['Sign in']),
     message,
@@ -175,7 +184,7 @@ async function runsPage(params: URLSearchParams): Promise<void> {
 
 let diagramCounter = 0;
 
-async function drawFlows(container: HTMLElement, flows: FlowsList, decisions: RecordedDecision[]): Promise<void> {
+async function drawFlows(container: HTMLElement, flows: FlowsList, decisions: RecordedDecision[], escalations: Escalation[]): Promise<void> {
   const order: string[] = [];
   for (const d of decisions) if (!order.includes(d.flow)) order.push(d.flow);
   if (typeof mermaid === 'undefined') {
@@ -188,10 +197,10 @@ async function drawFlows(container: HTMLElement, flows: FlowsList, decisions: Re
     const box = el('div', { class: 'diagram', 'data-flow': id }, [el('h3', {}, [`flow ${id}`])]);
     container.append(box);
     if (!flow) {
-      box.append(el('p', { class: 'muted' }, ['(not among the served flows)']));
+      box.append(el('p', { class: 'muted not-served' }, ['(not among the served flows: start ', el('code', {}, [`navkernel serve --flows DIR`]), ` with the folder that defines flow ${id} to draw it)`]));
       continue;
     }
-    const { text } = flowDiagram(flow, runOverlay(id, decisions));
+    const { text } = flowDiagram(flow, runOverlay(id, decisions, escalations));
     try {
       const { svg } = await mermaid.render(`nkd${++diagramCounter}`, text);
       const holder = el('div', { class: 'svg' });
@@ -255,6 +264,32 @@ function timelineItem(d: RecordedDecision): HTMLElement {
 
 const RESOLVE_DECISIONS = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_FLOW', 'TERMINATE'];
 
+type FlowDef = FlowsList['flows'][number];
+
+/** What `resolve` accepts as the next step or flow of each decision at `stepId` (src/runs/resolve.ts). */
+function legalTargets(flow: FlowDef | undefined, stepId: string, decision: string): { value: string; label: string }[] {
+  if (!flow) return [];
+  const step = flow.steps.find((s) => s.id === stepId);
+  const steps = flow.steps.map((s) => s.id);
+  switch (decision) {
+    case 'CONTINUE': {
+      // The step's own next first: what "continue" means when nothing is chosen.
+      const own = step?.next;
+      return [...(own ? [own] : []), ...steps.filter((s) => s !== own)].map((s) => ({ value: s, label: s === own ? `${s} (its next step)` : s }));
+    }
+    case 'DETOUR':
+      return steps.map((s) => ({ value: s, label: s }));
+    case 'LOOP': {
+      const to = step ? (step.loop?.to ?? step.id) : undefined;
+      return to ? [{ value: to, label: `${to} (the loop's target)` }] : [];
+    }
+    case 'INJECT_FLOW':
+      return (flow.inject_flows ?? []).map((f) => ({ value: f, label: `flow ${f}` }));
+    default:
+      return [];
+  }
+}
+
 function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void) | undefined): HTMLElement {
   const head = el('div', {}, [el('b', {}, [`Escalation ${e.escalation_id}`]), ` at #${e.seq} ${e.flow}/${e.step}: ${e.reason}`]);
   if (e.resolution) {
@@ -272,13 +307,22 @@ function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void)
   }
   const flow = flows.flows.find((f) => f.flow === e.flow);
   const listId = `steps-${e.escalation_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-  const options = [...(flow?.steps.map((s) => s.id) ?? []), ...(flow?.inject_flows ?? [])];
+  const decision = el('select', { id: `${listId}-d`, name: 'decision' }, RESOLVE_DECISIONS.map((d) => el('option', { value: d }, [d]))) as HTMLSelectElement;
+  const next = el('select', { id: `${listId}-n`, name: 'next' }) as HTMLSelectElement;
+  // The legal targets of each decision, from the run's flow (the server checks them again).
+  const fillNext = () => {
+    const targets = legalTargets(flow, e.step, decision.value);
+    next.replaceChildren(...targets.map((t) => el('option', { value: t.value }, [t.label])));
+    next.disabled = targets.length === 0;
+    if (targets.length === 0) next.append(el('option', { value: '' }, [decision.value === 'TERMINATE' ? '(none: the run ends)' : '(none in this flow)']));
+  };
+  decision.addEventListener('change', fillNext);
+  fillNext();
   const form = el('form', { class: 'resolve' }, [
     el('label', { for: `${listId}-d` }, ['Decision']),
-    el('select', { id: `${listId}-d`, name: 'decision' }, RESOLVE_DECISIONS.map((d) => el('option', { value: d }, [d]))),
+    decision,
     el('label', { for: `${listId}-n` }, ['Next step / flow']),
-    el('input', { id: `${listId}-n`, name: 'next', list: listId, placeholder: 'step id (CONTINUE, DETOUR, LOOP) or flow (INJECT_FLOW)' }),
-    el('datalist', { id: listId }, options.map((o) => el('option', { value: o }))),
+    next,
     // A signed-in principal is the author (the server records it); otherwise the resolver names themselves.
     ...(me.authenticated
       ? [el('span', { class: 'muted' }, ['By']), el('span', { class: 'resolving-as' }, [`${me.principal} (signed in)`])]
@@ -290,12 +334,12 @@ function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void)
   const message = el('div', { class: 'error', role: 'alert' });
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    const v = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
+    const v = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | HTMLSelectElement).value;
     message.textContent = '';
     try {
       await api<Escalation>(`/escalations/${encodeURIComponent(e.escalation_id)}/resolve`, {
         method: 'POST',
-        body: { decision: v('decision'), ...(me.authenticated ? {} : { by: v('by') }), reason: v('reason'), ...(v('next').trim() ? { next: v('next').trim() } : {}) },
+        body: { decision: v('decision'), ...(me.authenticated ? {} : { by: v('by') }), reason: v('reason'), ...(!next.disabled && v('next') ? { next: v('next') } : {}) },
       });
       onResolved();
     } catch (err) {
@@ -326,17 +370,17 @@ async function renderRun(detail: RunDetail, flows: FlowsList, reload: (() => voi
   app.append(escalations);
   const left = el('section', { id: 'flows' }, [
     el('h2', {}, ['Path through the flows']),
-    el('div', { class: 'legend' }, [el('span', {}, ['orange: steps and edges the run took; ✔ n×: times completed; loops per step']), el('span', {}, ['yellow: where it is now; red: escalated'])]),
+    el('div', { class: 'legend' }, [el('span', {}, ['orange: steps and edges the run took; ✔ n×: times completed; loops per step']), el('span', {}, ['yellow: where it is now; red: escalated, open; green dashed: escalated, resolved by a person'])]),
   ]);
   const right = el('section', {}, [
     el('h2', { id: 'decisions-count' }, [`Decisions (${detail.decisions.length}${detail.next_after !== null ? '+' : ''})`]),
-    el('div', { class: 'legend' }, [1, 2, 3, 4, 5].map((t) => el('span', {}, [el('span', { class: `tier tier-${t}` }, [`tier ${t}`]), ' ', ['fast path', 'deterministic', 'arbiter (LLM)', 'envelope', 'escalate'][t - 1]!]))),
+    el('div', { class: 'legend' }, [1, 2, 3, 4, 5].map((t) => el('span', {}, [el('span', { class: `tier tier-${t}` }, [`tier ${t}`]), ' ', ['fast path', 'deterministic', 'the arbiter (a model)', 'envelope', 'escalate'][t - 1]!]))),
     timeline(detail.decisions),
   ]);
   const diagrams = el('div', { id: 'diagrams' });
   left.append(diagrams);
   app.append(el('div', { class: 'layout' }, [left, right]));
-  await drawFlows(diagrams, flows, detail.decisions);
+  await drawFlows(diagrams, flows, detail.decisions, detail.escalations);
   app.dataset.ready = 'run';
 }
 
@@ -369,7 +413,7 @@ function applyToRun(e: LiveEvent, detail: RunDetail, flows: FlowsList, reload: (
     detail.decisions.push(d);
     document.getElementById('timeline')?.append(timelineItem(d));
     r.steps = d.seq;
-    r.offroad += d.decision.decision === 'CONTINUE' ? 0 : 1;
+    r.offroad += isOffroad(d.decision) ? 1 : 0;
     r.llm_calls += d.llm_calls.length;
     r.cost_usd += d.cost_usd;
     text('sum-steps', String(r.steps));
@@ -378,7 +422,7 @@ function applyToRun(e: LiveEvent, detail: RunDetail, flows: FlowsList, reload: (
     text('sum-cost', usd(r.cost_usd));
     text('decisions-count', `Decisions (${detail.decisions.length})`);
     if (d.decision.decision === 'TERMINATE') status('terminated');
-    scheduleRedraw(flows, detail.decisions);
+    scheduleRedraw(flows, detail);
   } else if (e.type === 'escalation' || e.type === 'resolution') {
     const x = e.data as Escalation;
     const section = document.getElementById('escalations');
@@ -392,12 +436,13 @@ function applyToRun(e: LiveEvent, detail: RunDetail, flows: FlowsList, reload: (
     text('sum-open', String(r.open_escalations));
     if (e.type === 'escalation') status('escalated');
     else if (r.open_escalations === 0) status(x.resolution?.decision === 'TERMINATE' ? 'terminated' : 'active');
+    scheduleRedraw(flows, detail);
   }
 }
 
 let redraw: ReturnType<typeof setTimeout> | undefined;
 /** Redraws the path through the flows once a burst of decisions has arrived. */
-function scheduleRedraw(flows: FlowsList, decisions: RecordedDecision[]): void {
+function scheduleRedraw(flows: FlowsList, detail: RunDetail): void {
   clearTimeout(redraw);
   const page = generation;
   redraw = setTimeout(() => {
@@ -405,7 +450,7 @@ function scheduleRedraw(flows: FlowsList, decisions: RecordedDecision[]): void {
     const diagrams = document.getElementById('diagrams');
     if (!diagrams) return;
     const fresh = el('div', { id: 'diagrams' });
-    void drawFlows(fresh, flows, decisions).then(() => diagrams.replaceWith(fresh));
+    void drawFlows(fresh, flows, detail.decisions, detail.escalations).then(() => diagrams.replaceWith(fresh));
   }, 150);
 }
 
@@ -455,23 +500,33 @@ async function ledgerPage(): Promise<void> {
       el('div', {}, [el('b', {}, [usd(totalUsd)]), 'LLM cost']),
       ...s.by_tier.map((t) => el('div', {}, [el('b', {}, [`${((100 * t.count) / Math.max(1, s.routes)).toFixed(1)}%`]), el('span', { class: `tier tier-${t.tier}` }, [`tier ${t.tier}`])])),
     ]),
-    el('h2', {}, [`Cost over time (USD per ${({ 1: 'second', 10: '10 seconds', 60: 'minute', 300: '5 minutes', 3600: 'hour', 86400: 'day' } as Record<number, string>)[s.bucket_seconds] ?? `${s.bucket_seconds} s`})`]),
+    el('h2', { id: 'cost-title' }, [`Cost over time (USD per ${bucketWords(s.bucket_seconds)})`]),
   );
   const chart = el('div', { class: 'chart', id: 'cost-chart' });
   app.append(chart);
-  const xs = s.cost_over_time.map((b) => Date.parse(b.bucket) / 1000);
-  let cum = 0;
-  const cumulative = s.cost_over_time.map((b) => (cum += b.usd));
-  if (xs.length) {
+  const points = withEmptyBuckets(s.cost_over_time, s.bucket_seconds);
+  if (points.length) {
+    const per = `USD per ${bucketWords(s.bucket_seconds)}`;
+    const first = points[0]!.t;
+    const last = points[points.length - 1]!.t;
+    const width = Math.min(900, app.clientWidth - 20);
     new uPlot(
       {
-        width: Math.min(900, app.clientWidth - 20),
+        width,
         height: 240,
-        series: [{}, { label: 'USD per bucket', stroke: '#9c36b5', width: 2, points: { show: true } }, { label: 'USD cumulative', stroke: '#d9480f', dash: [6, 4] }, { label: 'routes', stroke: '#1971c2', scale: 'routes' }],
-        axes: [{}, { label: 'USD', values: (_u: uPlot, v: number[]) => v.map((x) => `$${x.toFixed(4)}`), size: 70 }, { scale: 'routes', side: 1, label: 'routes', grid: { show: false } }],
-        scales: { x: { time: true, range: (_u: uPlot, min: number, max: number) => (min === max ? [min - s.bucket_seconds * 5, max + s.bucket_seconds * 5] : [min, max]) } },
+        // The legend names the series (no values under a cursor nobody moves: it read "--").
+        legend: { live: false },
+        series: [{ label: 'time (UTC)' }, { label: per, stroke: '#9c36b5', width: 2, points: { show: true } }, { label: 'USD cumulative', stroke: '#d9480f', dash: [6, 4] }, { label: 'routes', stroke: '#1971c2', scale: 'routes' }],
+        axes: [
+          // At least 110 px between time labels, so they never overlap.
+          { space: 110, values: (_u: uPlot, ticks: number[]) => timeLabels(ticks) },
+          { label: 'USD', values: (_u: uPlot, v: number[]) => v.map((x) => `$${x.toFixed(4)}`), size: 70 },
+          { scale: 'routes', side: 1, label: 'routes', grid: { show: false } },
+        ],
+        // From the data: one bucket alone gets five buckets of room on each side (uPlot's own guess spanned years).
+        scales: { y: { range: (_u: uPlot, _min: number, max: number): [number, number] => [0, Math.max(max, 0.0001) * 1.1] }, x: { time: true, range: (): [number, number] => (first === last ? [first - s.bucket_seconds * 5, last + s.bucket_seconds * 5] : [first, last]) } },
       },
-      [xs, s.cost_over_time.map((b) => b.usd), cumulative, s.cost_over_time.map((b) => b.routes)],
+      [points.map((p) => p.t), points.map((p) => p.usd), points.map((p) => p.cumulative), points.map((p) => p.routes)],
       chart,
     );
   } else chart.append(el('p', { class: 'muted' }, ['No routes yet.']));
