@@ -118,7 +118,8 @@ const TOKEN_STORE_MAX = 100_000;
 /** Derived values kept at most (one reference graph per state of the repository ranked). */
 const DERIVED_MAX = 8;
 
-const open = new Map<string, TextIndex>();
+/** The text indexes this process has open, by database file, with the test of whether one holds a list of files as it stands. */
+const open = new Map<string, { ti: TextIndex; holds(files: readonly IndexedFile[]): boolean }>();
 
 /** Opens the database of a text index, its tables made (anew when missing or of another version). */
 function openDb(origin: string): Database.Database {
@@ -236,8 +237,14 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   let seeded: string | undefined;
   if (dbFile) {
     const prev = open.get(dbFile);
+    // The index this process has open already holds exactly these files (and no other connection wrote it since):
+    // it is reused as it is, with what it learned of its terms, instead of being opened and read again.
+    if (prev && !feed?.live && prev.holds(index.files)) {
+      prev.ti.stats = { lexed: 0, removed: 0, files: index.files.length };
+      return prev.ti;
+    }
     if (prev) {
-      prev.close();
+      prev.ti.close();
       open.delete(dbFile);
     }
     mkdirSync(path.dirname(dbFile), { recursive: true });
@@ -366,11 +373,21 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     },
     close() {
       if (db.open) db.close();
-      if (dbFile && open.get(dbFile) === ti) open.delete(dbFile);
+      if (dbFile && open.get(dbFile)?.ti === ti) open.delete(dbFile);
     },
   };
   if (dbFile) {
-    open.set(dbFile, ti);
+    // data_version changes when another connection commits to the database (our own writes leave it).
+    const version = () => db.pragma('data_version', { simple: true }) as number;
+    const synced = version();
+    open.set(dbFile, {
+      ti,
+      holds: (files) => {
+        if (!db.open || files.length !== rows.size || version() !== synced) return false;
+        for (const f of files) if (rows.get(f.path)?.hash !== f.hash) return false;
+        return true;
+      },
+    });
     if (stats.lexed || stats.removed) pruneCaches(path.dirname(dbFile), 'text-', '.sqlite');
   }
   return ti;

@@ -7,7 +7,7 @@ import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput,
 import { type FileLanguage, isCodeLanguage, languageOf } from './languages.js';
 import type { Outline } from './outline.js';
 import { OUTLINE_VERSION } from './queries.js';
-import { scanRepo, type ScanOptions, type SkippedFile } from './scan.js';
+import { type ScannedFile, scanRepo, type ScanOptions, type SkippedFile } from './scan.js';
 
 export { NOT_PARSED, countLines };
 
@@ -183,6 +183,24 @@ function remember(file: string, cache: CacheFile, id = fileId(file)): void {
   if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
 }
 
+/**
+ * The last index this process built of a repository with a cache file, by cache file: a long-lived process asked
+ * again about an unchanged repository (every scanned path, size and mtime as then, and the cache file the one then
+ * written or read) returns the same file records without rebuilding them — the same `files` array, so what callers
+ * derive from it can be kept by it (a WeakMap) — and counts as the warm run it stands for.
+ */
+const lastIndex = new Map<string, { cacheId: string; scan: readonly ScannedFile[]; optionsKey: string; index: RepoIndex }>();
+
+function sameScan(a: readonly ScannedFile[], b: readonly ScannedFile[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.path !== y.path || x.size !== y.size || x.mtimeMs !== y.mtimeMs) return false;
+  }
+  return true;
+}
+
 function loadCache(file: string): CacheFile {
   // The identity is taken before the read: a file replaced meanwhile is read again next time.
   const id = fileId(file);
@@ -232,6 +250,14 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const cfile = cacheDir && preRoot ? cachePath(cacheDir, preRoot) : undefined;
   const cache: CacheFile = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
   const scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}) });
+  // What else decides the records: which files are parsed and how (the scan options decided the scan itself).
+  const optionsKey = JSON.stringify([options.extras ?? null]);
+  const last = cfile ? lastIndex.get(cfile) : undefined;
+  if (last && last.optionsKey === optionsKey && last.cacheId === fileId(cfile!) && sameScan(last.scan, scan.files)) {
+    const n = scan.files.length;
+    const stats: IndexStats = { files: n, hashed: 0, parsed: 0, cache_hits: n, borrowed: 0, bytes_parsed: 0, threads: 1 };
+    return { root: scan.root, files: last.index.files, skipped: scan.skipped, stats, state_hash: last.index.state_hash, texts: new Map(), extras: new Map() };
+  }
   const next: CacheFile = { v: CACHE_VERSION, stat: {}, entries: {}, sniff: scan.verdicts };
   const stats: IndexStats = { files: scan.files.length, hashed: 0, parsed: 0, cache_hits: 0, borrowed: 0, bytes_parsed: 0, threads: 1 };
   const stateHash = createHash('sha256');
@@ -369,5 +395,12 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     remember(cfile, next);
     pruneCaches(path.dirname(cfile), 'index-', '.json');
   }
-  return { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts, extras };
+  const result: RepoIndex = { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts, extras };
+  const cacheId = cfile ? fileId(cfile) : undefined;
+  if (cfile && cacheId !== undefined) {
+    lastIndex.delete(cfile);
+    lastIndex.set(cfile, { cacheId, scan: scan.files, optionsKey, index: { ...result, texts: new Map(), extras: new Map() } });
+    if (lastIndex.size > MEMO_MAX) lastIndex.delete(lastIndex.keys().next().value!);
+  }
+  return result;
 }
