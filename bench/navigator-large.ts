@@ -89,7 +89,7 @@ function navigateCli(repo: string, task: string, extra: string[], env: NodeJS.Pr
       ? spawnSync('/usr/bin/time', ['-f', 'NKTIME %M', process.execPath, bin, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 })
       : spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 });
     const wall_ms = performance.now() - t0;
-    if (r.status !== 0 && r.status !== 3) throw new Error(`navigate failed (${r.status}): ${r.stderr}`);
+    if (r.status !== 0 && r.status !== 3) throw new Error(`navigate failed (${r.status}): ${r.stderr}${r.stdout}`);
     const m = /NKTIME (\d+)/.exec(r.stderr ?? '');
     return { wall_ms, rss_mb: m ? Math.round(Number(m[1]) / 102.4) / 10 : 'n/a' };
   } finally {
