@@ -118,8 +118,13 @@ const TOKEN_STORE_MAX = 100_000;
 /** Derived values kept at most (one reference graph per state of the repository ranked). */
 const DERIVED_MAX = 8;
 
-/** The text indexes this process has open, by database file, with the test of whether one holds a list of files as it stands. */
+/**
+ * The text indexes this process has open, by database file (least recently opened first), with the test of whether
+ * one holds a list of files as it stands. At most OPEN_MAX stay open: a long-lived process navigating many
+ * repositories closes the oldest (a later call on it opens it again).
+ */
 const open = new Map<string, { ti: TextIndex; holds(files: readonly IndexedFile[]): boolean }>();
+export const OPEN_MAX = 8;
 
 /** Opens the database of a text index, its tables made (anew when missing or of another version). */
 function openDb(origin: string): Database.Database {
@@ -241,6 +246,8 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     // it is reused as it is, with what it learned of its terms, instead of being opened and read again.
     if (prev && !feed?.live && prev.holds(index.files)) {
       prev.ti.stats = { lexed: 0, removed: 0, files: index.files.length };
+      open.delete(dbFile);
+      open.set(dbFile, prev);
       return prev.ti;
     }
     if (prev) {
@@ -380,6 +387,11 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     // data_version changes when another connection commits to the database (our own writes leave it).
     const version = () => db.pragma('data_version', { simple: true }) as number;
     const synced = version();
+    for (const [file, o] of open) {
+      if (open.size < OPEN_MAX) break;
+      o.ti.close();
+      open.delete(file);
+    }
     open.set(dbFile, {
       ti,
       holds: (files) => {

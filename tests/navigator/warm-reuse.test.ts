@@ -2,12 +2,13 @@
 // reuses what it built: the repo index's file records (the same array) and the open full-text index, and builds
 // them again as soon as anything they describe changed — a file, the cache file, or the database written by
 // another process.
-import { cpSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexRepo } from '../../src/repomap/index.js';
 import { navigate, openTextIndex, textIndexFile } from '../../src/navigator/index.js';
+import { OPEN_MAX } from '../../src/navigator/text-index.js';
 import { scratch, SHOP } from '../repomap/fixture.js';
 
 const { tmp, cleanup } = scratch();
@@ -85,6 +86,29 @@ describe('warm reuse in one process', () => {
     expect(c.stats.lexed).toBe(1);
     expect(c.search(['refund'], 10)).toEqual(hits);
     c.close();
+  });
+
+  it('keeps at most OPEN_MAX text indexes open, closing the least recently used, which opens again on demand', async () => {
+    const cacheDir = tmp('nk-cache-');
+    const base = tmp('nk-many-');
+    const opened = [];
+    for (let i = 0; i <= OPEN_MAX; i++) {
+      const repo = path.join(base, `r${i}`);
+      mkdirSync(repo);
+      writeFileSync(path.join(repo, 'refund.py'), `def refund_${i}(order):\n    return order.total\n`);
+      const index = await indexRepo(repo, { cacheDir });
+      opened.push({ index, ti: openTextIndex(index, textIndexFile(cacheDir, index.root)) });
+      // The first one used again before the others: it is the most recently used, the second the least.
+      if (i === 1) expect(openTextIndex(opened[0]!.index, textIndexFile(cacheDir, opened[0]!.index.root))).toBe(opened[0]!.ti);
+    }
+    expect(opened[0]!.ti.search(['refund'], 5).map((h) => h.path)).toEqual(['refund.py']);
+    expect(() => opened[1]!.ti.search(['refund'], 5)).toThrow(/not open/);
+    const again = openTextIndex(opened[1]!.index, textIndexFile(cacheDir, opened[1]!.index.root));
+    expect(again).not.toBe(opened[1]!.ti);
+    expect(again.stats.lexed).toBe(0);
+    expect(again.search(['refund'], 5).map((h) => h.path)).toEqual(['refund.py']);
+    for (const o of opened) o.ti.close();
+    again.close();
   });
 
   it('navigates an unchanged repository again to the same artifacts', async () => {
