@@ -91,7 +91,7 @@ describe('warm reuse in one process', () => {
   it('keeps at most OPEN_MAX text indexes open, closing the least recently used, which opens again on demand', async () => {
     const cacheDir = tmp('nk-cache-');
     const base = tmp('nk-many-');
-    const opened = [];
+    const opened: { index: Awaited<ReturnType<typeof indexRepo>>; ti: ReturnType<typeof openTextIndex> }[] = [];
     for (let i = 0; i <= OPEN_MAX; i++) {
       const repo = path.join(base, `r${i}`);
       mkdirSync(repo);
