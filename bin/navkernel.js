@@ -18,7 +18,8 @@ async function run() {
   let startAfter;
   if (args.find((a) => !a.startsWith('-')) === 'navigate') {
     const resident = await import('../dist/src/cli/resident/client.js').catch(() => undefined);
-    const handoff = await resident?.handOff(args, module);
+    // Anything unexpected on the way (an unreadable working directory, a capsule that vanished) means: run here.
+    const handoff = await resident?.handOff(args, module).catch(() => undefined);
     if (handoff && 'exit' in handoff) {
       process.exitCode = handoff.exit;
       return;
