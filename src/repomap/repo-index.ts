@@ -285,6 +285,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   if (last && last.optionsKey === optionsKey && last.cacheId === fileId(cfile!) && sameScan(last.scan, scan.files)) {
     const n = scan.files.length;
     options.onPlan?.({ files: n, to_read: 0, bytes_to_read: 0, threads: 1, estimate_ms: 0 });
+    options.onProgress?.(n, n);
     const stats: IndexStats = { files: n, hashed: 0, parsed: 0, cache_hits: n, borrowed: 0, bytes_parsed: 0, threads: 1 };
     return { root: scan.root, files: last.index.files, skipped: scan.skipped, stats, state_hash: last.index.state_hash, texts: new Map(), extras: new Map() };
   }
