@@ -14,6 +14,6 @@ export default defineConfig({
     // Then a temp directory of its own for the run, one per test file inside it; the run fails when a test leaves
     // anything there (tests/support/temp-dir-global-setup.ts).
     globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/temp-dir-global-setup.ts'],
-    setupFiles: ['tests/support/temp-dir-per-file.ts'],
+    setupFiles: ['tests/support/temp-dir-per-file.ts', 'tests/support/no-resident.ts'],
   },
 });

@@ -4,10 +4,12 @@
 // The tree is generated from a seed (no network): packages of modules with classes, methods, calls across
 // modules, docstrings and comments, and a tests/ folder per package.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { seededRandom as rng } from '../src/demo/prng.js';
+import { exchange } from '../src/cli/resident/client.js';
+import { RESIDENT_PROTOCOL } from '../src/cli/resident/protocol.js';
 import { navigate } from '../src/navigator/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { table, type BenchSection } from './stats.js';
@@ -87,7 +89,7 @@ function navigateCli(repo: string, task: string, extra: string[], env: NodeJS.Pr
       ? spawnSync('/usr/bin/time', ['-f', 'NKTIME %M', process.execPath, bin, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 })
       : spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 });
     const wall_ms = performance.now() - t0;
-    if (r.status !== 0 && r.status !== 3) throw new Error(`navigate failed (${r.status}): ${r.stderr}`);
+    if (r.status !== 0 && r.status !== 3) throw new Error(`navigate failed (${r.status}): ${r.stderr}${r.stdout}`);
     const m = /NKTIME (\d+)/.exec(r.stderr ?? '');
     return { wall_ms, rss_mb: m ? Math.round(Number(m[1]) / 102.4) / 10 : 'n/a' };
   } finally {
@@ -107,6 +109,33 @@ async function navigateInProcess(repo: string, task: string, cacheDir: string, t
   const ms: number[] = [];
   for (let i = 0; i < times; i++) ms.push(await call());
   return ms.sort((x, y) => x - y)[Math.floor(times / 2)]!;
+}
+
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Wall ms of `navkernel navigate` CLI processes answered by the resident navigator: the first call starts it (and
+ * runs in its own process), the second is its first answer (its index read); the median of `times` after those.
+ * The resident is stopped before returning.
+ */
+async function navigateThroughResident(repo: string, task: string, cacheDir: string, socketDir: string, times: number): Promise<number> {
+  const env = { ...process.env, NAVKERNEL_RESIDENT: '1', NAVKERNEL_RESIDENT_DIR: socketDir };
+  navigateCli(repo, task, ['--cache-dir', cacheDir], env);
+  const socketOf = async (): Promise<string> => {
+    for (let i = 0; i < 3000; i++) {
+      const name = existsSync(socketDir) ? readdirSync(socketDir).find((n) => n.endsWith('.sock')) : undefined;
+      if (name && !('failed' in (await exchange(path.join(socketDir, name), { v: RESIDENT_PROTOCOL, op: 'status' })))) return path.join(socketDir, name);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the resident navigator did not start');
+  };
+  const socket = await socketOf();
+  try {
+    navigateCli(repo, task, ['--cache-dir', cacheDir], env);
+    return median(Array.from({ length: times }, () => navigateCli(repo, task, ['--cache-dir', cacheDir], env).wall_ms));
+  } finally {
+    await exchange(socket, { v: RESIDENT_PROTOCOL, op: 'stop' });
+  }
 }
 
 export async function benchNavigatorLarge(opts: { quick: boolean }): Promise<BenchSection> {
@@ -131,16 +160,27 @@ export async function benchNavigatorLarge(opts: { quick: boolean }): Promise<Ben
       [`another commit (a copy in another folder, ${changed} files changed)`, navigateCli(b, task, ['--cache-dir', cache])],
       ['another commit, warm', navigateCli(b, task, ['--cache-dir', cache])],
     ];
+    // Warm CLI processes, each navigating in its own process: the median of 5.
+    const warmCli = median(Array.from({ length: 5 }, () => navigateCli(a, task, ['--cache-dir', cache]).wall_ms));
+    // The same calls handed to the resident navigator (a socket folder of the bench's own; stopped below).
+    const viaResident = await navigateThroughResident(a, task, cache, path.join(base, 'resident'), 5);
     // The MCP server's path: one long-lived process navigating again (the index and text index read once, the code compiled).
     const inProcess = await navigateInProcess(a, task, cache, 5);
     const body = [
       `A generated Python tree (seed 2026): ${files.toLocaleString('en-US')} files, ${lines.toLocaleString('en-US')} lines, ${(bytes / 2 ** 20).toFixed(1)} MiB; the task names a few of its words. Each row is one \`navkernel navigate\` process (start-up included); the machine has ${os.availableParallelism()} cores.`,
       '',
-      table(['run', 'wall ms', 'peak RSS MB'], [...rows.map(([name, r]) => [name, r.wall_ms, r.rss_mb]), ['warm, in a long-lived process (`navkernel mcp`, a library call): median of 5 after one', inProcess, '—']]),
+      table(['run', 'wall ms', 'peak RSS MB'], [
+        ...rows.map(([name, r]) => [name, r.wall_ms, r.rss_mb]),
+        ['warm CLI, in its own process: median of 5', warmCli, '—'],
+        ['warm CLI, handed to the resident navigator: median of 5 after one', viaResident, '—'],
+        ['warm, in a long-lived process (`navkernel mcp`, a library call): median of 5 after one', inProcess, '—'],
+      ]),
     ].join('\n');
     const figures: Record<string, number> = { files, lines, changed };
     const keys = ['cold_nocache_1thread_ms', 'cold_nocache_ms', 'cold_cache_ms', 'warm_ms', 'other_commit_ms', 'other_commit_warm_ms'];
     rows.forEach(([, r], i) => (figures[keys[i]!] = r.wall_ms));
+    figures.warm_cli_median_ms = warmCli;
+    figures.warm_cli_resident_ms = viaResident;
     figures.warm_in_process_ms = inProcess;
     return { title: `Navigator on a large tree (${files.toLocaleString('en-US')} files): cold, warm, another commit`, body, figures };
   } finally {

@@ -58,6 +58,8 @@ function header(quick: boolean): string {
 }
 
 export async function runBench(argv: string[]): Promise<{ sections: BenchSection[]; file: string }> {
+  // Every CLI process a row starts navigates in its own process, as the rows measure; the rows of the resident navigator opt in with a private socket folder of their own.
+  process.env.NAVKERNEL_RESIDENT ??= '0';
   const quick = argv.includes('--quick');
   const outIdx = argv.indexOf('--out');
   const only = argv.indexOf('--only');

@@ -13,7 +13,20 @@ async function run() {
   // Node >= 22.1 keeps V8's compiled code of the modules on disk between runs (a no-op where it is missing).
   const { enableCompileCache } = await import('node:module');
   enableCompileCache?.();
-  const { main } = await import(await cliModule());
+  const module = await cliModule();
+  // `navigate` is handed to the resident navigator of this build when one listens (see src/cli/resident/client.ts).
+  let startAfter;
+  if (args.find((a) => !a.startsWith('-')) === 'navigate') {
+    const resident = await import('../dist/src/cli/resident/client.js').catch(() => undefined);
+    // Anything unexpected on the way (an unreadable working directory, a capsule that vanished) means: run here.
+    const handoff = await resident?.handOff(args, module).catch(() => undefined);
+    if (handoff && 'exit' in handoff) {
+      process.exitCode = handoff.exit;
+      return;
+    }
+    if (handoff && 'failed' in handoff && handoff.failed === 'absent') startAfter = () => resident.startResident(handoff.socket, module);
+  }
+  const { main } = await import(module);
 
   // A reader that stops early (`navkernel route | head`) is not an error.
   process.stdout.on('error', (err) => {
@@ -24,6 +37,8 @@ async function run() {
   main(process.argv).then(
     (code) => {
       process.exitCode = code;
+      // No resident answered a call that navigated (not an input error): one is started for the next call; it exits when idle.
+      if (code !== 2) startAfter?.();
     },
     (err) => {
       process.stderr.write(`navkernel: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -4,7 +4,7 @@ import type { NavigatorMachineContext } from '../../machines/navigator.machine.j
 import { navigatorFsm, type NavigatorContext, type StepOutput } from './navigator-machine.js';
 import type { FlightPlan } from '../contracts/index.js';
 import { NavkernelError } from '../contracts/errors.js';
-import { indexRepo, type IndexSink, type IndexStats, type MapFile, preloadTokenizer, type RepoIndex } from '../repomap/index.js';
+import { indexRepo, type IndexPlan, type IndexSink, type IndexStats, type MapFile, preloadTokenizer, type RepoIndex } from '../repomap/index.js';
 import { setTokenCountStore } from '../repomap/tokens.js';
 import { buildArtifacts, type ArtifactInput, type RungTarget } from './artifacts.js';
 import { measureCompression } from './compression.js';
@@ -56,6 +56,8 @@ export interface NavigatorOptions {
   registryFile?: string;
   /** Progress of indexing (files done / total). */
   onProgress?: (done: number, total: number) => void;
+  /** What indexing expects to do, before it reads any file (files to read, an estimate of the time: see IndexPlan). */
+  onIndexPlan?: (plan: IndexPlan) => void;
   /** Working directory a relative REPO_ROOT resolves against. */
   cwd?: string;
   /** Visit the indexed files in a seeded random order instead of by path (rung 65537 checks nothing depends on it). */
@@ -124,6 +126,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
         extras: LEX_FIELDS_EXTRAS,
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.onIndexPlan ? { onPlan: options.onIndexPlan } : {}),
         // A parse large enough for worker threads is a cold run: the tokenizer it will need loads meanwhile.
         ...(feed ? { sink: { begin: (files) => feed.begin(files), records: (batch) => feed.records(batch), whileParsing: preloadTokenizer } satisfies IndexSink } : {}),
       }).catch((err: unknown) => {

@@ -40,6 +40,14 @@ export function trunkFiles(files: IndexedFile[]): string[] {
   return out.sort();
 }
 
+/** Tier-0 files by file list: a long-lived process gets the same list back for an unchanged repository (see indexRepo). */
+const trunkMemo = new WeakMap<readonly IndexedFile[], string[]>();
+function trunkOf(files: IndexedFile[]): string[] {
+  let t = trunkMemo.get(files);
+  if (!t) trunkMemo.set(files, (t = trunkFiles(files)));
+  return [...t];
+}
+
 /** The words a file anchors: from its path, its definitions, and (Markdown) its top headings (repo registries without paths). */
 export function fileWords(f: IndexedFile): Set<string> {
   const words = new Set<string>();
@@ -57,7 +65,7 @@ export function fileWords(f: IndexedFile): Set<string> {
  * No records are materialised (a word's tier is where its best file sits, decided by the traversal).
  */
 export function textRegistry(index: RepoIndex, text: TextIndex): TierRegistry {
-  const trunk = trunkFiles(index.files);
+  const trunk = trunkOf(index.files);
   const known = new Map<string, boolean>();
   const lookup: WordLookup = {
     get(k) {

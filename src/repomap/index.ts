@@ -1,6 +1,6 @@
 export { renderFlightPlan, type RenderFlightPlanOptions, type RenderResult, type MapFile, type MapMetadata } from './render-flight-plan.js';
 export { renderFile, fileHeader, type RenderedFile, type RenderFileOptions, type Level } from './render-file.js';
-export { indexRepo, defaultCacheDir, estimateTokens, type RepoIndex, type IndexedFile, type IndexOptions, type IndexSink, type IndexStats } from './repo-index.js';
+export { indexRepo, defaultCacheDir, estimateTokens, estimateIndexMs, type RepoIndex, type IndexedFile, type IndexOptions, type IndexPlan, type IndexSink, type IndexStats } from './repo-index.js';
 export { classifyPath, isGeneratedFileName, type FileClass } from './file-class.js';
 export { scanRepo, readRegularFile, type ScanOptions, type ScanResult, type ScannedFile, type SkippedFile } from './scan.js';
 export { extractOutline, markdownOutline, type Outline, type Definition } from './outline.js';

@@ -50,6 +50,24 @@ const BINARY_EXT = new Set(
   '.png .jpg .jpeg .gif .bmp .ico .webp .avif .tiff .pdf .zip .gz .tgz .bz2 .xz .7z .rar .jar .war .class .so .dll .dylib .exe .bin .o .a .wasm .woff .woff2 .ttf .otf .eot .mp3 .mp4 .mov .avi .webm .wav .flac .ogg .sqlite .db .pyc .pyo .node .psd .sketch'.split(' '),
 );
 
+/**
+ * Matchers of the .gitignore texts this process has read, by text: a long-lived process scanning a repository again
+ * reuses each matcher and with it the verdicts it keeps by path (the same answers; most of a warm scan's time
+ * otherwise). Bounded: past IGNORE_MEMO_MAX texts the oldest is dropped.
+ */
+const ignoreByText = new Map<string, Ignore>();
+const IGNORE_MEMO_MAX = 64;
+
+function ignoreOf(text: string): Ignore {
+  let ig = ignoreByText.get(text);
+  if (!ig) {
+    ig = ignore().add(text);
+    ignoreByText.set(text, ig);
+    if (ignoreByText.size > IGNORE_MEMO_MAX) ignoreByText.delete(ignoreByText.keys().next().value!);
+  }
+  return ig;
+}
+
 function looksBinary(abs: string, size: number): boolean {
   if (BINARY_EXT.has(path.extname(abs).toLowerCase())) return true;
   if (size === 0) return false;
@@ -131,7 +149,7 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
     if (useGitignore && named.has('.gitignore')) {
       const giRel = dirRel ? `${dirRel}/.gitignore` : '.gitignore';
       const gi = readRegularFile(root, giRel, maxBytes);
-      if (typeof gi === 'string') active = [...rules, { base: dirRel, ig: ignore().add(gi) }];
+      if (typeof gi === 'string') active = [...rules, { base: dirRel, ig: ignoreOf(gi) }];
       else if (gi) skipped.push({ path: giRel, reason: gi.reason });
     }
     // A listed symlink counts only when its target exists (as existsSync tells).

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { PostgresLedger } from '../../ledger/index.js';
-import { createNavigator } from '../../navigator/index.js';
+import { createNavigator, type NavigatorOptions } from '../../navigator/index.js';
 import { addKernelOptions, openRoutingKernel, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, type LlmFlags } from '../llm-options.js';
@@ -36,7 +36,8 @@ export function registerMcpCommand(program: Command): void {
       throw err;
     }
     const cacheDir = opts.cache === false ? false : path.resolve(opts.cacheDir ?? path.join(opts.runBase, '.cache'));
-    const navigator = createNavigator({ cacheDir, ...(opts.registry ? { registryFile: opts.registry } : {}) });
+    const navOptions: NavigatorOptions = { cacheDir, ...(opts.registry ? { registryFile: opts.registry } : {}) };
+    const navigator = createNavigator(navOptions);
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
@@ -47,7 +48,8 @@ export function registerMcpCommand(program: Command): void {
           kernel,
           ledger,
           roots: (opts.repo?.length ? opts.repo : [process.cwd()]).map((r) => path.resolve(r)),
-          navigate: (capsule) => navigator.navigate(capsule),
+          // A call whose client follows progress gets a navigator of its own with the hooks (the index caches are the process's, shared).
+          navigate: (capsule, progress) => (progress ? createNavigator({ ...navOptions, ...progress }).navigate(capsule) : navigator.navigate(capsule)),
           navigateDefaults: {
             ...(opts.maxFiles ? { max_files: opts.maxFiles } : {}),
             ...(opts.maxLines ? { max_lines: opts.maxLines } : {}),

@@ -29,6 +29,8 @@ interface NavigateOptions {
   check?: boolean;
   json?: boolean;
   quiet?: boolean;
+  /** False with `--no-resident` (read by bin/navkernel.js before this module loads). */
+  resident: boolean;
 }
 
 const positiveInt = (v: string): number => {
@@ -128,6 +130,7 @@ export function registerNavigateCommand(program: Command): void {
     .option('--check', 'only re-check the artifacts already in the artifact folder (rung 641): against each other (totals add up) and against the files they name in --repo (each exists, each loaded line range still hashes the same); exit 1 with the reasons')
     .option('--json', 'print the outcome as JSON')
     .option('-q, --quiet', 'no progress output')
+    .option('--no-resident', 'run in this process: neither hand the call to the resident navigator nor start one (also NAVKERNEL_RESIDENT=0; see docs/navigator-index.md)')
     .action(async (o: NavigateOptions) => {
       const capsule = await capsuleFrom(o);
       const dir = outDir(o, capsule);

@@ -3,6 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { NavkernelError, ValidationError } from '../../contracts/index.js';
 import { requireOptionalPackage } from '../../optional-package.js';
 import { VERSION } from '../../version.js';
+import type { ProgressReport } from './index-progress.js';
 import { guardLines } from './line-guard.js';
 import { screenMessage } from './message-screen.js';
 import { listResources, readResource, RUN_DECISIONS_TEMPLATE } from './resources.js';
@@ -64,14 +65,20 @@ export async function createMcpServer(options: McpServerOptions): Promise<Server
   server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({
     tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as { type: 'object' }, outputSchema: t.outputSchema as { type: 'object' }, annotations: t.annotations })),
   }));
-  server.setRequestHandler(sdk.CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (req, extra) => {
     const tool = byName.get(req.params.name);
     if (!tool) {
       const hint = req.params.name === 'resolve' ? ': this server was started without --allow-resolve' : ` (tools: ${tools.map((t) => t.name).join(', ')})`;
       return toolError(new NavkernelError('UNKNOWN_TOOL', `no tool ${JSON.stringify(req.params.name)}${hint}`));
     }
     try {
-      const out = await tool.call(req.params.arguments, options);
+      // A client that sent a progressToken gets notifications/progress for it (navigate: while it indexes).
+      const token = req.params._meta?.progressToken;
+      const report =
+        token === undefined
+          ? undefined
+          : (p: ProgressReport) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => {});
+      const out = await tool.call(req.params.arguments, options, report);
       return { content: [{ type: 'text' as const, text: JSON.stringify(out) }], structuredContent: out };
     } catch (err) {
       if (!(err instanceof NavkernelError)) process.stderr.write(`navkernel mcp: ${tool.name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

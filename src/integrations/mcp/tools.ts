@@ -6,6 +6,7 @@ import type { Kernel } from '../../kernel/index.js';
 import { verifyLedger } from '../../ledger/index.js';
 import type { NavigationOutcome } from '../../navigator/index.js';
 import { auditRun, replayRun, resolveEscalation, runsPage, whyStep } from '../../runs/index.js';
+import { indexProgress, type IndexProgressHooks, type ReportProgress } from './index-progress.js';
 import { repoInsideRoots } from './repo-roots.js';
 import { AuditArgs, ListRunsArgs, NavigateArgs, NavigateResult, ReplayArgs, ResolveArgs, VerifyArgs, WhyArgs } from './tool-inputs.js';
 
@@ -15,7 +16,8 @@ export interface ToolContext {
   ledger: Ledger;
   /** Repositories `navigate` may read (absolute or relative to the working directory). */
   roots: readonly string[];
-  navigate: (capsule: CnfCapsuleInput) => Promise<NavigationOutcome>;
+  /** Runs a navigation; `progress`, when the client asked for progress, follows its indexing. */
+  navigate: (capsule: CnfCapsuleInput, progress?: IndexProgressHooks) => Promise<NavigationOutcome>;
   /** Budgets of `navigate` when a call gives none (the server's --max-files, …). */
   navigateDefaults: { max_files?: number; max_lines?: number; max_tool_calls?: number; max_tokens?: number };
   /** Whether `resolve` is offered (`navkernel mcp --allow-resolve`). */
@@ -39,7 +41,7 @@ export interface ToolDef {
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
   /** Checks the arguments (a typed error naming each bad one) and runs the tool; the result is the structured output. */
-  call(args: unknown, ctx: ToolContext): Promise<Record<string, unknown>>;
+  call(args: unknown, ctx: ToolContext, report?: ReportProgress): Promise<Record<string, unknown>>;
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -83,7 +85,7 @@ function decodeCursor(cursor: string): RunPageKey {
   throw new NavkernelError('INVALID_REQUEST', `cursor is not a next_cursor this server gave (got ${JSON.stringify(cursor)})`);
 }
 
-async function navigateTool(a: z.infer<typeof NavigateArgs>, ctx: ToolContext): Promise<NavigateResult> {
+async function navigateTool(a: z.infer<typeof NavigateArgs>, ctx: ToolContext, report?: ReportProgress): Promise<NavigateResult> {
   const repo = repoInsideRoots(ctx.roots, a.repo);
   const d = ctx.navigateDefaults;
   const budget: Record<string, number> = {};
@@ -93,7 +95,7 @@ async function navigateTool(a: z.infer<typeof NavigateArgs>, ctx: ToolContext): 
   put('max_tool_calls', a.max_tool_calls ?? d.max_tool_calls);
   put('max_tokens', a.budget_tokens ?? d.max_tokens);
   const capsule = { task: a.task, repo_root: repo, budget, ...(a.hint ? { magic_words_hint: a.hint } : {}), ...(a.scope ? { constraints: { scope: a.scope } } : {}) } as CnfCapsuleInput;
-  const o = await ctx.navigate(capsule);
+  const o = await (report ? ctx.navigate(capsule, indexProgress(a.repo ?? repo, report)) : ctx.navigate(capsule));
   // The receipt names each file's lines shown, as ranges.
   const ranges = new Map(o.artifacts.context_load_receipt.files_loaded.map((f) => [f.path, f.ranges.map(([a, b]) => [a, b] as [number, number])]));
   return {
@@ -116,9 +118,9 @@ function tool<A>(
   args: z.ZodType<A>,
   output: Record<string, unknown>,
   annotations: ToolAnnotations,
-  run: (a: A, ctx: ToolContext) => Promise<unknown>,
+  run: (a: A, ctx: ToolContext, report?: ReportProgress) => Promise<unknown>,
 ): ToolDef {
-  return { name, title, description, inputSchema: jsonSchema(args), outputSchema: output, annotations, call: async (raw, ctx) => (await run(parse(args, raw, name), ctx)) as Record<string, unknown> };
+  return { name, title, description, inputSchema: jsonSchema(args), outputSchema: output, annotations, call: async (raw, ctx, report) => (await run(parse(args, raw, name), ctx, report)) as Record<string, unknown> };
 }
 
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };

@@ -87,17 +87,16 @@ function innermost(defs: Definition[], line: number): number | undefined {
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/**
- * Resolves an issue's evidence against a repository's index: frames to files by path suffix and to the
- * function (or the definition holding the line), messages to the definitions whose string literals
- * hold their words in order, imports and dotted names through the repository's own module layout,
- * called and attribute names to their definitions (rarer names weigh more). Deterministic.
- */
-export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextIndex, classOf: (p: string) => FileClass = (p) => text.classOf(p)): ResolvedEvidence {
-  const byPath = new Map(index.files.map((f) => [f.path, f]));
+/** The lookups of a file list, by list: a long-lived process gets the same list back for an unchanged repository (see indexRepo). */
+const lookupsMemo = new WeakMap<readonly IndexedFile[], { byPath: Map<string, IndexedFile>; byBase: Map<string, IndexedFile[]>; defsByName: Map<string, DefRef[]> }>();
+
+function lookupsOf(files: IndexedFile[]) {
+  const known = lookupsMemo.get(files);
+  if (known) return known;
+  const byPath = new Map(files.map((f) => [f.path, f]));
   const byBase = new Map<string, IndexedFile[]>();
   const defsByName = new Map<string, DefRef[]>();
-  for (const f of index.files) {
+  for (const f of files) {
     const base = f.path.slice(f.path.lastIndexOf('/') + 1);
     let l = byBase.get(base);
     if (!l) byBase.set(base, (l = []));
@@ -109,6 +108,19 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       list.push({ file: f, i });
     });
   }
+  const out = { byPath, byBase, defsByName };
+  lookupsMemo.set(files, out);
+  return out;
+}
+
+/**
+ * Resolves an issue's evidence against a repository's index: frames to files by path suffix and to the
+ * function (or the definition holding the line), messages to the definitions whose string literals
+ * hold their words in order, imports and dotted names through the repository's own module layout,
+ * called and attribute names to their definitions (rarer names weigh more). Deterministic.
+ */
+export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextIndex, classOf: (p: string) => FileClass = (p) => text.classOf(p)): ResolvedEvidence {
+  const { byPath, byBase, defsByName } = lookupsOf(index.files);
   const texts = new Map<string, string>();
   const textOf = (p: string): string => {
     let t = texts.get(p) ?? index.texts?.get(p);
