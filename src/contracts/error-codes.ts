@@ -40,6 +40,17 @@ export const ERROR_CODES = {
   /** A checkpoint file that cannot be read or whose signature does not verify. */
   CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
+  // HTTP-transport refusals of `navkernel serve` (issue 35): the request never reaches a handler.
+  /** The path spells a route other than literally (`/%761/runs` for `/v1/runs`): refused, whatever the token. */
+  NON_CANONICAL_PATH: { http: 400, summary: 'the path spells an endpoint other than literally (percent-encoded letters, say)' },
+  /** The Host header names a host this server does not answer for (DNS rebinding: a loopback server answers loopback names only). */
+  HOST_NOT_ALLOWED: { http: 421, summary: 'the Host header names a host this server does not answer for' },
+  /** A segment of the path (a run or escalation id) is longer than the server reads (4,096 characters as sent). */
+  URI_TOO_LONG: { http: 414, summary: 'a path segment is longer than the server reads' },
+  /** The request line and headers together are larger than the server reads (16 KiB). */
+  HEADERS_TOO_LARGE: { http: 431, summary: 'the request line and headers are larger than the server reads' },
+  /** A heavy read (verify, replay) could not start: as many are running and waiting as the server allows. */
+  TOO_BUSY: { http: 503, summary: 'as many heavy reads (verify, replay) are running and waiting as the server allows; retry later' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },
 } as const satisfies Record<string, { http: number; summary: string }>;

@@ -35,6 +35,11 @@ const TITLES: Record<ApiErrorCode, string> = {
   RUN_NOT_ARCHIVABLE: 'The run cannot be archived',
   RUN_ARCHIVED: 'The run was archived out of the ledger',
   CHECKPOINT_INVALID: 'The checkpoint is unreadable or its signature does not verify',
+  NON_CANONICAL_PATH: 'The path spells the endpoint other than literally',
+  HOST_NOT_ALLOWED: 'The Host header names a host this server does not answer for',
+  URI_TOO_LONG: 'A path segment is too long',
+  HEADERS_TOO_LARGE: 'The request line and headers are too large',
+  TOO_BUSY: 'As many heavy reads are running and waiting as the server allows',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

@@ -15,12 +15,21 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   maxBodyBytes?: string;
   requestTimeoutMs: string;
   reportsRoot?: string;
+  allowHost: string[];
 }
 
 function whole(flag: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < min || n > max) throw new NavkernelError('INVALID_OPTION', `${flag} must be a whole number from ${min} to ${max} (got ${JSON.stringify(v)})`);
   return n;
+}
+
+/** An --allow-host value: a host name or [IPv6 address], without a port or a scheme. */
+function hostName(v: string): string {
+  if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[[0-9A-Fa-f:.]+\]$/.test(v)) {
+    throw new NavkernelError('INVALID_OPTION', `--allow-host takes a host name without port or scheme (navkernel.example.com, [fd00::1]); got ${JSON.stringify(v)}`);
+  }
+  return v.toLowerCase();
 }
 
 /** `navkernel serve`: the HTTP API under /v1 and the web UI at /. */
@@ -36,6 +45,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
+    .option('--allow-host <name>', 'a host name the Host header may name besides loopback ones (repeatable; e.g. behind a reverse proxy). Without a token only loopback names are answered (DNS rebinding)', (v: string, all: string[]) => [...all, hostName(v)], [] as string[])
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(opts);
@@ -52,6 +62,7 @@ export function registerServeCommand(program: Command): void {
       bodyLimit: opts.maxBytes !== undefined ? whole('--max-bytes', opts.maxBytes, 1, 1 << 30) : opts.maxBodyBytes !== undefined ? whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30) : 1024 * 1024,
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
+      ...(opts.allowHost.length ? { allowedHosts: opts.allowHost } : {}),
     });
     let address: string;
     try {
