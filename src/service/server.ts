@@ -36,6 +36,7 @@ import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirecto
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
 import { hostCheck, pathOf, spellsLiterally } from './request-guard.js';
+import { RouteAttempt, RouteAttempts } from './route-attempts.js';
 import { RunQueue } from './run-queue.js';
 import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type ServiceMetrics } from './telemetry.js';
 
@@ -75,6 +76,8 @@ export interface Service {
   readonly app: FastifyInstance;
   readonly kernel: Kernel;
   readonly metrics: ServiceMetrics;
+  /** Requests' work still running: routes, verifies, replays, including a timed-out request's until it stops. */
+  readonly pendingWork: number;
   /** Listens; resolves to the address (`http://127.0.0.1:8787`). */
   listen(host: string, port: number): Promise<string>;
   /** Stops accepting, finishes in-flight requests, then closes the kernel and the ledger. */
@@ -114,7 +117,16 @@ export function createService(options: ServiceOptions): Service {
   const routeSpans = new Map<string, Span>();
   const lastRecord = new Map<string, RouteRecord>();
   const events = new EventHub(options.events);
-  const store = observedStore(ledger.store, (record) => {
+  const attempts = new RouteAttempts();
+  /** Work still running, including work whose client was already answered (a timed-out request's): close awaits it. */
+  const pending = new Set<Promise<unknown>>();
+  const tracked = <T>(work: Promise<T>): Promise<T> => {
+    pending.add(work);
+    const done = () => pending.delete(work);
+    work.then(done, done);
+    return work;
+  };
+  const store = observedStore(attempts.gate(ledger.store), (record) => {
     lastRecord.set(record.run_id, record);
     publishRoute(events, record);
   });
@@ -260,6 +272,23 @@ export function createService(options: ServiceOptions): Service {
     return req.principal;
   };
 
+  const timeoutError = (what: string) => new ApiError('TIMEOUT', `no answer within ${requestTimeoutMs} ms; ${what}`);
+  /**
+   * A route under the time limit: when it passes before the route is being recorded, the attempt is given up (its
+   * report reading stops, its append is refused) and the client told TIMEOUT; once recording began, it is answered.
+   */
+  const routeDeadline = <T>(attempt: RouteAttempt, work: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const e = timeoutError('nothing was recorded: retry (with the same request_id)');
+        if (attempt.giveUp(e)) reject(e);
+      }, requestTimeoutMs);
+      work.then(
+        (v) => (clearTimeout(timer), resolve(v)),
+        (e) => (clearTimeout(timer), reject(e)),
+      );
+    });
+
   /** Runs a handler under the time limit. */
   const deadline = <T>(work: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
@@ -286,15 +315,16 @@ export function createService(options: ServiceOptions): Service {
 
   const json = (reply: FastifyReply, schema: string, body: unknown) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(checked(schema, body)));
 
-  const router = withReports(kernel, { root: options.reportsRoot });
+  // The signal reaches the report reading (withReports); the kernel itself does not read it.
+  const router = withReports<Decision, { principal: string | null; signal: AbortSignal }>(kernel, { root: options.reportsRoot });
 
-  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null): Promise<Decision> {
+  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null, signal: AbortSignal): Promise<Decision> {
     const started = performance.now();
     const span = navkernelTracer().startSpan('navkernel.route', run_id !== undefined ? { attributes: { 'navkernel.run_id': run_id } } : undefined);
     // Only tier 3's spans look the route's span up (by run: routes of one run are serialised).
     if (arbiter && run_id !== undefined) routeSpans.set(run_id, span);
     try {
-      const decision = await router.route(body, { principal });
+      const decision = await router.route(body, { principal, signal });
       const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };
@@ -335,7 +365,9 @@ export function createService(options: ServiceOptions): Service {
     const who = principalOf(req);
     const principal = authRequired ? who.name : null;
     // Routes of one run one at a time, in arrival order; other runs in parallel.
-    const decision = await deadline(run_id !== undefined ? queue.run(run_id, () => routeOne(body, run_id, principal)) : routeOne(body, undefined, principal));
+    const attempt = new RouteAttempt();
+    const work = run_id !== undefined ? queue.run(run_id, () => attempts.run(run_id, attempt, () => routeOne(body, run_id, principal, attempt.signal))) : routeOne(body, undefined, principal, attempt.signal);
+    const decision = await routeDeadline(attempt, tracked(work));
     return json(reply, 'decision', decision);
   });
 
@@ -461,6 +493,9 @@ export function createService(options: ServiceOptions): Service {
     app,
     kernel,
     metrics,
+    get pendingWork() {
+      return pending.size;
+    },
     async listen(host, port) {
       if (!isLoopback(host) && !authRequired) {
         throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token or --tokens: only loopback addresses (127.0.0.1, ::1, localhost) may be served without bearer tokens`);
@@ -472,6 +507,8 @@ export function createService(options: ServiceOptions): Service {
       closed = true;
       events.close();
       await app.close();
+      // Work whose client was answered already (timed out) stops at its next check; it ends before the ledger.
+      await Promise.allSettled([...pending]);
       await kernel.close();
     },
   };
