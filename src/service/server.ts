@@ -19,6 +19,8 @@ import {
   type ArbiterPort,
   type Problem,
   type ReplayBody,
+  type ReplayReport,
+  type VerifyReport,
   type ResolveBody,
   type RouteRecord,
   type RunPageKey,
@@ -36,6 +38,7 @@ import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirecto
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
 import { hostCheck, pathOf, spellsLiterally } from './request-guard.js';
+import { HeavyReads, readWorkerAvailable, type HeavyReadsOptions } from './heavy-reads.js';
 import { RouteAttempt, RouteAttempts } from './route-attempts.js';
 import { RunQueue } from './run-queue.js';
 import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type ServiceMetrics } from './telemetry.js';
@@ -68,6 +71,12 @@ export interface ServiceOptions {
    * server answers loopback names only (DNS rebinding); with one, any Host unless some are named here.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Where worker threads open the ledger for verify and replay (`serve` passes its --ledger): off the event loop, at
+   * most `running` at once, each stopped when its request times out. Without it (or from TypeScript sources, where
+   * no compiled worker exists) they run on the event loop.
+   */
+  heavyReads?: HeavyReadsOptions;
   /** Folder under which a route request's `reports` files are read into its forensics (default: none, refused). */
   reportsRoot?: string;
 }
@@ -117,6 +126,8 @@ export function createService(options: ServiceOptions): Service {
   const routeSpans = new Map<string, Span>();
   const lastRecord = new Map<string, RouteRecord>();
   const events = new EventHub(options.events);
+  const heavy = options.heavyReads && readWorkerAvailable() ? new HeavyReads(options.heavyReads, flows) : undefined;
+  if (heavy) metrics.heavyReads(() => heavy.stats);
   const attempts = new RouteAttempts();
   /** Work still running, including work whose client was already answered (a timed-out request's): close awaits it. */
   const pending = new Set<Promise<unknown>>();
@@ -289,13 +300,14 @@ export function createService(options: ServiceOptions): Service {
       );
     });
 
-  /** Runs a handler under the time limit. */
-  const deadline = <T>(work: Promise<T>): Promise<T> =>
+  /** Runs a handler under the time limit; `giveUp` (a heavy read's abort) is called when it passes. */
+  const deadline = <T>(work: Promise<T>, giveUp?: AbortController): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new ApiError('TIMEOUT', `no answer within ${requestTimeoutMs} ms; a route may still be recorded: retry with the same request_id`)),
-        requestTimeoutMs,
-      );
+      const timer = setTimeout(() => {
+        const e = timeoutError('the work was stopped: retry later');
+        giveUp?.abort(e);
+        reject(e);
+      }, requestTimeoutMs);
       work.then(
         (v) => (clearTimeout(timer), resolve(v)),
         (e) => (clearTimeout(timer), reject(e)),
@@ -416,7 +428,10 @@ export function createService(options: ServiceOptions): Service {
   app.post('/v1/runs/:id/replay', async (req, reply) => {
     const { id } = req.params as { id: string };
     const body = validated<ReplayBody>('replay-body', req.body ?? {}, 'INVALID_REQUEST');
-    return json(reply, 'replay-report', await deadline(queue.run(id, () => ledger.replay(id, flows, body.max_divergences))));
+    const stop = new AbortController();
+    const replay = () =>
+      heavy ? heavy.run<ReplayReport>({ kind: 'replay', run_id: id, ...(body.max_divergences !== undefined ? { maxDivergences: body.max_divergences } : {}) }, stop.signal) : ledger.replay(id, flows, body.max_divergences);
+    return json(reply, 'replay-report', await deadline(tracked(queue.run(id, replay)), stop));
   });
 
   app.post('/v1/escalations/:id/resolve', async (req, reply) => {
@@ -445,7 +460,10 @@ export function createService(options: ServiceOptions): Service {
     return json(reply, 'escalation', resolved);
   });
 
-  app.get('/v1/verify', async (_req, reply) => json(reply, 'verify-report', await deadline(ledger.verify())));
+  app.get('/v1/verify', async (_req, reply) => {
+    const stop = new AbortController();
+    return json(reply, 'verify-report', await deadline(tracked(heavy ? heavy.run<VerifyReport>({ kind: 'verify' }, stop.signal) : ledger.verify()), stop));
+  });
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
   app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
   app.get('/v1/events', async (req, reply) => {
@@ -508,6 +526,7 @@ export function createService(options: ServiceOptions): Service {
       events.close();
       await app.close();
       // Work whose client was answered already (timed out) stops at its next check; it ends before the ledger.
+      await heavy?.close();
       await Promise.allSettled([...pending]);
       await kernel.close();
     },

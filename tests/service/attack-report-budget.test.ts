@@ -32,7 +32,7 @@ async function bigTsc(file: string, bytes: number): Promise<void> {
   const out = createWriteStream(file);
   const line = (i: number) => `src/m${i % 997}.ts(${i},1): error TS2322: Type 'string' is not assignable to type 'number'.\n`;
   const block = Array.from({ length: 10_000 }, (_, i) => line(i)).join('');
-  for (let written = 0; written < bytes; written += block.length) if (!out.write(block)) await new Promise((r) => out.once('drain', r));
+  for (let written = 0; written < bytes; written += block.length) if (!out.write(block)) await new Promise<void>((r) => out.once('drain', () => r()));
   await new Promise<void>((r, j) => out.end((e?: Error | null) => (e ? j(e) : r())));
 }
 

@@ -3,7 +3,8 @@ import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
-import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+import { isPostgresUrl } from '../../ledger/index.js';
+import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
 interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
@@ -22,6 +23,11 @@ function whole(flag: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < min || n > max) throw new NavkernelError('INVALID_OPTION', `${flag} must be a whole number from ${min} to ${max} (got ${JSON.stringify(v)})`);
   return n;
+}
+
+/** Where verify's and replay's worker threads open the ledger: the same --ledger, with its own connection. */
+function heavyReadsAt(ledger: string): { location: string; runBase?: string } {
+  return isPostgresUrl(ledger) ? { location: ledger } : { location: ledger, runBase: runsFolderFor(ledger) };
 }
 
 /** An --allow-host value: a host name or [IPv6 address], without a port or a scheme. */
@@ -63,6 +69,7 @@ export function registerServeCommand(program: Command): void {
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
       ...(opts.allowHost.length ? { allowedHosts: opts.allowHost } : {}),
+      heavyReads: heavyReadsAt(opts.ledger),
     });
     let address: string;
     try {
