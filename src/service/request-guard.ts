@@ -9,7 +9,8 @@
  */
 export function spellsLiterally(rawPath: string, template: string): boolean {
   if (rawPath === template) return true;
-  if (!template.includes(':')) return false;
+  // A fragment never belongs in a request target (RFC 9112); the router drops it from a parameter silently.
+  if (!template.includes(':') || rawPath.includes('#')) return false;
   const want = template.split('/');
   const got = rawPath.split('/');
   if (got.length !== want.length) return false;
