@@ -3,7 +3,9 @@
 // names); look-alikes are refused, and a refused request records nothing.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { startServer, type TestServer } from './helpers.js';
+import { startServe } from './serve-process.js';
 
 /** A request with a Host header of our choosing (fetch may not set Host). */
 function request(base: string, method: string, p: string, host: string | undefined, body?: unknown): Promise<{ status: number; type: string; json: { code?: string } }> {
@@ -88,6 +90,22 @@ describe('Host names (issue 35 item 6)', () => {
     } finally {
       await named.close();
       await tokened.close();
+    }
+  });
+
+  it('serve --allow-host takes host names only; the real serve answers a named Host and refuses a foreign one', async () => {
+    for (const bad of ['http://nav.example', 'nav.example:8080', 'nav example', '*.example']) {
+      const r = runCli(['serve', '--port', '0', '--ledger', ':memory:', '--allow-host', bad]);
+      expect([bad, r.code]).toEqual([bad, 2]);
+      expect(r.stderr).toContain('--allow-host takes a host name');
+    }
+    const served = await startServe(['--ledger', ':memory:', '--allow-host', 'nav.example']);
+    try {
+      const p = new URL(served.base).port;
+      expect((await request(served.base, 'GET', '/v1/healthz', `nav.example:${p}`)).status).toBe(200);
+      expect((await request(served.base, 'GET', '/v1/healthz', `other.example:${p}`)).status).toBe(421);
+    } finally {
+      await served.stop();
     }
   });
 });

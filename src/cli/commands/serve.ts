@@ -1,8 +1,9 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { statSync, unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
+import { BUNDLE_SUFFIX } from '../../ledger/archive/bundle.js';
 import { isPostgresUrl } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
@@ -25,8 +26,12 @@ function whole(flag: string, v: string, min: number, max: number): number {
   return n;
 }
 
-/** Where verify's and replay's worker threads open the ledger: the same --ledger, with its own connection. */
-function heavyReadsAt(ledger: string): { location: string; runBase?: string } {
+/**
+ * Where verify's and replay's worker threads open the ledger: the same --ledger, with its own connection. An
+ * in-memory ledger or a run bundle cannot be opened twice: they are read on the event loop (undefined).
+ */
+function heavyReadsAt(ledger: string): { location: string; runBase?: string } | undefined {
+  if (ledger === ':memory:' || ledger.endsWith(BUNDLE_SUFFIX)) return undefined;
   return isPostgresUrl(ledger) ? { location: ledger } : { location: ledger, runBase: runsFolderFor(ledger) };
 }
 
@@ -54,11 +59,16 @@ export function registerServeCommand(program: Command): void {
     .option('--allow-host <name>', 'a host name the Host header may name besides loopback ones (repeatable; e.g. behind a reverse proxy). Without a token only loopback names are answered (DNS rebinding)', (v: string, all: string[]) => [...all, hostName(v)], [] as string[])
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
+    // A reports root that is not a folder would fail every request naming reports: say so at start-up instead.
+    if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new NavkernelError('INVALID_OPTION', `--reports-root ${JSON.stringify(opts.reportsRoot)} is not a folder`);
+    }
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const principals = opts.tokens !== undefined ? createPrincipalDirectory({ tokensFile: opts.tokens }) : undefined;
     const ledger = serviceLedger(openCliLedger(opts, { create: true }));
+    const heavy = heavyReadsAt(opts.ledger);
     const service = createService({
       flows,
       ledger,
@@ -69,7 +79,7 @@ export function registerServeCommand(program: Command): void {
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
       ...(opts.allowHost.length ? { allowedHosts: opts.allowHost } : {}),
-      heavyReads: heavyReadsAt(opts.ledger),
+      ...(heavy ? { heavyReads: heavy } : {}),
     });
     let address: string;
     try {
