@@ -40,6 +40,17 @@ export const ERROR_CODES = {
   /** A checkpoint file that cannot be read or whose signature does not verify. */
   CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
+  // Answered by `navkernel serve` only (HTTP), listed here so that every problem document's code is a stable one.
+  /** No endpoint at this method and path. */
+  NOT_FOUND: { http: 404, summary: 'no endpoint at this method and path' },
+  /** The principal lacks the scope the endpoint needs. */
+  FORBIDDEN: { http: 403, summary: 'the principal lacks the scope the endpoint needs' },
+  /** The request took longer than `--request-timeout-ms`; its work was stopped and nothing was recorded. */
+  TIMEOUT: { http: 503, summary: 'the request took longer than the time limit; its work was stopped' },
+  /** A body that is not `application/json`. */
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, summary: 'the body must be application/json' },
+  /** The event stream has as many subscribers as it allows. */
+  TOO_MANY_SUBSCRIBERS: { http: 503, summary: 'the event stream has as many subscribers as it allows' },
   // HTTP-transport refusals of `navkernel serve` (issue 35): the request never reaches a handler.
   /** The path spells a route other than literally (`/%761/runs` for `/v1/runs`): refused, whatever the token. */
   NON_CANONICAL_PATH: { http: 400, summary: 'the path spells an endpoint other than literally (percent-encoded letters, say)' },

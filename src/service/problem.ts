@@ -1,15 +1,7 @@
 import { ERROR_CODES, NavkernelError, ValidationError, type ApiErrorCode, type ErrorCode, type Problem, type ValidationIssue } from '../contracts/index.js';
 
-/** HTTP status of each code: the shared stable codes as src/contracts/error-codes.ts says, and the HTTP-only ones. */
-export const STATUS_OF: Record<ApiErrorCode, number> = {
-  ...(Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>),
-  INVALID_REQUEST: 400,
-  NOT_FOUND: 404,
-  FORBIDDEN: 403,
-  TOO_MANY_SUBSCRIBERS: 503,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  TIMEOUT: 503,
-};
+/** HTTP status of each code, as src/contracts/error-codes.ts says. */
+export const STATUS_OF: Record<ApiErrorCode, number> = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>;
 
 const TITLES: Record<ApiErrorCode, string> = {
   INVALID_JSON: 'The body is not valid JSON',

@@ -4,27 +4,38 @@
 // the time limit no longer gives up, the route is recorded and answered. One thread: no race between the two.
 import type { KernelStore, RouteRecord, RunState } from '../contracts/ports.js';
 
-/** One route request's handling. */
+/** One route request's handling. Cheap when nothing goes wrong: its AbortController is made only when asked for. */
 export class RouteAttempt {
-  private readonly controller = new AbortController();
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
   /** The store began recording it: from then on it is answered, not timed out. */
   private recording = false;
 
-  /** Aborted when the attempt is given up: the report reading stops, the append is refused. */
+  /** Aborted when the attempt is given up: the report reading stops. */
   get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
     return this.controller.signal;
   }
 
   /** Gives the attempt up with `reason` unless it is being recorded already; true when given up. */
   giveUp(reason: Error): boolean {
     if (this.recording) return false;
-    this.controller.abort(reason);
+    this.reason = reason;
+    this.controller?.abort(reason);
     return true;
+  }
+
+  /** Throws the reason it was given up for, if it was. */
+  throwIfGivenUp(): void {
+    if (this.reason !== undefined) throw this.reason;
   }
 
   /** Called by the store just before the append: throws when given up, else marks it as being recorded. */
   claimAppend(): void {
-    this.controller.signal.throwIfAborted();
+    this.throwIfGivenUp();
     this.recording = true;
   }
 }
@@ -34,14 +45,19 @@ export class RouteAttempts {
   private readonly byRun = new Map<string, RouteAttempt>();
 
   /** Runs `work` as `attempt` of `run_id`'s route. */
-  async run<T>(run_id: string, attempt: RouteAttempt, work: () => Promise<T>): Promise<T> {
-    attempt.signal.throwIfAborted();
-    this.byRun.set(run_id, attempt);
+  run<T>(run_id: string, attempt: RouteAttempt, work: () => Promise<T>): Promise<T> {
     try {
-      return await work();
-    } finally {
-      if (this.byRun.get(run_id) === attempt) this.byRun.delete(run_id);
+      attempt.throwIfGivenUp();
+    } catch (e) {
+      return Promise.reject(e as Error);
     }
+    this.byRun.set(run_id, attempt);
+    const p = work();
+    const clear = () => {
+      if (this.byRun.get(run_id) === attempt) this.byRun.delete(run_id);
+    };
+    p.then(clear, clear);
+    return p;
   }
 
   /** `inner`, whose appends are refused for a run whose attempt was given up. */

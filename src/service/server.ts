@@ -85,7 +85,7 @@ export interface Service {
   readonly app: FastifyInstance;
   readonly kernel: Kernel;
   readonly metrics: ServiceMetrics;
-  /** Requests' work still running: routes, verifies, replays, including a timed-out request's until it stops. */
+  /** Requests' work still running (routes, reads), including a timed-out request's until it stops. */
   readonly pendingWork: number;
   /** Listens; resolves to the address (`http://127.0.0.1:8787`). */
   listen(host: string, port: number): Promise<string>;
@@ -129,13 +129,12 @@ export function createService(options: ServiceOptions): Service {
   const heavy = options.heavyReads && readWorkerAvailable() ? new HeavyReads(options.heavyReads, flows) : undefined;
   if (heavy) metrics.heavyReads(() => heavy.stats);
   const attempts = new RouteAttempts();
-  /** Work still running, including work whose client was already answered (a timed-out request's): close awaits it. */
-  const pending = new Set<Promise<unknown>>();
-  const tracked = <T>(work: Promise<T>): Promise<T> => {
-    pending.add(work);
-    const done = () => pending.delete(work);
-    work.then(done, done);
-    return work;
+  // Work still running, including work whose client was already answered (a timed-out request's): close awaits it.
+  // Counted by the deadlines below, which already wait for the work (no promise of its own per request).
+  let pending = 0;
+  let drained: (() => void) | undefined;
+  const workEnded = () => {
+    if (--pending === 0) drained?.();
   };
   const store = observedStore(attempts.gate(ledger.store), (record) => {
     lastRecord.set(record.run_id, record);
@@ -241,14 +240,13 @@ export function createService(options: ServiceOptions): Service {
     return scope ?? undefined;
   };
   const hostAccepted = hostCheck({ authRequired, allowed: options.allowedHosts ?? [] });
-  // Spellings already checked for each matched route template (a keep-alive runner sends the same path each time).
   // A callback hook, not an async one: no promise per request for what is a table look-up when it passes.
   // Authorisation is decided on the route the router matched (req.routeOptions.url), never on the raw URL: the
   // router matches the percent-decoded path, so a prefix test on req.url can be walked around (issue 35).
   app.addHook('onRequest', (req, reply, done) => {
     const url = req.url;
     if (hostAccepted !== undefined && !hostAccepted(req.headers.host)) {
-      return sendProblem(reply, problem('HOST_NOT_ALLOWED', `this server does not answer for Host ${JSON.stringify(req.headers.host)}: ${authRequired ? 'it answers for loopback names and --allow-host names' : 'without a token it answers for loopback names only (localhost, 127.0.0.1, [::1]) and --allow-host names'}`, pathOf(url)));
+      return sendProblem(reply, problem('HOST_NOT_ALLOWED', `this server does not answer for Host ${JSON.stringify((req.headers.host ?? '').slice(0, 200))}: ${authRequired ? 'it answers for loopback names and --allow-host names' : 'without a token it answers for loopback names only (localhost, 127.0.0.1, [::1]) and --allow-host names'}`, pathOf(url)));
     }
     const template = req.routeOptions.url;
     // No such endpoint, or a file of the UI (its static wildcard): no scope needed, nothing to spell.
@@ -290,27 +288,29 @@ export function createService(options: ServiceOptions): Service {
    */
   const routeDeadline = <T>(attempt: RouteAttempt, work: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      pending++;
       const timer = setTimeout(() => {
         const e = timeoutError('nothing was recorded: retry (with the same request_id)');
         if (attempt.giveUp(e)) reject(e);
       }, requestTimeoutMs);
       work.then(
-        (v) => (clearTimeout(timer), resolve(v)),
-        (e) => (clearTimeout(timer), reject(e)),
+        (v) => (clearTimeout(timer), workEnded(), resolve(v)),
+        (e) => (clearTimeout(timer), workEnded(), reject(e)),
       );
     });
 
   /** Runs a handler under the time limit; `giveUp` (a heavy read's abort) is called when it passes. */
   const deadline = <T>(work: Promise<T>, giveUp?: AbortController): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      pending++;
       const timer = setTimeout(() => {
-        const e = timeoutError('the work was stopped: retry later');
+        const e = timeoutError(giveUp ? 'the work was stopped: retry later' : 'retry later');
         giveUp?.abort(e);
         reject(e);
       }, requestTimeoutMs);
       work.then(
-        (v) => (clearTimeout(timer), resolve(v)),
-        (e) => (clearTimeout(timer), reject(e)),
+        (v) => (clearTimeout(timer), workEnded(), resolve(v)),
+        (e) => (clearTimeout(timer), workEnded(), reject(e)),
       );
     });
 
@@ -330,13 +330,19 @@ export function createService(options: ServiceOptions): Service {
   // The signal reaches the report reading (withReports); the kernel itself does not read it.
   const router = withReports<Decision, { principal: string | null; signal: AbortSignal }>(kernel, { root: options.reportsRoot });
 
-  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null, signal: AbortSignal): Promise<Decision> {
+  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null, attempt: RouteAttempt): Promise<Decision> {
     const started = performance.now();
     const span = navkernelTracer().startSpan('navkernel.route', run_id !== undefined ? { attributes: { 'navkernel.run_id': run_id } } : undefined);
     // Only tier 3's spans look the route's span up (by run: routes of one run are serialised).
     if (arbiter && run_id !== undefined) routeSpans.set(run_id, span);
     try {
-      const decision = await router.route(body, { principal, signal });
+      // The signal is made only when read: by the report reading, for a request that names reports.
+      const decision = await router.route(body, {
+        principal,
+        get signal() {
+          return attempt.signal;
+        },
+      });
       const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };
@@ -378,8 +384,8 @@ export function createService(options: ServiceOptions): Service {
     const principal = authRequired ? who.name : null;
     // Routes of one run one at a time, in arrival order; other runs in parallel.
     const attempt = new RouteAttempt();
-    const work = run_id !== undefined ? queue.run(run_id, () => attempts.run(run_id, attempt, () => routeOne(body, run_id, principal, attempt.signal))) : routeOne(body, undefined, principal, attempt.signal);
-    const decision = await routeDeadline(attempt, tracked(work));
+    const work = run_id !== undefined ? queue.run(run_id, () => attempts.run(run_id, attempt, () => routeOne(body, run_id, principal, attempt))) : routeOne(body, undefined, principal, attempt);
+    const decision = await routeDeadline(attempt, work);
     return json(reply, 'decision', decision);
   });
 
@@ -431,7 +437,7 @@ export function createService(options: ServiceOptions): Service {
     const stop = new AbortController();
     const replay = () =>
       heavy ? heavy.run<ReplayReport>({ kind: 'replay', run_id: id, ...(body.max_divergences !== undefined ? { maxDivergences: body.max_divergences } : {}) }, stop.signal) : ledger.replay(id, flows, body.max_divergences);
-    return json(reply, 'replay-report', await deadline(tracked(queue.run(id, replay)), stop));
+    return json(reply, 'replay-report', await deadline(queue.run(id, replay), stop));
   });
 
   app.post('/v1/escalations/:id/resolve', async (req, reply) => {
@@ -462,7 +468,7 @@ export function createService(options: ServiceOptions): Service {
 
   app.get('/v1/verify', async (_req, reply) => {
     const stop = new AbortController();
-    return json(reply, 'verify-report', await deadline(tracked(heavy ? heavy.run<VerifyReport>({ kind: 'verify' }, stop.signal) : ledger.verify()), stop));
+    return json(reply, 'verify-report', await deadline(heavy ? heavy.run<VerifyReport>({ kind: 'verify' }, stop.signal) : ledger.verify(), stop));
   });
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
   app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
@@ -512,7 +518,7 @@ export function createService(options: ServiceOptions): Service {
     kernel,
     metrics,
     get pendingWork() {
-      return pending.size;
+      return pending;
     },
     async listen(host, port) {
       if (!isLoopback(host) && !authRequired) {
@@ -527,7 +533,7 @@ export function createService(options: ServiceOptions): Service {
       await app.close();
       // Work whose client was answered already (timed out) stops at its next check; it ends before the ledger.
       await heavy?.close();
-      await Promise.allSettled([...pending]);
+      if (pending > 0) await new Promise<void>((resolve) => (drained = resolve));
       await kernel.close();
     },
   };

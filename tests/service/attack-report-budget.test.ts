@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { post, startServer } from './helpers.js';
 
 const ESLINT = [
@@ -108,4 +109,12 @@ describe('a request’s reports, together (issue 35 item 5)', () => {
       await t.close();
     }
   }, 180_000);
+
+  it('serve refuses a --reports-root that is not a folder at start-up (it answered 500 to every request naming reports)', () => {
+    for (const root of [path.join(dir, 'missing'), path.join(dir, 'root', 'reports', 'eslint.json')]) {
+      const r = runCli(['serve', '--port', '0', '--ledger', ':memory:', '--reports-root', root]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('is not a folder');
+    }
+  });
 });
