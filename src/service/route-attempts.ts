@@ -4,7 +4,10 @@
 // the time limit no longer gives up, the route is recorded and answered. One thread: no race between the two.
 import type { KernelStore, RouteRecord, RunState } from '../contracts/ports.js';
 
-/** One route request's handling. Cheap when nothing goes wrong: its AbortController is made only when asked for. */
+/**
+ * One route (or resolution) request's handling. Cheap when nothing goes wrong: its AbortController is made only
+ * when asked for.
+ */
 export class RouteAttempt {
   private controller: AbortController | undefined;
   private reason: Error | undefined;

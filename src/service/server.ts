@@ -460,8 +460,13 @@ export function createService(options: ServiceOptions): Service {
       via: 'http' as const,
       ...(body.next !== undefined ? { next: body.next } : {}),
     };
-    const resolve = () => ledger.resolve(flows, input);
-    const resolved = await deadline(run !== undefined ? queue.run(run, resolve) : resolve());
+    // As a route: given up (its time limit passed) before it is recorded, it never is; once recording began, answered.
+    const attempt = new RouteAttempt();
+    const resolve = () => {
+      attempt.claimAppend();
+      return ledger.resolve(flows, input);
+    };
+    const resolved = await routeDeadline(attempt, run !== undefined ? queue.run(run, resolve) : Promise.resolve().then(resolve));
     events.publish('resolution', resolved.run_id, resolved);
     return json(reply, 'escalation', resolved);
   });

@@ -8,7 +8,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { post, startServer } from './helpers.js';
+import { openLedger } from '../../src/ledger/index.js';
+import { serviceLedger, type ServiceLedger } from '../../src/service/index.js';
+import { GATE_RUN, post, routeAll, startServer } from './helpers.js';
 
 const ESLINT = [
   {
@@ -117,4 +119,41 @@ describe('a request’s reports, together (issue 35 item 5)', () => {
       expect(r.stderr).toContain('is not a folder');
     }
   });
+});
+
+describe('a resolution whose client was told TIMEOUT (issue 35 item 5, the same ordering)', () => {
+  it('is never recorded when it timed out waiting; once it is being recorded it is answered, not timed out', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nk-resolve-late-'));
+    const file = path.join(dir, 'ledger.sqlite');
+    const real = serviceLedger(openLedger(file));
+    // The real ledger, its resolve held until the test lets it go (the only way to place a timer exactly).
+    let release!: () => void;
+    let held = new Promise<void>((r) => (release = r));
+    let started = 0;
+    const ledger: ServiceLedger = { ...real, resolve: async (flows, input) => (started++, await held, real.resolve(flows, input)) };
+    const s = await startServer({ file, ledger, requestTimeoutMs: 400 });
+    try {
+      const decisions = await routeAll(s.base, [...GATE_RUN, { ...GATE_RUN[0]!, run_id: 'gate-2' }, { ...GATE_RUN[1]!, run_id: 'gate-2' }, { ...GATE_RUN[2]!, run_id: 'gate-2' }, { ...GATE_RUN[3]!, run_id: 'gate-2' }]);
+      const [esc1, esc2] = [decisions[3]!.escalation_id as string, decisions[7]!.escalation_id as string];
+      // First: its recording began (held) when the limit passed: it is answered once recorded, with 200.
+      const first = post(s.base, `/v1/escalations/${esc1}/resolve`, { decision: 'TERMINATE', by: 'ana', reason: 'first' });
+      await vi.waitFor(() => expect(started).toBe(1));
+      // Second, same run: waits behind the first in the run's queue and times out there: never recorded.
+      const second = await post(s.base, `/v1/escalations/${esc1}/resolve`, { decision: 'TERMINATE', by: 'bo', reason: 'second' });
+      expect(second.status).toBe(503);
+      release();
+      expect((await first).status).toBe(200);
+      await vi.waitFor(() => expect(s.service.pendingWork).toBe(0));
+      // The second never reached the ledger: given up in the queue, it was not run after its client heard TIMEOUT.
+      expect(started).toBe(1);
+      const run = (await (await fetch(`${s.base}/v1/runs/gate-1`)).json()) as { escalations: { resolution: { by: string; reason: string } | null }[] };
+      expect(run.escalations[0]!.resolution).toMatchObject({ by: 'ana', reason: 'first' });
+      // Another run's escalation, resolved while nothing is held: recorded as usual.
+      held = Promise.resolve();
+      expect((await post(s.base, `/v1/escalations/${esc2}/resolve`, { decision: 'TERMINATE', by: 'cy', reason: 'third' })).status).toBe(200);
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
