@@ -237,4 +237,22 @@ describe('the web UI in headless Chromium', () => {
     await page.waitForSelector('table#runs tbody tr');
     expect(cspViolations).toEqual([]);
   });
+
+  it('a forged frame cannot put another run’s escalation form on a run page (issue 35 item 3)', async () => {
+    const tab = await browser.newPage();
+    try {
+      // Whatever reaches the page as its run's stream (here: a stream replaced on the wire), an escalation of
+      // another run is not applied: no form that would resolve it as the signed-in person.
+      const forged = JSON.stringify({ escalation_id: 'esc-victim-9', run_id: 'victim', seq: 9, flow: 'gate', step: 'gate-decide', reason: 'forged', opened_ts: new Date().toISOString(), status: 'open', resolution: null });
+      await tab.route('**/v1/events?run=*', (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: `retry: 2000\n\nid: 00000000.1\nevent: escalation\ndata: ${forged}\n\n` }));
+      await tab.goto(`${s.base}/#/runs/demo-run-1`);
+      await tab.waitForSelector('main[data-ready="run"]');
+      // The stream is fetched (and answered with the forged frame) once the page is shown; give it its turns.
+      await expect.poll(async () => (await tab.evaluate('performance.getEntriesByType("resource").filter((e) => e.name.includes("/v1/events")).length')) as number, { timeout: 10_000 }).toBeGreaterThan(0);
+      await tab.waitForTimeout(300);
+      expect(await tab.locator('[data-escalation="esc-victim-9"]').count()).toBe(0);
+    } finally {
+      await tab.close();
+    }
+  });
 });
