@@ -104,9 +104,11 @@ describe('a request’s reports, together (issue 35 item 5)', () => {
       // Wait for the timed-out work to end (it stops at its next chunk), then look: nothing of it was recorded.
       await vi.waitFor(() => expect(t.service.pendingWork).toBe(0), { timeout: 120_000, interval: 50 });
       expect(recorded(t.file, 'late-1')).toEqual([]);
-      const next = await post(t.base, '/v1/route', { run_id: 'late-1', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' });
-      expect(next.status).toBe(200);
-      expect(((await next.json()) as { seq: number }).seq).toBe(1);
+      // Retried with one request_id: under this 100 ms limit a loaded machine may time a route out (nothing recorded).
+      let next: Response | undefined;
+      for (let i = 0; i < 20 && next?.status !== 200; i++) next = await post(t.base, '/v1/route', { run_id: 'late-1', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', request_id: 'late-1-a' });
+      expect(next!.status).toBe(200);
+      expect(((await next!.json()) as { seq: number }).seq).toBe(1);
     } finally {
       await t.close();
     }
@@ -131,7 +133,7 @@ describe('a resolution whose client was told TIMEOUT (issue 35 item 5, the same 
     let held = new Promise<void>((r) => (release = r));
     let started = 0;
     const ledger: ServiceLedger = { ...real, resolve: async (flows, input) => (started++, await held, real.resolve(flows, input)) };
-    const s = await startServer({ file, ledger, requestTimeoutMs: 400 });
+    const s = await startServer({ file, ledger, requestTimeoutMs: 1000 });
     try {
       const decisions = await routeAll(s.base, [...GATE_RUN, { ...GATE_RUN[0]!, run_id: 'gate-2' }, { ...GATE_RUN[1]!, run_id: 'gate-2' }, { ...GATE_RUN[2]!, run_id: 'gate-2' }, { ...GATE_RUN[3]!, run_id: 'gate-2' }]);
       const [esc1, esc2] = [decisions[3]!.escalation_id as string, decisions[7]!.escalation_id as string];
