@@ -1,8 +1,10 @@
 // `npm run fuzz [-- --runs N] [--seed S]`: every fuzz surface of issue 12 at 10,000 cases (default), then 10,000
-// hostile lines through a real `navkernel route` child. Prints the figures; exits 1 when a property fails.
+// hostile lines through a real `navkernel route` child, then URL paths and headers against a real `navkernel serve`
+// (issue 35; at most 2 minutes). Prints the figures; exits 1 when a property fails.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { packageRoot } from '../../src/package-root.js';
+import { fuzzServe } from './http.js';
 import { expectedAnswers, fuzzCoProcess, fuzzFlowFiles, fuzzRoute, sampleCoProcessLines, type FuzzFigures } from './surfaces.js';
 
 const arg = (name: string) => {
@@ -19,7 +21,7 @@ function print(f: FuzzFigures): void {
 
 console.log(`navkernel fuzz: ${runs} cases per surface, seed ${seed}`);
 let failed = false;
-for (const surface of [fuzzRoute, fuzzCoProcess, fuzzFlowFiles]) {
+for (const surface of [fuzzRoute, fuzzCoProcess, fuzzFlowFiles, fuzzServe]) {
   try {
     print(await surface(runs, seed));
   } catch (e) {

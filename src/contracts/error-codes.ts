@@ -41,6 +41,28 @@ export const ERROR_CODES = {
   /** A replay (or another reader that re-routes a run) was given flows that do not define the run's flow: pass the flows it was routed with. */
   FLOW_NOT_LOADED: { http: 422, summary: "the run's flow is not among the loaded flows (pass --flows DIR with the flows it was routed with)" },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
+  // Answered by `navkernel serve` only (HTTP), listed here so that every problem document's code is a stable one.
+  /** No endpoint at this method and path. */
+  NOT_FOUND: { http: 404, summary: 'no endpoint at this method and path' },
+  /** The principal lacks the scope the endpoint needs. */
+  FORBIDDEN: { http: 403, summary: 'the principal lacks the scope the endpoint needs' },
+  /** The request took longer than `--request-timeout-ms`; its work was stopped and nothing was recorded. */
+  TIMEOUT: { http: 503, summary: 'the request took longer than the time limit; its work was stopped' },
+  /** A body that is not `application/json`. */
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, summary: 'the body must be application/json' },
+  /** The event stream has as many subscribers as it allows. */
+  TOO_MANY_SUBSCRIBERS: { http: 503, summary: 'the event stream has as many subscribers as it allows' },
+  // HTTP-transport refusals of `navkernel serve` (issue 35): the request never reaches a handler.
+  /** The path spells a route other than literally (`/%761/runs` for `/v1/runs`): refused, whatever the token. */
+  NON_CANONICAL_PATH: { http: 400, summary: 'the path spells an endpoint other than literally (percent-encoded letters, say)' },
+  /** The Host header names a host this server does not answer for (DNS rebinding: a loopback server answers loopback names only). */
+  HOST_NOT_ALLOWED: { http: 421, summary: 'the Host header names a host this server does not answer for' },
+  /** A segment of the path (a run or escalation id) is longer than the server reads (4,096 characters as sent). */
+  URI_TOO_LONG: { http: 414, summary: 'a path segment is longer than the server reads' },
+  /** The request line and headers together are larger than the server reads (16 KiB). */
+  HEADERS_TOO_LARGE: { http: 431, summary: 'the request line and headers are larger than the server reads' },
+  /** A heavy read (verify, replay) could not start: as many are running and waiting as the server allows. */
+  TOO_BUSY: { http: 503, summary: 'as many heavy reads (verify, replay) are running and waiting as the server allows; retry later' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },
 } as const satisfies Record<string, { http: number; summary: string }>;

@@ -164,7 +164,12 @@ export const ReportFiles = z
 /** What a flow runner sends to `kernel.route()` after a step finishes. */
 export const RouteRequest = z
   .object({
-    run_id: z.string().min(1).max(200),
+    // No control characters (C0, DEL, C1): a run id ends up in event streams, logs and terminals (issue 35).
+    run_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must not hold control characters (line breaks, escapes)'),
     flow: z.string().min(1),
     step_completed: z.string().min(1),
     agent: z.string().optional(),

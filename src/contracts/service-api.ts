@@ -3,14 +3,14 @@ import { Decision, DecisionKind, ProposedNode, Tier } from './decision.js';
 import { Flow } from './flow.js';
 import { LlmCallRecord } from './llm-call.js';
 import { Escalation, RunSummary } from './ledger.js';
-import { ERROR_CODE_LIST } from './error-codes.js';
+import { ERROR_CODE_LIST, type ErrorCode } from './error-codes.js';
 import type { RegisteredSchema } from './registered-schema.js';
 
 /**
- * The stable error codes of the HTTP API (`navkernel serve`), the same strings as the co-process error line
- * and the CLI's `--json` errors, plus the few that only HTTP has (unknown path, wrong media type, time limit).
+ * The stable error codes of the HTTP API (`navkernel serve`): the one list of src/contracts/error-codes.ts, which
+ * the co-process error line and the CLI's `--json` errors use too (a few of them only HTTP answers).
  */
-export const ApiErrorCode = z.enum([...ERROR_CODE_LIST, 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'TIMEOUT', 'FORBIDDEN', 'TOO_MANY_SUBSCRIBERS']);
+export const ApiErrorCode = z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 
 /** An RFC 9457 problem document (`application/problem+json`), with navkernel's stable `code`. */

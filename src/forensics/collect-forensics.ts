@@ -32,6 +32,12 @@ export interface CollectOptions {
   gitCeiling?: string;
   /** Secret redaction of everything kept (on by default, as for every request; `false` turns it off). */
   redact?: RedactOptions | false;
+  /** Bytes of all the reports of one call together (default: `maxReportBytes`): one budget, however many files. */
+  maxTotalBytes?: number;
+  /** Bytes of all the JSON reports (parsed whole) of one call together (default: `maxJsonReportBytes`). */
+  maxTotalJsonBytes?: number;
+  /** Stops the reading (between chunks and files) when aborted: a request that timed out stops its work. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_MAX_REPORT_BYTES = 256 * 1024 * 1024;
@@ -62,12 +68,24 @@ const JSON_READERS: Partial<Record<ReportFormat, (file: string, doc: unknown, si
  */
 export async function collectForensics(inputs: ForensicsInputs, options: CollectOptions = {}): Promise<Forensics> {
   const sink = new ForensicsCollector(options.baseDir ?? process.cwd());
+  // Every file is sized and its format detected first, and each distinct file planned once: the budget is checked
+  // for all of them together before any is read whole (a request naming one big report 16 times reads it once).
+  const planned: Planned[] = [];
+  const seen = new Set<string>();
   for (const entry of inputs.files ?? []) {
     const file = typeof entry === 'string' ? entry : entry.file;
-    const as = typeof entry === 'string' ? inputs.as : (entry.as ?? inputs.as);
-    await readReport(file, as, sink, options);
+    if (seen.has(file)) continue;
+    seen.add(file);
+    options.signal?.throwIfAborted();
+    planned.push(await planReport(file, typeof entry === 'string' ? inputs.as : (entry.as ?? inputs.as), options));
+  }
+  checkBudget(planned, options);
+  for (const p of planned) {
+    options.signal?.throwIfAborted();
+    await readPlanned(p, sink, options.signal);
   }
   if (inputs.git !== undefined) {
+    options.signal?.throwIfAborted();
     await readGitDir(inputs.git, sink, options.gitCeiling !== undefined ? { ceiling: options.gitCeiling } : {});
     sink.source(inputs.git, 'git-status');
   }
@@ -75,8 +93,14 @@ export async function collectForensics(inputs: ForensicsInputs, options: Collect
   return options.redact === false ? out : createRedactor(options.redact ?? {}).value(out);
 }
 
-/** One report file into the collector. */
-async function readReport(file: string, as: ReportFormat | undefined, sink: ForensicsCollector, options: CollectOptions): Promise<void> {
+interface Planned {
+  file: string;
+  format: ReportFormat;
+  size: number;
+}
+
+/** A report's size (refused over its own limit) and format (given, or detected from its first bytes). */
+async function planReport(file: string, as: ReportFormat | undefined, options: CollectOptions): Promise<Planned> {
   if (as !== undefined && !(REPORT_FORMATS as readonly string[]).includes(as)) throw new ReportError(file, 'unknown_format', `unknown format "${String(as)}" (one of ${REPORT_FORMATS.join(', ')})`);
   const size = await checkReportFile(file, options.maxReportBytes ?? DEFAULT_MAX_REPORT_BYTES);
   let format = as;
@@ -88,10 +112,29 @@ async function readReport(file: string, as: ReportFormat | undefined, sink: Fore
   }
   const maxJson = options.maxJsonReportBytes ?? DEFAULT_MAX_JSON_REPORT_BYTES;
   if (JSON_READERS[format] && size > maxJson) throw new ReportError(file, 'too_large', `a ${format} report is parsed whole: ${size} bytes is over its limit of ${maxJson} bytes`);
+  return { file, format, size };
+}
+
+/** The reports together within one budget: the file that crosses it is named. */
+function checkBudget(planned: readonly Planned[], options: CollectOptions): void {
+  const maxTotal = options.maxTotalBytes ?? options.maxReportBytes ?? DEFAULT_MAX_REPORT_BYTES;
+  const maxJson = options.maxTotalJsonBytes ?? options.maxJsonReportBytes ?? DEFAULT_MAX_JSON_REPORT_BYTES;
+  let total = 0;
+  let json = 0;
+  for (const p of planned) {
+    total += p.size;
+    if (JSON_READERS[p.format]) json += p.size;
+    if (total > maxTotal) throw new ReportError(p.file, 'too_large', `the reports together reach ${total} bytes with this one, over the budget of ${maxTotal} bytes for one request`);
+    if (json > maxJson) throw new ReportError(p.file, 'too_large', `the JSON reports (parsed whole) together reach ${json} bytes with this one, over the budget of ${maxJson} bytes for one request`);
+  }
+}
+
+/** One planned report into the collector. */
+async function readPlanned({ file, format }: Planned, sink: ForensicsCollector, signal: AbortSignal | undefined): Promise<void> {
   const lineReader = LINE_READERS[format];
   const jsonReader = JSON_READERS[format];
-  if (format === 'junit') await readJunit(file, reportChunks(file), sink);
-  else if (lineReader) await lineReader(file, linesOf(reportChunks(file)), sink);
-  else if (jsonReader) jsonReader(file, parseJsonReport(file, await readWhole(file)), sink);
+  if (format === 'junit') await readJunit(file, reportChunks(file, signal), sink);
+  else if (lineReader) await lineReader(file, linesOf(reportChunks(file, signal)), sink);
+  else if (jsonReader) jsonReader(file, parseJsonReport(file, await readWhole(file, signal)), sink);
   sink.source(file, format);
 }

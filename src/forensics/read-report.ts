@@ -35,12 +35,14 @@ export async function readHead(file: string, bytes = 4096): Promise<string> {
 const stripBom = (s: string) => (s.charCodeAt(0) === 0xfeff ? s.slice(1) : s);
 
 /** The report as decoded text chunks, streamed (never held whole), a leading BOM dropped. */
-export async function* reportChunks(file: string): AsyncGenerator<string> {
+export async function* reportChunks(file: string, signal?: AbortSignal): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let first = true;
   const stream = createReadStream(file, { highWaterMark: CHUNK_BYTES });
   try {
     for await (const buf of stream as AsyncIterable<Buffer>) {
+      // Aborted (the request timed out): stop reading; the reason propagates, not an `unreadable` report.
+      if (signal?.aborted) break;
       let text = decoder.write(buf);
       if (first && text) (text = stripBom(text)), (first = false);
       if (text) yield text;
@@ -50,6 +52,7 @@ export async function* reportChunks(file: string): AsyncGenerator<string> {
   } finally {
     stream.destroy();
   }
+  signal?.throwIfAborted();
   const rest = decoder.end();
   if (rest) yield rest;
 }
@@ -88,8 +91,8 @@ export async function* linesOf(chunks: AsyncIterable<string>): AsyncGenerator<st
 }
 
 /** A whole (JSON) report as text: only for formats that cannot be streamed, and within their own smaller limit. */
-export async function readWhole(file: string): Promise<string> {
+export async function readWhole(file: string, signal?: AbortSignal): Promise<string> {
   let out = '';
-  for await (const c of reportChunks(file)) out += c;
+  for await (const c of reportChunks(file, signal)) out += c;
   return out;
 }

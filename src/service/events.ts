@@ -149,7 +149,8 @@ export class EventHub {
   subscribe(sink: EventSink, options: { run?: string; lastEventId?: string } = {}): Subscribed {
     if (this.subscribers.size >= this.maxSubscribers) return { ok: false, reason: `${this.maxSubscribers} subscribers already (the limit)` };
     const sub: Subscriber = { sink, run: options.run, after: this.next - 1 };
-    sink.write(`retry: 2000\n: subscribed${options.run ? ` to run ${options.run}` : ''}\n\n`);
+    // The run is a client's string: JSON-encoded, so no line break in it can end the comment and start a field.
+    sink.write(`retry: 2000\n: subscribed${options.run !== undefined ? ` to run ${JSON.stringify(options.run)}` : ''}\n\n`);
     if (options.lastEventId !== undefined && options.lastEventId !== '') {
       const missed = this.since(options.lastEventId);
       if (missed === undefined) {

@@ -1,15 +1,7 @@
 import { ERROR_CODES, NavkernelError, ValidationError, type ApiErrorCode, type ErrorCode, type Problem, type ValidationIssue } from '../contracts/index.js';
 
-/** HTTP status of each code: the shared stable codes as src/contracts/error-codes.ts says, and the HTTP-only ones. */
-export const STATUS_OF: Record<ApiErrorCode, number> = {
-  ...(Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>),
-  INVALID_REQUEST: 400,
-  NOT_FOUND: 404,
-  FORBIDDEN: 403,
-  TOO_MANY_SUBSCRIBERS: 503,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  TIMEOUT: 503,
-};
+/** HTTP status of each code, as src/contracts/error-codes.ts says. */
+export const STATUS_OF: Record<ApiErrorCode, number> = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>;
 
 const TITLES: Record<ApiErrorCode, string> = {
   INVALID_JSON: 'The body is not valid JSON',
@@ -36,6 +28,11 @@ const TITLES: Record<ApiErrorCode, string> = {
   RUN_NOT_ARCHIVABLE: 'The run cannot be archived',
   RUN_ARCHIVED: 'The run was archived out of the ledger',
   CHECKPOINT_INVALID: 'The checkpoint is unreadable or its signature does not verify',
+  NON_CANONICAL_PATH: 'The path spells the endpoint other than literally',
+  HOST_NOT_ALLOWED: 'The Host header names a host this server does not answer for',
+  URI_TOO_LONG: 'A path segment is too long',
+  HEADERS_TOO_LARGE: 'The request line and headers are too large',
+  TOO_BUSY: 'As many heavy reads are running and waiting as the server allows',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
@@ -18,6 +19,8 @@ import {
   type ArbiterPort,
   type Problem,
   type ReplayBody,
+  type ReplayReport,
+  type VerifyReport,
   type ResolveBody,
   type RouteRecord,
   type RunPageKey,
@@ -27,13 +30,16 @@ import { createKernel, type FlowSet, type Kernel } from '../kernel/index.js';
 import { packageRoot } from '../package-root.js';
 import { VERSION } from '../version.js';
 import type { ServiceLedger } from './ledger-reader.js';
-import { scopeOf } from './endpoint-scopes.js';
+import { openApiPath, scopeOf } from './endpoint-scopes.js';
 import { EventHub, type EventHubOptions } from './events.js';
 import { buildOpenApi } from './openapi.js';
 import { withReports } from '../forensics/with-reports.js';
 import { SCOPES, createPrincipalDirectory, type Principal, type PrincipalDirectory, type Scope } from './principals.js';
 import { ApiError, problem, problemFor } from './problem.js';
 import { flowsList } from './report.js';
+import { hostCheck, pathOf, spellsLiterally } from './request-guard.js';
+import { HeavyReads, readWorkerAvailable, type HeavyReadsOptions } from './heavy-reads.js';
+import { RouteAttempt, RouteAttempts } from './route-attempts.js';
 import { RunQueue } from './run-queue.js';
 import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type ServiceMetrics } from './telemetry.js';
 
@@ -60,6 +66,17 @@ export interface ServiceOptions {
   events?: EventHubOptions;
   /** Time source for recorded timestamps (tests). */
   clock?: () => number | Date;
+  /**
+   * Host names accepted in the Host header besides loopback names (`serve --allow-host`). Without a token the
+   * server answers loopback names only (DNS rebinding); with one, any Host unless some are named here.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Where worker threads open the ledger for verify and replay (`serve` passes its --ledger): off the event loop, at
+   * most `running` at once, each stopped when its request times out. Without it (or from TypeScript sources, where
+   * no compiled worker exists) they run on the event loop.
+   */
+  heavyReads?: HeavyReadsOptions;
   /** Folder under which a route request's `reports` files are read into its forensics (default: none, refused). */
   reportsRoot?: string;
 }
@@ -68,6 +85,8 @@ export interface Service {
   readonly app: FastifyInstance;
   readonly kernel: Kernel;
   readonly metrics: ServiceMetrics;
+  /** Requests' work still running (routes, reads), including a timed-out request's until it stops. */
+  readonly pendingWork: number;
   /** Listens; resolves to the address (`http://127.0.0.1:8787`). */
   listen(host: string, port: number): Promise<string>;
   /** Stops accepting, finishes in-flight requests, then closes the kernel and the ledger. */
@@ -75,6 +94,10 @@ export interface Service {
 }
 
 const MAX_PAGE = 500;
+/** Control characters (C0, DEL, C1), which no run id holds (schemas/route-request). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** The longest path segment (a run or escalation id, as sent) the router reads; longer ones are URI_TOO_LONG. */
+const MAX_PARAM_CHARS = 4096;
 const MAX_DECISIONS_PAGE = 5000;
 
 /** True for addresses that only this machine reaches. */
@@ -103,7 +126,17 @@ export function createService(options: ServiceOptions): Service {
   const routeSpans = new Map<string, Span>();
   const lastRecord = new Map<string, RouteRecord>();
   const events = new EventHub(options.events);
-  const store = observedStore(ledger.store, (record) => {
+  const heavy = options.heavyReads && readWorkerAvailable() ? new HeavyReads(options.heavyReads, flows) : undefined;
+  if (heavy) metrics.heavyReads(() => heavy.stats);
+  const attempts = new RouteAttempts();
+  // Work still running, including work whose client was already answered (a timed-out request's): close awaits it.
+  // Counted by the deadlines below, which already wait for the work (no promise of its own per request).
+  let pending = 0;
+  let drained: (() => void) | undefined;
+  const workEnded = () => {
+    if (--pending === 0) drained?.();
+  };
+  const store = observedStore(attempts.gate(ledger.store), (record) => {
     lastRecord.set(record.run_id, record);
     publishRoute(events, record);
   });
@@ -131,6 +164,31 @@ export function createService(options: ServiceOptions): Service {
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Run ids are up to 200 characters (schemas/route-request), each up to 12 when percent-encoded.
+    routerOptions: { maxParamLength: MAX_PARAM_CHARS },
+    // What the router refuses before any hook (a malformed %-escape, an over-long segment) is a problem document too.
+    frameworkErrors: (err, req, reply) => {
+      const at = pathOf(req.url);
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendProblem(reply, problem('URI_TOO_LONG', `a segment of the path is longer than ${MAX_PARAM_CHARS} characters`, at.slice(0, 200)));
+      if (err.code === 'FST_ERR_BAD_URL') return sendProblem(reply, problem('INVALID_REQUEST', 'the path holds a malformed percent-escape', at.slice(0, 200)));
+      return sendProblem(reply, problem('INVALID_REQUEST', `the request cannot be routed (${err.code})`, at.slice(0, 200)));
+    },
+    // What Node's HTTP parser refuses (no request object exists): answered as a problem document on the socket.
+    clientErrorHandler: (err, socket) => {
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      const p =
+        code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? { ...problem('TIMEOUT', `the request was not received within ${requestTimeoutMs} ms`), status: 408 }
+          : code === 'HPE_HEADER_OVERFLOW'
+            ? problem('HEADERS_TOO_LARGE', 'the request line and headers are larger than 16 KiB')
+            : problem('INVALID_REQUEST', `the request is not valid HTTP/1.1 (${String(code ?? 'unparsable')})`);
+      if (socket.writable) {
+        const body = JSON.stringify(p);
+        socket.write(`HTTP/1.1 ${p.status} ${STATUS_CODES[p.status] ?? ''}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      }
+      socket.destroy();
+    },
   });
   // JSON only (Fastify would otherwise accept text/plain bodies as strings), parsed here so that a syntax error
   // names where the JSON breaks, and keys that could pollute a prototype are refused.
@@ -163,7 +221,12 @@ export function createService(options: ServiceOptions): Service {
     if (p.code === 'INTERNAL') process.stderr.write(`navkernel serve: ${req.method} ${req.url.split('?')[0]}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return sendProblem(reply, p);
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem('NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0]}`, req.url)));
+  app.setNotFoundHandler((req, reply) => {
+    const at = pathOf(req.url);
+    // A segment over the router's limit does not match its route (it falls to the UI's wildcard): say so.
+    if (at.split('/').some((seg) => seg.length > MAX_PARAM_CHARS)) return sendProblem(reply, problem('URI_TOO_LONG', `a segment of the path is longer than ${MAX_PARAM_CHARS} characters`, at.slice(0, 200)));
+    return sendProblem(reply, problem('NOT_FOUND', `no endpoint ${req.method} ${at.length > 200 ? `${at.slice(0, 200)}…` : at}`, at.slice(0, 200)));
+  });
 
   // Every /v1 route needs the scope src/service/endpoint-scopes.ts gives it; a route missing there is refused
   // (fail closed), so a new endpoint cannot be served without deciding who may call it.
@@ -176,13 +239,23 @@ export function createService(options: ServiceOptions): Service {
     if (scope === undefined) scopes.set(key, (scope = scopeOf(method, template) ?? null));
     return scope ?? undefined;
   };
+  const hostAccepted = hostCheck({ authRequired, allowed: options.allowedHosts ?? [] });
   // A callback hook, not an async one: no promise per request for what is a table look-up when it passes.
+  // Authorisation is decided on the route the router matched (req.routeOptions.url), never on the raw URL: the
+  // router matches the percent-decoded path, so a prefix test on req.url can be walked around (issue 35).
   app.addHook('onRequest', (req, reply, done) => {
     const url = req.url;
-    if (!url.startsWith('/v1/')) return done();
+    if (hostAccepted !== undefined && !hostAccepted(req.headers.host)) {
+      return sendProblem(reply, problem('HOST_NOT_ALLOWED', `this server does not answer for Host ${JSON.stringify((req.headers.host ?? '').slice(0, 200))}: ${authRequired ? 'it answers for loopback names and --allow-host names' : 'without a token it answers for loopback names only (localhost, 127.0.0.1, [::1]) and --allow-host names'}`, pathOf(url)));
+    }
     const template = req.routeOptions.url;
-    // No such endpoint (the UI's static wildcard catches /v1/nothing): the not-found handler answers.
-    if (template === undefined || !template.startsWith('/v1/')) return done();
+    // No such endpoint, or a file of the UI (its static wildcard): no scope needed, nothing to spell.
+    if (template === undefined || template === '/*') return done();
+    const rawPath = pathOf(url);
+    if (!spellsLiterally(rawPath, template)) {
+      return sendProblem(reply, problem('NON_CANONICAL_PATH', `the path ${JSON.stringify(rawPath)} spells ${openApiPath(template)} other than literally (percent-encoded letters, say): send the path as the API documents it`, rawPath));
+    }
+    if (!template.startsWith('/v1/')) return done();
     const scope = scopeFor(req.method, template);
     if (scope === 'public') return done();
     let who: Principal | undefined = ANONYMOUS;
@@ -191,28 +264,53 @@ export function createService(options: ServiceOptions): Service {
       if (!who) {
         reply.header('www-authenticate', 'Bearer realm="navkernel"');
         const given = /^Bearer\s+\S+/i.test(req.headers.authorization ?? '');
-        return sendProblem(reply, problem('UNAUTHORIZED', given ? 'the bearer token is wrong (not one this server knows)' : 'this server needs an Authorization: Bearer <token> header', url.split('?')[0]));
+        return sendProblem(reply, problem('UNAUTHORIZED', given ? 'the bearer token is wrong (not one this server knows)' : 'this server needs an Authorization: Bearer <token> header', rawPath));
       }
     }
-    if (scope === undefined) return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${template} has no scope configured, so nobody may call it`, url.split('?')[0]));
+    if (scope === undefined) return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${template} has no scope configured, so nobody may call it`, rawPath));
     if (!who.scopes.has(scope)) {
-      const path = url.split('?')[0];
-      return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${path} needs the ${scope} scope; principal ${who.name} has ${[...who.scopes].join(', ')}`, path));
+      return sendProblem(reply, problem('FORBIDDEN', `${req.method} ${rawPath} needs the ${scope} scope; principal ${who.name} has ${[...who.scopes].join(', ')}`, rawPath));
     }
     req.principal = who;
     done();
   });
 
-  /** Runs a handler under the time limit. */
-  const deadline = <T>(work: Promise<T>): Promise<T> =>
+  /** The caller of a handler that needs a scope: set by the hook, or the handler was reached without it (refused). */
+  const principalOf = (req: { principal: Principal | null }): Principal => {
+    if (req.principal === null) throw new ApiError('FORBIDDEN', 'the request was not authorised');
+    return req.principal;
+  };
+
+  const timeoutError = (what: string) => new ApiError('TIMEOUT', `no answer within ${requestTimeoutMs} ms; ${what}`);
+  /**
+   * A route under the time limit: when it passes before the route is being recorded, the attempt is given up (its
+   * report reading stops, its append is refused) and the client told TIMEOUT; once recording began, it is answered.
+   */
+  const routeDeadline = <T>(attempt: RouteAttempt, work: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new ApiError('TIMEOUT', `no answer within ${requestTimeoutMs} ms; a route may still be recorded: retry with the same request_id`)),
-        requestTimeoutMs,
-      );
+      pending++;
+      const timer = setTimeout(() => {
+        const e = timeoutError('nothing was recorded: retry (with the same request_id)');
+        if (attempt.giveUp(e)) reject(e);
+      }, requestTimeoutMs);
       work.then(
-        (v) => (clearTimeout(timer), resolve(v)),
-        (e) => (clearTimeout(timer), reject(e)),
+        (v) => (clearTimeout(timer), workEnded(), resolve(v)),
+        (e) => (clearTimeout(timer), workEnded(), reject(e)),
+      );
+    });
+
+  /** Runs a handler under the time limit; `giveUp` (a heavy read's abort) is called when it passes. */
+  const deadline = <T>(work: Promise<T>, giveUp?: AbortController): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      pending++;
+      const timer = setTimeout(() => {
+        const e = timeoutError(giveUp ? 'the work was stopped: retry later' : 'retry later');
+        giveUp?.abort(e);
+        reject(e);
+      }, requestTimeoutMs);
+      work.then(
+        (v) => (clearTimeout(timer), workEnded(), resolve(v)),
+        (e) => (clearTimeout(timer), workEnded(), reject(e)),
       );
     });
 
@@ -229,15 +327,22 @@ export function createService(options: ServiceOptions): Service {
 
   const json = (reply: FastifyReply, schema: string, body: unknown) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(checked(schema, body)));
 
-  const router = withReports(kernel, { root: options.reportsRoot });
+  // The signal reaches the report reading (withReports); the kernel itself does not read it.
+  const router = withReports<Decision, { principal: string | null; signal: AbortSignal }>(kernel, { root: options.reportsRoot });
 
-  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null): Promise<Decision> {
+  async function routeOne(body: unknown, run_id: string | undefined, principal: string | null, attempt: RouteAttempt): Promise<Decision> {
     const started = performance.now();
     const span = navkernelTracer().startSpan('navkernel.route', run_id !== undefined ? { attributes: { 'navkernel.run_id': run_id } } : undefined);
     // Only tier 3's spans look the route's span up (by run: routes of one run are serialised).
     if (arbiter && run_id !== undefined) routeSpans.set(run_id, span);
     try {
-      const decision = await router.route(body, { principal });
+      // The signal is made only when read: by the report reading, for a request that names reports.
+      const decision = await router.route(body, {
+        principal,
+        get signal() {
+          return attempt.signal;
+        },
+      });
       const record = run_id !== undefined ? lastRecord.get(run_id) : undefined;
       if (run_id !== undefined) lastRecord.delete(run_id);
       const req = body as { flow: string; step_completed: string };
@@ -275,9 +380,12 @@ export function createService(options: ServiceOptions): Service {
     const run = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { run_id?: unknown }).run_id : undefined;
     const run_id = typeof run === 'string' ? run : undefined;
     // The route is recorded as sent by the token's principal (the shared --token's is `shared-token`); without auth, nobody.
-    const principal = authRequired && req.principal ? req.principal.name : null;
+    const who = principalOf(req);
+    const principal = authRequired ? who.name : null;
     // Routes of one run one at a time, in arrival order; other runs in parallel.
-    const decision = await deadline(run_id !== undefined ? queue.run(run_id, () => routeOne(body, run_id, principal)) : routeOne(body, undefined, principal));
+    const attempt = new RouteAttempt();
+    const work = run_id !== undefined ? queue.run(run_id, () => attempts.run(run_id, attempt, () => routeOne(body, run_id, principal, attempt))) : routeOne(body, undefined, principal, attempt);
+    const decision = await routeDeadline(attempt, work);
     return json(reply, 'decision', decision);
   });
 
@@ -326,13 +434,16 @@ export function createService(options: ServiceOptions): Service {
   app.post('/v1/runs/:id/replay', async (req, reply) => {
     const { id } = req.params as { id: string };
     const body = validated<ReplayBody>('replay-body', req.body ?? {}, 'INVALID_REQUEST');
-    return json(reply, 'replay-report', await deadline(queue.run(id, () => ledger.replay(id, flows, body.max_divergences))));
+    const stop = new AbortController();
+    const replay = () =>
+      heavy ? heavy.run<ReplayReport>({ kind: 'replay', run_id: id, ...(body.max_divergences !== undefined ? { maxDivergences: body.max_divergences } : {}) }, stop.signal) : ledger.replay(id, flows, body.max_divergences);
+    return json(reply, 'replay-report', await deadline(queue.run(id, replay), stop));
   });
 
   app.post('/v1/escalations/:id/resolve', async (req, reply) => {
     const { id } = req.params as { id: string };
     const body = validated<ResolveBody>('resolve-body', req.body, 'INVALID_RESOLUTION');
-    const who = req.principal ?? ANONYMOUS;
+    const who = principalOf(req);
     // A named principal is the author; a different name in the body is refused rather than recorded beside it.
     if (who.identified && body.by !== undefined && body.by !== who.name) {
       throw new ApiError('INVALID_RESOLUTION', `by says ${JSON.stringify(body.by)} but the request is authenticated as ${who.name}; leave by out`);
@@ -349,18 +460,27 @@ export function createService(options: ServiceOptions): Service {
       via: 'http' as const,
       ...(body.next !== undefined ? { next: body.next } : {}),
     };
-    const resolve = () => ledger.resolve(flows, input);
-    const resolved = await deadline(run !== undefined ? queue.run(run, resolve) : resolve());
+    // As a route: given up (its time limit passed) before it is recorded, it never is; once recording began, answered.
+    const attempt = new RouteAttempt();
+    const resolve = () => {
+      attempt.claimAppend();
+      return ledger.resolve(flows, input);
+    };
+    const resolved = await routeDeadline(attempt, run !== undefined ? queue.run(run, resolve) : Promise.resolve().then(resolve));
     events.publish('resolution', resolved.run_id, resolved);
     return json(reply, 'escalation', resolved);
   });
 
-  app.get('/v1/verify', async (_req, reply) => json(reply, 'verify-report', await deadline(ledger.verify())));
+  app.get('/v1/verify', async (_req, reply) => {
+    const stop = new AbortController();
+    return json(reply, 'verify-report', await deadline(heavy ? heavy.run<VerifyReport>({ kind: 'verify' }, stop.signal) : ledger.verify(), stop));
+  });
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
   app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
   app.get('/v1/events', async (req, reply) => {
     const run = (req.query as { run?: unknown }).run;
     if (run !== undefined && (typeof run !== 'string' || run === '')) throw new ApiError('INVALID_REQUEST', 'run must name one run');
+    if (typeof run === 'string' && CONTROL.test(run)) throw new ApiError('INVALID_REQUEST', 'run must not hold control characters (line breaks, escapes): no run id has them');
     const last = req.headers['last-event-id'];
     const raw = reply.raw;
     // Subscribing writes at once, so the headers go first; a refusal is still an ordinary problem document.
@@ -390,10 +510,10 @@ export function createService(options: ServiceOptions): Service {
 
   const uiDir = options.uiDir ?? path.join(packageRoot(), 'dist', 'ui');
   if (existsSync(path.join(uiDir, 'index.html'))) {
-    app.register(fastifyStatic, { root: uiDir, prefix: '/', index: 'index.html', wildcard: true });
+    app.register(fastifyStatic, { root: uiDir, prefix: '/', index: 'index.html', wildcard: true, setHeaders: (res) => setUiHeaders((k, v) => res.setHeader(k, v)) });
   } else {
     app.get('/', async (_req, reply) =>
-      reply.type('text/html; charset=utf-8').send('<!doctype html><title>navkernel</title><p>The web UI is not built: run <code>npm run build</code>. The API is under <a href="/openapi.json">/v1</a>.</p>'),
+      setUiHeaders((k, v) => reply.header(k, v)).type('text/html; charset=utf-8').send('<!doctype html><title>navkernel</title><p>The web UI is not built: run <code>npm run build</code>. The API is under <a href="/openapi.json">/v1</a>.</p>'),
     );
   }
 
@@ -402,6 +522,9 @@ export function createService(options: ServiceOptions): Service {
     app,
     kernel,
     metrics,
+    get pendingWork() {
+      return pending;
+    },
     async listen(host, port) {
       if (!isLoopback(host) && !authRequired) {
         throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token or --tokens: only loopback addresses (127.0.0.1, ::1, localhost) may be served without bearer tokens`);
@@ -413,9 +536,28 @@ export function createService(options: ServiceOptions): Service {
       closed = true;
       events.close();
       await app.close();
+      // Work whose client was answered already (timed out) stops at its next check; it ends before the ledger.
+      await heavy?.close();
+      if (pending > 0) await new Promise<void>((resolve) => (drained = resolve));
       await kernel.close();
     },
   };
+}
+
+/**
+ * The web UI's own files only: scripts and styles from this origin (Mermaid's SVG and uPlot set inline styles,
+ * hence 'unsafe-inline' for styles only), fetches to this origin, no framing, no MIME sniffing, no referrer.
+ */
+const UI_HEADERS: readonly (readonly [string, string])[] = [
+  ['content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"],
+  ['x-frame-options', 'DENY'],
+  ['x-content-type-options', 'nosniff'],
+  ['referrer-policy', 'no-referrer'],
+];
+function setUiHeaders<T>(set: (name: string, value: string) => T): T {
+  let last!: T;
+  for (const [k, v] of UI_HEADERS) last = set(k, v);
+  return last;
 }
 
 /** A committed route as the event stream tells it: the run page's timeline entry, and the escalation it opened. */

@@ -1,5 +1,5 @@
 import { SpanStatusCode, context, trace, type Span, type Tracer } from '@opentelemetry/api';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Decision } from '../contracts/index.js';
 import type { KernelStore, ArbiterPort, RouteRecord, RunState } from '../contracts/ports.js';
 import { VERSION } from '../version.js';
@@ -11,6 +11,8 @@ export interface ServiceMetrics {
   route(decision: Decision, seconds: number, record: RouteRecord | undefined): void;
   /** Counts one problem answered. */
   problem(code: string): void;
+  /** Reports the heavy reads (verify, replay in worker threads): running, waiting, aborted, read when scraped. */
+  heavyReads(stats: () => { running: number; waiting: number; aborted: number }): void;
 }
 
 export function createMetrics(): ServiceMetrics {
@@ -60,6 +62,28 @@ export function createMetrics(): ServiceMetrics {
     },
     problem(code) {
       problems.inc({ code });
+    },
+    heavyReads(stats) {
+      new Gauge({
+        name: 'navkernel_heavy_reads',
+        help: 'Heavy reads (verify, replay) in worker threads, by state: running, waiting',
+        labelNames: ['state'] as const,
+        registers: [registry],
+        collect() {
+          const s = stats();
+          this.set({ state: 'running' }, s.running);
+          this.set({ state: 'waiting' }, s.waiting);
+        },
+      });
+      new Counter({
+        name: 'navkernel_heavy_reads_aborted_total',
+        help: 'Heavy-read workers terminated because their request gave up (its time limit passed)',
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(stats().aborted);
+        },
+      });
     },
   };
 }

@@ -25,6 +25,8 @@ describe('the web UI in headless Chromium', () => {
   let s: TestServer;
   let browser: Browser;
   let page: Page;
+  /** What Chromium reported the UI's Content-Security-Policy refused (issue 35): nothing, for the UI to work. */
+  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) execFileSync('bash', [path.join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdio: 'inherit', timeout: 590_000 });
@@ -42,6 +44,9 @@ describe('the web UI in headless Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on('pageerror', (e) => console.error('page error:', e.message));
+    page.on('console', (m) => {
+      if (/Content[- ]Security[- ]Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
   }, 600_000);
 
   afterAll(async () => {
@@ -60,7 +65,8 @@ describe('the web UI in headless Chromium', () => {
     expect(await page.$$eval('table#runs thead th', (ths) => ths.map((th) => th.textContent))).toContain('Needs human');
     await expect(gate.locator('td[data-needs-human]').getAttribute('data-needs-human')).resolves.toBe('1');
     await page.locator('input[name="has_open_escalation"]').check();
-    await page.waitForFunction("document.querySelectorAll('table#runs tbody tr').length === 1");
+    // Polled from here: a string predicate would be eval'd in the page, which the UI's CSP forbids.
+    await expect.poll(() => page.locator('table#runs tbody tr').count(), { timeout: 10_000 }).toBe(1);
     expect(await page.$$eval('table#runs tbody tr', (rows) => rows.map((r) => r.getAttribute('data-run')))).toEqual(['gate-1']);
   });
 
@@ -211,7 +217,7 @@ describe('the web UI in headless Chromium', () => {
     await routeAll(s.base, steps.slice(2));
     await page.waitForSelector('#escalations .escalation form.resolve', { timeout: 2_000 });
     expect(await page.locator('#run-status').textContent()).toBe('escalated');
-    await page.waitForFunction("document.querySelectorAll('.diagram[data-flow=\"gate\"] g.node.escalated').length === 1");
+    await expect.poll(() => page.locator('.diagram[data-flow="gate"] g.node.escalated').count(), { timeout: 10_000 }).toBe(1);
   });
 
   it('for a team: signs in with a token, shows the principal, hides what it may not do, shows who routed each step, and lists escalations to resolve', async () => {
@@ -255,7 +261,7 @@ describe('the web UI in headless Chromium', () => {
       await item.locator('select[name="decision"]').selectOption('TERMINATE');
       await item.locator('textarea[name="reason"]').fill('stopped from the inbox');
       await item.locator('button[type="submit"]').click();
-      await tab.waitForFunction("!document.querySelector('.inbox-item[data-run=\"live-1\"]')");
+      await expect.poll(() => tab.locator('.inbox-item[data-run="live-1"]').count(), { timeout: 10_000 }).toBe(0);
       const detail = (await (await fetch(`${t.base}/v1/runs/live-1`, { headers: { authorization: 'Bearer rosa-token' } })).json()) as { escalations: { resolution: unknown }[] };
       expect(detail.escalations[0]!.resolution).toMatchObject({ by: 'rosa', authenticated: true });
     } finally {
@@ -277,5 +283,30 @@ describe('the web UI in headless Chromium', () => {
     expect(legend).not.toContain('--');
     expect(legend).not.toMatch(/per bucket/);
     await page.screenshot({ path: path.join(SHOTS, 'ui-ledger.png'), fullPage: false });
+  });
+
+  it('ran every page above under its Content-Security-Policy (served with it) without a violation', async () => {
+    const res = await page.goto(`${s.base}/`);
+    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.waitForSelector('table#runs tbody tr');
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('a forged frame cannot put another run’s escalation form on a run page (issue 35 item 3)', async () => {
+    const tab = await browser.newPage();
+    try {
+      // Whatever reaches the page as its run's stream (here: a stream replaced on the wire), an escalation of
+      // another run is not applied: no form that would resolve it as the signed-in person.
+      const forged = JSON.stringify({ escalation_id: 'esc-victim-9', run_id: 'victim', seq: 9, flow: 'gate', step: 'gate-decide', reason: 'forged', opened_ts: new Date().toISOString(), status: 'open', resolution: null });
+      await tab.route('**/v1/events?run=*', (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: `retry: 2000\n\nid: 00000000.1\nevent: escalation\ndata: ${forged}\n\n` }));
+      await tab.goto(`${s.base}/#/runs/demo-run-1`);
+      await tab.waitForSelector('main[data-ready="run"]');
+      // The stream is fetched (and answered with the forged frame) once the page is shown; give it its turns.
+      await expect.poll(async () => (await tab.evaluate('performance.getEntriesByType("resource").filter((e) => e.name.includes("/v1/events")).length')) as number, { timeout: 10_000 }).toBeGreaterThan(0);
+      await tab.waitForTimeout(300);
+      expect(await tab.locator('[data-escalation="esc-victim-9"]').count()).toBe(0);
+    } finally {
+      await tab.close();
+    }
   });
 });

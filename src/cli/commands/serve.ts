@@ -1,9 +1,11 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { statSync, unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
-import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
+import { BUNDLE_SUFFIX } from '../../ledger/archive/bundle.js';
+import { isPostgresUrl } from '../../ledger/index.js';
+import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
 interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
@@ -16,12 +18,30 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   requestTimeoutMs: string;
   reportsRoot?: string;
   quiet?: boolean;
+  allowHost: string[];
 }
 
 function whole(flag: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < min || n > max) throw new NavkernelError('INVALID_OPTION', `${flag} must be a whole number from ${min} to ${max} (got ${JSON.stringify(v)})`);
   return n;
+}
+
+/**
+ * Where verify's and replay's worker threads open the ledger: the same --ledger, with its own connection. An
+ * in-memory ledger or a run bundle cannot be opened twice: they are read on the event loop (undefined).
+ */
+function heavyReadsAt(ledger: string): { location: string; runBase?: string } | undefined {
+  if (ledger === ':memory:' || ledger.endsWith(BUNDLE_SUFFIX)) return undefined;
+  return isPostgresUrl(ledger) ? { location: ledger } : { location: ledger, runBase: runsFolderFor(ledger) };
+}
+
+/** An --allow-host value: a host name or [IPv6 address], without a port or a scheme. */
+function hostName(v: string): string {
+  if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[[0-9A-Fa-f:.]+\]$/.test(v)) {
+    throw new NavkernelError('INVALID_OPTION', `--allow-host takes a host name without port or scheme (navkernel.example.com, [fd00::1]); got ${JSON.stringify(v)}`);
+  }
+  return v.toLowerCase();
 }
 
 /** `navkernel serve`: the HTTP API under /v1 and the web UI at /. */
@@ -38,8 +58,13 @@ export function registerServeCommand(program: Command): void {
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
     .option('-q, --quiet', 'do not print the start-up line (which ledger and flows) on stderr; the "listening on" line stays')
+    .option('--allow-host <name>', 'a host name the Host header may name besides loopback ones (repeatable; e.g. behind a reverse proxy). Without a token only loopback names are answered (DNS rebinding)', (v: string, all: string[]) => [...all, hostName(v)], [] as string[])
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
+    // A reports root that is not a folder would fail every request naming reports: say so at start-up instead.
+    if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new NavkernelError('INVALID_OPTION', `--reports-root ${JSON.stringify(opts.reportsRoot)} is not a folder`);
+    }
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
@@ -47,6 +72,7 @@ export function registerServeCommand(program: Command): void {
     const opened = openCliLedger(opts, { create: true });
     if (!opts.quiet) process.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
     const ledger = serviceLedger(opened);
+    const heavy = heavyReadsAt(opts.ledger);
     const service = createService({
       flows,
       ledger,
@@ -56,6 +82,8 @@ export function registerServeCommand(program: Command): void {
       bodyLimit: opts.maxBytes !== undefined ? whole('--max-bytes', opts.maxBytes, 1, 1 << 30) : opts.maxBodyBytes !== undefined ? whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30) : 1024 * 1024,
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
+      ...(opts.allowHost.length ? { allowedHosts: opts.allowHost } : {}),
+      ...(heavy ? { heavyReads: heavy } : {}),
     });
     let address: string;
     try {

@@ -407,6 +407,9 @@ function applyToRun(e: LiveEvent, detail: RunDetail, flows: FlowsList, reload: (
       badge.className = `badge status-${s}`;
     }
   };
+  // Only this run's events move this page: an event of another run (whatever the stream says) never puts its
+  // escalation, and so a resolve form for it, here.
+  if ((e.data as { run_id?: unknown } | null)?.run_id !== r.run_id) return;
   if (e.type === 'decision') {
     const d = e.data as RecordedDecision;
     if (detail.decisions.some((x) => x.seq === d.seq)) return;
