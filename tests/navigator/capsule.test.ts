@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CnfCapsule } from '../../src/contracts/index.js';
 import { createNavigator, intakeCapsule, parseCapsuleText } from '../../src/navigator/index.js';
 import { runCli } from '../support/cli.js';
@@ -15,7 +15,11 @@ const dir = (prefix: string) => {
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
-const cacheDir = dir('nk-cache-');
+// Made in beforeAll, not at collection: a filter (-t) that skips every test runs no afterAll to remove it.
+let cacheDir: string;
+beforeAll(() => {
+  cacheDir = dir('nk-cache-');
+});
 
 /** The typed error of a capsule the intake refuses. */
 function refused(raw: unknown): { code: string; issues: { path: string; message: string }[] } {

@@ -1,9 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createNavigator, defaultSteps, type LoadResult, type NavigationOutcome, type NavigatorSteps } from '../../src/navigator/index.js';
 import { SHOP, tmpDir } from '../repomap/fixture.js';
 
-const cacheDir = tmpDir('nk-cache-');
-const real = defaultSteps({ cacheDir });
+// Made in beforeAll, not at collection: a filter (-t) that skips every test runs no afterAll to remove it.
+let cacheDir: string;
+let real: ReturnType<typeof defaultSteps>;
+beforeAll(() => {
+  cacheDir = tmpDir('nk-cache-');
+  real = defaultSteps({ cacheDir });
+});
 const CAPSULE = { task: 'apply a discount coupon to the cart', repo_root: SHOP };
 
 async function run(steps: Partial<NavigatorSteps>, capsule: unknown = CAPSULE): Promise<NavigationOutcome> {

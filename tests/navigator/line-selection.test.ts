@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESSION_GATE, loadRegistry, measureCompression } from '../../src/navigator/index.js';
 import { loadContext } from '../../src/navigator/load.js';
 import { rankDefinitionsByTerms } from '../../src/navigator/definition-scores.js';
@@ -50,13 +50,17 @@ describe('definitions ranked by their own lines', () => {
 });
 
 describe('the line budget across files', () => {
-  const root = path.join(tmpDir('nk-lines-'), 'repo');
-  mkdirSync(path.join(root, 'src'), { recursive: true });
-  const body = (n: number, width: number) => Array.from({ length: n }, (_, i) => `export const widget${i} = gadget(${i}, '${'w'.repeat(width)}');`).join('\n') + '\n';
-  writeFileSync(path.join(root, 'src/top.ts'), body(400, 4));
-  writeFileSync(path.join(root, 'src/tail.ts'), body(400, 4));
-  writeFileSync(path.join(root, 'src/wide.ts'), body(300, 160));
-  writeFileSync(path.join(root, 'src/other.ts'), 'export const unrelated = 1;\n');
+  // Made in beforeAll, not at collection: a filter (-t) that skips every test runs no afterAll to remove it.
+  let root: string;
+  beforeAll(() => {
+    root = path.join(tmpDir('nk-lines-'), 'repo');
+    mkdirSync(path.join(root, 'src'), { recursive: true });
+    const body = (n: number, width: number) => Array.from({ length: n }, (_, i) => `export const widget${i} = gadget(${i}, '${'w'.repeat(width)}');`).join('\n') + '\n';
+    writeFileSync(path.join(root, 'src/top.ts'), body(400, 4));
+    writeFileSync(path.join(root, 'src/tail.ts'), body(400, 4));
+    writeFileSync(path.join(root, 'src/wide.ts'), body(300, 160));
+    writeFileSync(path.join(root, 'src/other.ts'), 'export const unrelated = 1;\n');
+  });
   const words: MagicWord[] = [{ word: 'gadget', tier: 0, source: 'task', via: 'gadget' }];
   const plan = (p: string, relevance: number): PlannedFile => ({ path: p, tier: 0, words: ['gadget'], relevance, level: 3 });
   const run = async (planned: PlannedFile[], maxTokens: number) => {
@@ -103,12 +107,15 @@ describe('the line budget across files', () => {
 
 describe('docstrings folded', () => {
   // A Python function documented at length (parsed by the real grammar): 3 signature lines, a 50-line docstring, 20 lines of code.
-  const root = path.join(tmpDir('nk-fold-'), 'repo');
-  mkdirSync(root, { recursive: true });
+  let root: string;
   const doc = Array.from({ length: 48 }, (_, i) => (i === 20 ? '    The gadget widget gadget example: swap the gadget widget.' : `    Prose line ${i} about parameters.`));
   const code = Array.from({ length: 19 }, (_, i) => (i === 15 ? '    result = swap(widget)' : `    value_${i} = compute(${i})`));
   const source = ['import os', '', 'def swap_things(widget,', '               other,', '               more):', '    """Swap the things.', ...doc, '    """', ...code, '    return result', ''].join('\n');
-  writeFileSync(path.join(root, 'things.py'), source);
+  beforeAll(() => {
+    root = path.join(tmpDir('nk-fold-'), 'repo');
+    mkdirSync(root, { recursive: true });
+    writeFileSync(path.join(root, 'things.py'), source);
+  });
   const weights = new Map([
     ['swap', 2],
     ['widget', 2],

@@ -1,12 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/contracts/index.js';
 import { countTokens } from '../../src/repomap/index.js';
 import { compareRuns, createNavigator, defaultSteps, navigate, type NavigationOutcome } from '../../src/navigator/index.js';
 import { copyShop, SHOP, tmpDir } from '../repomap/fixture.js';
 
-const cacheDir = tmpDir('nk-cache-');
+// Made in beforeAll, not at collection: a filter (-t) that skips every test runs no afterAll to remove it.
+let cacheDir: string;
+beforeAll(() => {
+  cacheDir = tmpDir('nk-cache-');
+});
 const nav = (capsule: unknown, extra: Parameters<typeof navigate>[1] = {}) => navigate(capsule, { cacheDir, ...extra });
 
 function validArtifacts(o: NavigationOutcome): void {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns, createNavigator, loadRegistry, navigate, openTextIndex, rankForTask } from '../../src/navigator/index.js';
 import { taskAbout } from '../../src/navigator/ranking.js';
 import { extractMagicWords } from '../../src/navigator/magic-words.js';
@@ -78,8 +78,13 @@ function makeRepo(): string {
   return root;
 }
 
-const REPO = makeRepo();
-const cacheDir = tmpDir('nk-cache-');
+// Made in beforeAll, not at collection: a filter (-t) that skips every test runs no afterAll to remove them.
+let REPO: string;
+let cacheDir: string;
+beforeAll(() => {
+  REPO = makeRepo();
+  cacheDir = tmpDir('nk-cache-');
+});
 const nav = (task: string, extra: Record<string, unknown> = {}) => navigate({ task, repo_root: REPO, ...extra }, { cacheDir });
 const loadedPaths = (o: Awaited<ReturnType<typeof nav>>) => o.artifacts.context_load_receipt.files_loaded.map((f) => f.path);
 

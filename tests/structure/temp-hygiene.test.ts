@@ -66,4 +66,19 @@ describe('temp directory hygiene', () => {
     expect(r.status, out).toBe(1);
     expect(readdirSync(outerTmp)).toEqual([]);
   });
+
+  it('the navigator and explorer tests leave nothing in the temp directory when a filter skips every test (no folder made at collection)', () => {
+    const dir = tempDir('nk-hygiene-skip-');
+    const outerTmp = path.join(dir, 'tmp');
+    mkdirSync(outerTmp);
+    // No temp harness here: this is what `vitest -t NAME` leaves in a plain temp directory.
+    writeFileSync(path.join(dir, 'vitest.config.mjs'), `export default { test: { root: ${JSON.stringify(ROOT)}, include: ['tests/navigator/**/*.test.ts', 'tests/explorer/**/*.test.ts'], pool: 'forks' } };\n`);
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: outerTmp, TMP: outerTmp, TEMP: outerTmp, NO_COLOR: '1' };
+    delete env.NAVKERNEL_TEST_RUN_DIR;
+    delete env.VITEST;
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', path.join(dir, 'vitest.config.mjs'), '-t', 'no test is called like this'], { cwd: ROOT, env, encoding: 'utf8', timeout: 600_000 });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/skipped/);
+    expect(readdirSync(outerTmp)).toEqual([]);
+  }, 600_000);
 });
