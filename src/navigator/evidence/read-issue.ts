@@ -6,6 +6,8 @@
  * backticks, file names. Pure: no repository is read here (resolve-evidence.ts does that).
  */
 
+import { languageFrames, panicMessages, type RawFrame, traceBreaks } from './language-frames.js';
+
 /** One piece of the issue text and what kind of text it is. */
 export interface IssueSegment {
   kind: 'prose' | 'code';
@@ -95,29 +97,31 @@ export function splitIssue(text: string): IssueSegment[] {
 const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?/g;
 const PYTEST_FRAME = /^\s*([\w./\\-]+\.py):(\d+):(?: in (\w+))?/gm;
 const JS_FRAME = /^\s*at (?:([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s()]+?\.(?:[cm]?[jt]sx?)):(\d+)(?::\d+)?\)?\s*$/gm;
-const GO_FRAME = /^\s*(\/?(?:[\w.@-]+\/)*[\w.-]+\.go):(\d+)/gm;
 
 /**
  * The frames of every trace in the text, each with its depth in its own trace. Python and pytest write
- * the deepest frame last; JavaScript and Go stacks write it first. A trace is a run of frames of one
- * kind with no more than a few lines between them.
+ * the deepest frame last; JavaScript, Go, Rust and Java stacks write it first (language-frames.ts reads
+ * the last three and compiler diagnostics). A trace is a run of frames of one kind with no more than a few
+ * lines between them; a `Caused by:` line starts another.
  */
 export function tracebackFrames(text: string): FrameEvidence[] {
   const t = text.replace(/\r\n?/g, '\n');
-  type Raw = { at: number; path: string; line: number; fn?: string; kind: 'py' | 'js' | 'go' };
+  type Raw = RawFrame & { end?: number };
   const raw: Raw[] = [];
   const fnOf = (s: string | undefined) => (s && /^[A-Za-z_$][\w$]*$/.test(s.split('.').pop()!) ? s.split('.').pop()! : undefined);
-  for (const m of t.matchAll(PY_FRAME)) raw.push({ at: m.index, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
-  for (const m of t.matchAll(PYTEST_FRAME)) if (!raw.some((r) => r.at <= m.index + m[0].length && m.index <= r.at)) raw.push({ at: m.index, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
-  for (const m of t.matchAll(JS_FRAME)) raw.push({ at: m.index, path: m[2]!, line: Number(m[3]), ...(fnOf(m[1]) ? { fn: fnOf(m[1])! } : {}), kind: 'js' });
-  for (const m of t.matchAll(GO_FRAME)) raw.push({ at: m.index, path: m[1]!, line: Number(m[2]), kind: 'go' });
+  for (const m of t.matchAll(PY_FRAME)) raw.push({ at: m.index, end: m.index + m[0].length, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
+  for (const m of t.matchAll(PYTEST_FRAME)) if (!raw.some((r) => r.at <= m.index + m[0].length && m.index <= r.at)) raw.push({ at: m.index, end: m.index + m[0].length, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
+  for (const m of t.matchAll(JS_FRAME)) raw.push({ at: m.index, end: m.index + m[0].length, path: m[2]!, line: Number(m[3]), ...(fnOf(m[1]) ? { fn: fnOf(m[1])! } : {}), kind: 'js' });
+  raw.push(...languageFrames(t, raw.map((r) => ({ at: r.at, end: r.end ?? r.at + 1 }))));
   raw.sort((a, b) => a.at - b.at);
   // Group into traces: same kind, at most 6 lines apart.
   const traces: Raw[][] = [];
+  const breaks = traceBreaks(t);
   let prev: Raw | undefined;
   for (const r of raw) {
     const gap = prev ? t.slice(prev.at, r.at).split('\n').length - 1 : Infinity;
-    if (!prev || prev.kind !== r.kind || gap > 6) traces.push([]);
+    const broken = prev !== undefined && breaks.some((b) => prev!.at < b && b < r.at);
+    if (!prev || prev.kind !== r.kind || gap > 6 || broken) traces.push([]);
     traces[traces.length - 1]!.push(r);
     prev = r;
   }
@@ -155,6 +159,7 @@ export function errorMessages(text: string): string[] {
     if (/^(None|True|False|\d+)$/.test(msg) || !/[A-Za-z]{3,}\s+\S+/.test(msg)) continue;
     if (!out.includes(msg)) out.push(msg);
   }
+  for (const msg of panicMessages(t)) if (/[A-Za-z]{3,}\s+\S+/.test(msg) && !out.includes(msg)) out.push(msg);
   return out;
 }
 

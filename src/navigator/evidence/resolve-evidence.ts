@@ -85,6 +85,8 @@ function innermost(defs: Definition[], line: number): number | undefined {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A folder name without the release a package manager appends (`tokio-1.28.0` → `tokio`, `go-zero@v1.5.0` → `go-zero`). */
+export const withoutRelease = (dir: string): string => dir.replace(/(?:-|@v?)\d+\.\d+\.\d+(?:[-+][\w.-]*)?$/, '');
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -144,7 +146,8 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
   // Frames: a file by the longest path suffix shared with a repository file.
   const suffixFiles = (raw: string, bareOk: boolean): IndexedFile[] => {
     if (/[<>]/.test(raw)) return [];
-    const parts = raw.replace(/\\/g, '/').split('/').filter((s) => s && s !== '.');
+    // A package manager's copy names its folder after the release (`tokio-1.28.0/src/…`, `go-zero@v1.5.0/core/…`).
+    const parts = raw.replace(/\\/g, '/').split('/').filter((s) => s && s !== '.' && s !== '..').map(withoutRelease);
     const base = parts[parts.length - 1];
     if (!base) return [];
     const cands = byBase.get(base) ?? [];

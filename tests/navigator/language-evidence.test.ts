@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { errorMessages, tracebackFrames } from '../../src/navigator/evidence/index.js';
+import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
+
+// Evidence in each language's own words (issue 40, item 2): one rule per test, on small repositories written here.
+
+describe('frames and diagnostics of Rust, Go, Java and compilers (read-issue)', () => {
+  it('a Rust panic names its location, old and new formats, and its message', () => {
+    const old = "thread 'main' panicked at 'attempt to subtract with overflow', src/buf/chunk.rs:41:9\nnote: run with `RUST_BACKTRACE=1`";
+    expect(tracebackFrames(old)).toEqual([{ path: 'src/buf/chunk.rs', line: 41, depth: 0 }]);
+    expect(errorMessages(old)).toContain('attempt to subtract with overflow');
+    const now = "thread 'tokio-runtime-worker' panicked at /home/me/.cargo/registry/src/index.crates.io-6f17d22bba15001f/pulse-1.28.0/src/time/wheel.rs:112:13:\ntimer wheel slot overflowed its level\n";
+    expect(tracebackFrames(now)[0]).toMatchObject({ path: '/home/me/.cargo/registry/src/index.crates.io-6f17d22bba15001f/pulse-1.28.0/src/time/wheel.rs', line: 112, depth: 0 });
+    expect(errorMessages(now)).toContain('timer wheel slot overflowed its level');
+  });
+
+  it('a Rust backtrace: each `at file.rs:N` frame takes its function from the numbered line above, innermost first', () => {
+    const bt = [
+      'stack backtrace:',
+      '   0: rust_begin_unwind',
+      '             at /rustc/90c541806f23a127002de5b4038be731ba1458ca/library/std/src/panicking.rs:578:5',
+      '   1: pulse::time::wheel::Wheel::insert',
+      '             at ./pulse/src/time/wheel.rs:112:13',
+      '   2: pulse::time::driver::Driver::<T>::reregister::{{closure}}',
+      '             at ./pulse/src/time/driver.rs:40:9',
+    ].join('\n');
+    expect(tracebackFrames(bt).map((f) => [f.path, f.fn, f.depth])).toEqual([
+      ['/rustc/90c541806f23a127002de5b4038be731ba1458ca/library/std/src/panicking.rs', 'rust_begin_unwind', 0],
+      ['./pulse/src/time/wheel.rs', 'insert', 1],
+      ['./pulse/src/time/driver.rs', 'reregister', 2],
+    ]);
+  });
+
+  it('a Go goroutine dump: each file.go:N frame takes its function from the line above', () => {
+    const dump = [
+      'panic: runtime error: invalid memory address or nil pointer dereference',
+      '',
+      'goroutine 7 [running]:',
+      'github.com/acme/relay/core/queue.(*Ring).Push(0x0, {0x1, 0x2})',
+      '\t/root/go/pkg/mod/github.com/acme/relay@v1.5.0/core/queue/ring.go:58 +0x1d',
+      'main.main()',
+      '\t/tmp/demo/main.go:12 +0x45',
+    ].join('\n');
+    expect(tracebackFrames(dump).map((f) => [f.path, f.line, f.fn, f.depth])).toEqual([
+      ['/root/go/pkg/mod/github.com/acme/relay@v1.5.0/core/queue/ring.go', 58, 'Push', 0],
+      ['/tmp/demo/main.go', 12, 'main', 1],
+    ]);
+    expect(errorMessages(dump)).toContain('runtime error: invalid memory address or nil pointer dereference');
+  });
+
+  it('a Java trace: `at pkg.Class.method(File.java:N)` becomes the package folders and the file; `Caused by:` starts another trace', () => {
+    const trace = [
+      'Exception in thread "main" com.acme.json.JsonParseException: Expected a string but was BEGIN_OBJECT',
+      '\tat com.acme.json.internal.bind.Adapters$StringAdapter.read(Adapters.java:120)',
+      '\tat com.acme.json.Json.fromJson(Json.java:88)',
+      'Caused by: java.lang.IllegalStateException: bad state here',
+      '\tat com.acme.json.stream.Reader.nextString(Reader.java:40)',
+      '\t... 2 more',
+    ].join('\n');
+    expect(tracebackFrames(trace).map((f) => [f.path, f.line, f.fn, f.depth])).toEqual([
+      ['com/acme/json/internal/bind/Adapters.java', 120, 'read', 0],
+      ['com/acme/json/Json.java', 88, 'fromJson', 1],
+      ['com/acme/json/stream/Reader.java', 40, 'nextString', 0],
+    ]);
+  });
+
+  it('compiler and linter locations: rustc `-->`, tsc `file(l,c)`, javac, go vet and gcc `file:l:c:`', () => {
+    const paths = (t: string) => tracebackFrames(t).map((f) => `${f.path}:${f.line}`);
+    expect(paths('error[E0308]: mismatched types\n  --> pulse/src/io/split.rs:33:5\n   |\n33 |     x\n')).toEqual(['pulse/src/io/split.rs:33']);
+    expect(paths('src/core/options.ts(14,7): error TS2322: Type string is not assignable to type number.')).toEqual(['src/core/options.ts:14']);
+    expect(paths('src/main/java/com/acme/Box.java:21: error: incompatible types')).toEqual(['src/main/java/com/acme/Box.java:21']);
+    expect(paths('# relay/core/queue\n./ring.go:58:2: unreachable code')).toEqual(['./ring.go:58']);
+    expect(paths('lib/format.c:120:13: warning: comparison of integers of different signs')).toEqual(['lib/format.c:120']);
+    // A version number or a time is no location.
+    expect(paths('works in 1.2.3:4 and at 10:30')).toEqual([]);
+  });
+});
+
+const RUST_REPO = {
+  'Cargo.toml': '[workspace]\nmembers = ["pulse", "pulse-util"]\n',
+  'pulse/Cargo.toml': '[package]\nname = "pulse"\nversion = "1.28.0"\n',
+  'pulse/src/lib.rs': 'pub mod time;\npub mod sync;\n',
+  'pulse/src/time/mod.rs': 'mod wheel;\nmod driver;\npub use wheel::Wheel;\n',
+  'pulse/src/time/wheel.rs': [
+    '/// The timer wheel: slots of entries by level.',
+    'pub struct Wheel { levels: Vec<Level> }',
+    '',
+    'impl Wheel {',
+    '    pub fn insert(&mut self, when: u64) {',
+    '        let level = self.level_for(when);',
+    '        if level >= self.levels.len() {',
+    '            panic!("timer wheel slot overflowed its level");',
+    '        }',
+    '        self.levels[level].add(when);',
+    '    }',
+    '    fn level_for(&self, when: u64) -> usize { (when as usize) / 64 }',
+    '}',
+    '',
+  ].join('\n'),
+  'pulse/src/time/driver.rs': 'use super::Wheel;\n/// The time driver: fires timers from the wheel.\npub struct Driver { wheel: Wheel }\nimpl Driver {\n    pub fn reregister(&mut self, when: u64) { self.wheel.insert(when) }\n}\n',
+  'pulse/src/sync/mod.rs': 'pub mod notify;\n',
+  'pulse/src/sync/notify.rs': '/// Notifies a task when a timer fires or the level changes.\npub struct Notify;\nimpl Notify { pub fn notify_one(&self) {} }\n',
+  'pulse-util/Cargo.toml': '[package]\nname = "pulse-util"\nversion = "0.7.0"\n',
+  'pulse-util/src/lib.rs': 'pub mod time;\n',
+  'pulse-util/src/time/mod.rs': 'pub mod delay_queue;\n',
+  'pulse-util/src/time/wheel.rs': '/// A second wheel for delay queues: slots of entries by level.\npub struct Wheel { slots: Vec<u64> }\nimpl Wheel { pub fn insert(&mut self, when: u64) { self.slots.push(when) } }\n',
+  'pulse-util/src/time/delay_queue.rs': '/// A queue of timers: each entry fires after its delay from the wheel level.\npub struct DelayQueue;\nimpl DelayQueue { pub fn insert_at(&mut self) {} }\n',
+  ...filler('pulse/src/runtime', 'rs', 8, (i) => `/// Runtime part ${i}: timer level, wheel slot and task notify.\npub fn part${i}(level: usize) -> usize { level + ${i} }\n`),
+};
+
+describe('frames resolved in a Rust workspace', () => {
+  it('a panic inside a release copy of the crate reaches the file of that crate, first', async () => {
+    const root = writeRepo(RUST_REPO);
+    const task = "Timer panics with a large delay\n\nthread 'main' panicked at /home/me/.cargo/registry/src/index.crates.io-6f17d22bba15001f/pulse-1.28.0/src/time/wheel.rs:8:13:\ntimer wheel slot overflowed its level\n";
+    const { files } = await loadedFiles(root, task);
+    expect(files[0]).toBe('pulse/src/time/wheel.rs');
+  });
+});
