@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import type { NavigatorConstraints, TierPathEntry } from '../contracts/index.js';
 import type { RepoIndex } from '../repomap/index.js';
+import { pickConfidence } from './confidence.js';
 import { rankForTask, type RankedFile, type TaskRanking } from './ranking.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 import type { BranchResult, MagicWord, PlannedFile, ReviewResult, TierMap, TierRegistry, TrunkResult } from './types.js';
@@ -65,7 +66,8 @@ const why = (f: RankedFile) =>
 /** The files a pass loads: the best of the ranking within max_files; a second pass adds the best file of each uncovered word. */
 function picks(input: TraversalInput): RankedFile[] {
   const ranking = rankingFor(input);
-  const top = ranking.files.slice(0, input.max_files);
+  // In rank order, best first; a conclusive pick stops before the files far below its best one.
+  const top = ranking.files.slice(0, pickConfidence(ranking.files, input.max_files).kept);
   if (input.pass > 1)
     for (const w of input.review?.uncovered ?? []) {
       if (top.some((f) => f.words.includes(w))) continue;

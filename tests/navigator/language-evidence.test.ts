@@ -116,3 +116,67 @@ describe('frames resolved in a Rust workspace', () => {
     expect(files[0]).toBe('pulse/src/time/wheel.rs');
   });
 });
+
+describe('package-qualified names through each module system (module-paths)', () => {
+  it('a Rust `crate::a::b::Item::method` path: the crate by its Cargo.toml name, the module file, the method', async () => {
+    const root = writeRepo(RUST_REPO);
+    const { files, outcome } = await loadedFiles(root, 'Inserting far in the future misbehaves\n\nCalling `pulse::time::wheel::Wheel::insert` with a large value puts the entry in the wrong level.');
+    expect(files[0]).toBe('pulse/src/time/wheel.rs');
+    expect(outcome.artifacts.context_load_receipt.definitions![0]).toMatchObject({ path: 'pulse/src/time/wheel.rs', symbol: 'Wheel.insert' });
+  });
+
+  it('a Rust macro the issue invokes (`select!`) reaches its macro_rules! definition', async () => {
+    const root = writeRepo({
+      ...RUST_REPO,
+      'pulse/src/macros/select.rs': '/// Waits on several branches.\n#[macro_export]\nmacro_rules! select {\n    ($($t:tt)*) => {{ /* branches */ }};\n}\n',
+      'pulse/src/macros/join.rs': '/// Waits on every branch.\n#[macro_export]\nmacro_rules! join {\n    ($($t:tt)*) => {{ }};\n}\n',
+      'pulse/src/runtime/branch.rs': '/// A branch of a wait: its level and slot.\npub fn select_branch(level: usize) -> usize { level }\n',
+    });
+    const { files } = await loadedFiles(root, 'Branches are polled in a fixed order\n\n```rust\npulse::select! {\n    _ = a => {},\n    _ = b => {},\n}\n```\nThe first branch always wins the race.');
+    expect(files[0]).toBe('pulse/src/macros/select.rs');
+  });
+
+  const GO_REPO = {
+    'go.mod': 'module github.com/acme/relay\n\ngo 1.21\n',
+    'core/queue/ring.go': 'package queue\n\n// Ring is a fixed-size queue of messages.\ntype Ring struct{ items []string }\n\n// Push adds a message, dropping the oldest when full.\nfunc (r *Ring) Push(msg string) { r.items = append(r.items, msg) }\n',
+    'core/queue/list.go': 'package queue\n\n// List is an unbounded queue of messages.\ntype List struct{ items []string }\n',
+    'rest/queue.go': 'package rest\n\n// QueueHandler serves the message queue over HTTP.\nfunc QueueHandler(msg string) string { return msg }\n',
+    'rest/ring.go': 'package rest\n\n// RingBuffer keeps recent messages for the handler.\ntype RingBuffer struct{ msgs []string }\n\n// Push records a message.\nfunc (r *RingBuffer) Push(msg string) {}\n',
+    ...filler('core/stream', 'go', 8, (i) => `package stream\n\n// Part${i} moves a message through the queue.\nfunc Part${i}(msg string) string { return msg }\n`),
+  };
+
+  it('a Go import path resolves through go.mod to its package folder, and `pkg.Name` to the definition in it', async () => {
+    const root = writeRepo(GO_REPO);
+    const { files } = await loadedFiles(root, 'Messages are lost under load\n\n```go\nimport "github.com/acme/relay/core/queue"\n\nr := queue.Ring{}\nr.Push("x")\n```\nOld messages disappear.');
+    expect(files[0]).toBe('core/queue/ring.go');
+  });
+
+  it('a Java package resolves to its folders: `com.acme.json.Json.fromJson` is the method of that file', async () => {
+    const root = writeRepo({
+      'pom.xml': '<project><artifactId>json</artifactId></project>\n',
+      'core/src/main/java/com/acme/json/Json.java': 'package com.acme.json;\n\n/** Reads values from text. */\npublic final class Json {\n  public <T> T fromJson(String text, Class<T> type) {\n    return null;\n  }\n}\n',
+      'core/src/main/java/com/acme/json/internal/JsonText.java': 'package com.acme.json.internal;\n\n/** Text of a value read from json. */\npublic final class JsonText {\n  public String fromJson(String text) { return text; }\n}\n',
+      'extras/src/main/java/com/acme/extras/Json.java': 'package com.acme.extras;\n\n/** Extra value readers. */\npublic final class Json {\n  public Object fromJson(String text) { return text; }\n}\n',
+      ...filler('core/src/main/java/com/acme/json/bind', 'java', 8, (i) => `package com.acme.json.bind;\n\n/** Binds a value read from text, part ${i}. */\npublic final class Part${i} {\n  public Object read(String text) { return text; }\n}\n`),
+    });
+    const { files } = await loadedFiles(root, 'fromJson drops nulls\n\nCalling com.acme.json.Json.fromJson on text with a null value returns an empty object.');
+    expect(files[0]).toBe('core/src/main/java/com/acme/json/Json.java');
+  });
+
+  it('a TypeScript path alias from tsconfig.json and a workspace package name resolve to their files', async () => {
+    const root = writeRepo({
+      'package.json': '{"name": "shop-root", "private": true, "workspaces": ["packages/*"]}\n',
+      'tsconfig.json': '{\n  // paths of the app\n  "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["apps/web/src/*"] } }\n}\n',
+      'apps/web/src/cart/total.ts': 'export function cartTotal(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\n',
+      'apps/web/src/cart/view.ts': 'export function cartView(total: number): string {\n  return `total ${total}`;\n}\n',
+      'packages/money/package.json': '{"name": "@shop/money", "main": "dist/index.js"}\n',
+      'packages/money/src/round.ts': 'export function roundMoney(value: number): number {\n  return Math.round(value * 100) / 100;\n}\n',
+      'packages/money/src/format.ts': 'export function formatMoney(value: number): string {\n  return value.toFixed(2);\n}\n',
+      ...filler('apps/web/src/parts', 'ts', 8, (i) => `export function part${i}(total: number): number {\n  // rounds the cart total\n  return total + ${i};\n}\n`),
+    });
+    const alias = await loadedFiles(root, 'Total is wrong\n\n```ts\nimport { cartTotal } from "@app/cart/total";\nconsole.log(cartTotal([0.1, 0.2]));\n```\nThe cart total shows too many digits.');
+    expect(alias.files[0]).toBe('apps/web/src/cart/total.ts');
+    const pkg = await loadedFiles(root, 'Rounding is off\n\n```ts\nimport { roundMoney } from "@shop/money/round";\n```\nrounds the cart total to the wrong cent.');
+    expect(pkg.files[0]).toBe('packages/money/src/round.ts');
+  });
+});

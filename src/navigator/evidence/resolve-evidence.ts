@@ -5,6 +5,7 @@ import type { Definition } from '../../repomap/outline.js';
 import type { IndexedFile, RepoIndex } from '../../repomap/repo-index.js';
 import { stemOf } from '../terms.js';
 import type { TextIndex } from '../text-index.js';
+import { type ModuleTarget, moduleMentions, resolveModules, resolveQualified } from './module-paths.js';
 import type { IssueEvidence } from './read-issue.js';
 
 /** A definition (function, method, class) the evidence points at, with the score and the reasons. */
@@ -332,8 +333,34 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       resolveDotted([...imp.module.split('.'), name], EVIDENCE_WEIGHTS.import, why);
     }
   }
+  // A module system's target: the member the mention names in the module's files (or under its folder), else the files.
+  const applyTarget = (t: ModuleTarget, weight: number) => {
+    const inFiles = (name: string, files: readonly string[]) => nonTest((defsByName.get(name) ?? []).filter((r) => files.includes(r.file.path)));
+    let defs: DefRef[] = [];
+    if (t.member) {
+      defs = inFiles(t.member, t.files);
+      if (!defs.length && t.under) defs = nonTest((defsByName.get(t.member) ?? []).filter((r) => r.file.path.startsWith(`${t.under}/`)));
+      if (t.submember && defs.length) {
+        const owners = new Set(defs.map((r) => r.file.path));
+        const subs = (defsByName.get(t.submember) ?? []).filter((r) => owners.has(r.file.path) && r.file.outline.defs[r.i]!.parent !== null && r.file.outline.defs[r.file.outline.defs[r.i]!.parent!]!.name === t.member);
+        if (subs.length) defs = subs;
+      }
+    }
+    if (defs.length && defs.length <= 3) for (const r of defs) credit(r, weight / Math.sqrt(defs.length), t.why);
+    else for (const f of t.files.slice(0, 12)) creditFile(f, (weight * 0.5) / Math.sqrt(t.files.length), t.why);
+  };
+  const allPaths = index.files.map((f) => f.path);
   for (const parts of ev.dotted) {
-    resolveDotted(parts, EVIDENCE_WEIGHTS.dotted, `names ${parts.join('.')}`);
+    if (resolveDotted(parts, EVIDENCE_WEIGHTS.dotted, `names ${parts.join('.')}`)) continue;
+    const t = resolveQualified(parts, allPaths);
+    if (t) applyTarget(t, EVIDENCE_WEIGHTS.dotted);
+  }
+  const mentions = moduleMentions(ev.segments.map((s) => s.text).join('\n'));
+  for (const t of resolveModules(mentions, allPaths, textOf)) applyTarget(t, t.why.startsWith('import') ? EVIDENCE_WEIGHTS.import : EVIDENCE_WEIGHTS.dotted);
+  // A macro the issue invokes (`select!`): its `macro_rules!` definition.
+  for (const name of mentions.macros) {
+    const defs = nonTest((defsByName.get(name) ?? []).filter((r) => r.file.outline.defs[r.i]!.kind === 'macro'));
+    if (defs.length && defs.length <= 3) for (const r of defs) credit(r, EVIDENCE_WEIGHTS.backtick / Math.sqrt(defs.length), `macro ${name}!`);
   }
 
   // Names: called, used as attributes, in backticks, or written as code in prose; rarer names weigh more.
