@@ -180,3 +180,105 @@ describe('package-qualified names through each module system (module-paths)', ()
     expect(pkg.files[0]).toBe('packages/money/src/round.ts');
   });
 });
+
+const CLI_REPO = {
+  'Cargo.toml': '[package]\nname = "seek"\nversion = "0.3.0"\n',
+  'README.md': '# seek\n\nSearch files for a pattern. Options: `--word-regexp` matches whole words only, `--ignore-case` ignores case.\n\n## Whole words\n\nWith --word-regexp a match must be a whole word.\n',
+  'README.zh-CN.md': '# seek\n\n搜索 pattern. `--word-regexp` whole word match, `--ignore-case`.\n',
+  'CONTRIBUTING.md': '# Contributing\n\nRun the tests with every option, `--word-regexp` and `--ignore-case` included, before a pull request.\n',
+  'CHANGELOG.md': '# Changes\n\n## 0.3.0\n\n- `--word-regexp` matches whole words (a pattern surrounded by word boundaries).\n',
+  LICENSE: 'MIT License\n\nPermission is hereby granted to deal in the Software without restriction, to match words and patterns.\n',
+  'ci/test.sh': '#!/bin/sh\n# run every option once\ncargo run -- --word-regexp pattern src\ncargo run -- --ignore-case pattern src\n',
+  '.github/workflows/ci.yml': 'name: ci\non: [push]\njobs:\n  test:\n    steps:\n      - run: cargo run -- --word-regexp word pattern\n',
+  'assets/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"><title>seek: whole word pattern match</title><text>word regexp</text></svg>\n',
+  'src/flags.rs': [
+    '/// The command line: each flag and what it sets. Checks every flag: a flag that is not known is reported.',
+    'pub struct Args { pub word: bool, pub ignore: bool }',
+    '',
+    'pub fn parse(argv: &[String]) -> Result<Args, String> {',
+    '    let mut args = Args { word: false, ignore: false };',
+    '    for a in argv {',
+    '        match a.as_str() {',
+    '            "-w" | "--word-regexp" => args.word = true,',
+    '            "-i" | "--ignore-case" => args.ignore = true,',
+    '            other => return Err(format!("unknown flag {}", other)),',
+    '        }',
+    '    }',
+    '    Ok(args)',
+    '}',
+    '',
+  ].join('\n'),
+  'src/search.rs': '/// Finds the pattern in a line; a whole match when words are asked for.\npub fn find(line: &str, pattern: &str, whole: bool) -> Option<usize> {\n    let at = line.find(pattern)?;\n    if whole && !bounded(line, at, pattern.len()) { return None; }\n    Some(at)\n}\nfn bounded(line: &str, at: usize, len: usize) -> bool { at == 0 || at + len == line.len() }\n',
+  'src/walk.rs': '/// Walks the paths given on the command line.\npub fn walk(path: &str) -> Result<Vec<String>, String> {\n    if !std::path::Path::new(path).is_dir() {\n        return Err(format!("\'{}\' is not a directory", path));\n    }\n    Ok(vec![])\n}\n',
+  'src/main.rs': 'mod flags;\nmod search;\nmod walk;\n\nfn main() {\n    let argv: Vec<String> = std::env::args().skip(1).collect();\n    let args = flags::parse(&argv).unwrap();\n    let _ = args;\n}\n',
+  'tests/cli.rs': '#[test]\nfn word_regexp_matches_whole_words() {\n    // --word-regexp: a pattern inside a word is no match\n    assert!(true);\n}\n',
+  'scripts/release.py': '"""Release helper: bumps the version, checks every flag (--word-regexp, --ignore-case) in the README."""\nimport subprocess\n\ndef check_flags():\n    for flag in ["--word-regexp", "--ignore-case"]:\n        subprocess.run(["cargo", "run", "--", flag, "pattern"])\n',
+  ...filler('src/printer', 'rs', 8, (i) => `/// Prints a match of the pattern, part ${i}: the word and the line.\npub fn print${i}(line: &str) -> usize { line.len() + ${i} }\n`),
+};
+
+describe('source before everything (item 1) and flags and printed messages mapped to the code (item 2)', () => {
+  it('a prose-only issue about a CLI flag: the source that defines the flag first, no README, changelog, licence, CI script, logo or helper script', async () => {
+    const root = writeRepo(CLI_REPO);
+    const { files } = await loadedFiles(root, 'The word flag matches inside words\n\nWhen I pass --word-regexp, a pattern that sits inside a longer word still matches. I expected whole words only.');
+    expect(files[0]).toBe('src/flags.rs');
+    for (const f of ['README.md', 'README.zh-CN.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'LICENSE', 'ci/test.sh', '.github/workflows/ci.yml', 'assets/logo.svg', 'scripts/release.py', 'Cargo.toml']) expect(files).not.toContain(f);
+  });
+
+  it('a message the code spells with a placeholder (`\'{}\' is not a directory`) reaches the code that prints it', async () => {
+    const root = writeRepo(CLI_REPO);
+    const { files, outcome } = await loadedFiles(root, "Walking a file fails\n\nRunning `seek pattern notes.txt` prints\n\n    error: 'notes.txt' is not a directory\n\nbut a file should be searched too.");
+    expect(files[0]).toBe('src/walk.rs');
+    expect(outcome.artifacts.context_load_receipt.definitions![0]!.evidence[0]).toMatch(/^message /);
+  });
+
+  it('a helper script in another language than the repository\'s ranks below the sources, unless the issue is in its language', async () => {
+    const root = writeRepo(CLI_REPO);
+    const plain = await loadedFiles(root, 'checking every flag\n\nEvery flag should be checked and a flag that is not known reported, with the flag.');
+    expect(plain.files[0]).toBe('src/flags.rs');
+    const why = (o: typeof plain, file: string) => o.outcome.artifacts.navigation_map.tier_path_traversed.find((e) => e.files_loaded.includes(file))?.justification ?? '';
+    expect(why(plain, 'scripts/release.py')).toMatch(/, script\)$/);
+    const py = await loadedFiles(root, 'checking every flag\n\n```python\ncheck_flags()\n```\nEvery flag should be checked and a flag that is not known reported, with the flag.');
+    expect(py.files).toContain('scripts/release.py');
+    expect(why(py, 'scripts/release.py')).not.toMatch(/script\)$/);
+  });
+
+  it('a file a tool wrote (its first lines say so) ranks below the hand-written sources', async () => {
+    const root = writeRepo({
+      'package.json': '{"name": "calc", "type": "module"}\n',
+      'src/grammar.js': '// Generated by Peggy 3.0.2.\n//\n// https://peggyjs.org/\n\nexport function parseExpression(input) {\n  // operator precedence of the expression grammar: power binds right\n  return { op: "power", input };\n}\n',
+      'src/evaluate.js': '/** Evaluates an expression tree: operator precedence decides the power order. */\nexport function evaluateExpression(tree) {\n  return tree.op === "power" ? 1 : 0;\n}\n',
+      ...filler('src/ops', 'js', 8, (i) => `/** Operator ${i} of the calculator. */\nexport function op${i}(a, b) {\n  return a + b + ${i};\n}\n`),
+    });
+    const { files } = await loadedFiles(root, 'power operator precedence is wrong in expression grammar evaluation');
+    expect(files.indexOf('src/evaluate.js')).toBeLessThan(files.indexOf('src/grammar.js') < 0 ? Infinity : files.indexOf('src/grammar.js'));
+    expect(files[0]).toBe('src/evaluate.js');
+  });
+});
+
+describe('fewer, better files (item 4)', () => {
+  it('files are given in rank order, best first, whether reached through the trunk or a branch', async () => {
+    const root = writeRepo(CLI_REPO);
+    const { outcome } = await loadedFiles(root, 'Walking a file fails\n\n    error: \'notes.txt\' is not a directory\n');
+    const scores = outcome.artifacts.context_load_receipt.files_loaded.map((f) => f.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // src/main.rs is a trunk file (an entry point): it comes after the file the message names.
+    expect(outcome.artifacts.context_load_receipt.files_loaded[0]!.path).toBe('src/walk.rs');
+  });
+
+  it('conclusive evidence stops the pick early and says so; a vague task fills the places and says it is unsure', async () => {
+    // A standard-library-like tree: many modules share the words of any task.
+    const lib: Record<string, string> = {};
+    for (const mod of ['shutil', 'pathlib', 'tarfile', 'zipfile', 'tempfile', 'glob', 'fnmatch', 'filecmp', 'stat', 'ntpath', 'posixpath', 'genericpath']) {
+      lib[`Lib/${mod}.py`] = `"""${mod}: operations on files and directories."""\n\ndef ${mod}_copy(src, dst):\n    """Copy a file or a directory tree from src to dst."""\n    return dst\n\ndef ${mod}_remove(path):\n    """Remove a file or a directory."""\n    return path\n`;
+    }
+    lib['Lib/shutil.py'] += '\n\ndef copytree(src, dst, symlinks=False):\n    """Copy a directory tree."""\n    if not src:\n        raise ValueError("copytree source directory must not be empty")\n    return dst\n';
+    const root = writeRepo(lib);
+    const sure = await loadedFiles(root, 'copying a directory tree fails\n\n```python\nshutil.copytree("", "out")\n```\n\n    ValueError: copytree source directory must not be empty\n');
+    expect(sure.files[0]).toBe('Lib/shutil.py');
+    expect(sure.files.length).toBeLessThan(4);
+    expect(sure.outcome.artifacts.context_load_receipt.confidence).toMatchObject({ level: 'high' });
+    const vague = await loadedFiles(root, 'copy a file or a directory and remove it');
+    expect(vague.files.length).toBeGreaterThanOrEqual(6);
+    expect(vague.outcome.artifacts.context_load_receipt.confidence!.level).not.toBe('high');
+  });
+});

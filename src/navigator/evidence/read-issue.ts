@@ -43,6 +43,8 @@ export interface IssueEvidence {
   files: string[];
   /** Backticked tokens that are no identifier but a string the code spells (`unused-import`, `--foo-bar`, `:param:`). */
   literals: string[];
+  /** Command-line flags the issue writes (`--word-regexp` → `word-regexp`), anywhere: prose, backticks, command lines. */
+  flags?: string[];
   /** Links to a file of a repository at a line (`…/blob/<ref>/pkg/mod.py#L60`, `#L55-L61`): the path after the ref, and the lines. */
   links: { path: string; line?: number; end?: number }[];
 }
@@ -179,6 +181,15 @@ export function quotedPhrases(prose: string): string[] {
   return out;
 }
 
+const FLAG = /(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])/g;
+
+/** Long command-line flags written anywhere in the text, without their dashes, first seen first (at most 8). */
+export function commandFlags(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(FLAG)) if (m[1]!.length >= 3 && !out.includes(m[1]!) && out.length < 8) out.push(m[1]!);
+  return out;
+}
+
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
 const DOTTED = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/g;
 const FILE_NAME = /(?<![\w/.-])((?:[\w.-]+\/)*[\w-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|rb|cfg|toml|ini|json|ya?ml))(?![\w/])/g;
@@ -295,5 +306,5 @@ export function readIssue(text: string): IssueEvidence {
     const f = m[1]!;
     if (!framePaths.has(f) && !files.includes(f) && !/^[\w-]+\.(com|org|net|io)$/.test(f)) files.push(f);
   }
-  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, links: sourceLinks(text) };
+  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, flags: commandFlags(namingText(text)), links: sourceLinks(text) };
 }

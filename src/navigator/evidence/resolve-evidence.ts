@@ -6,6 +6,7 @@ import type { IndexedFile, RepoIndex } from '../../repomap/repo-index.js';
 import { stemOf } from '../terms.js';
 import type { TextIndex } from '../text-index.js';
 import { type ModuleTarget, moduleMentions, resolveModules, resolveQualified } from './module-paths.js';
+import { windowPattern } from './message-pattern.js';
 import type { IssueEvidence } from './read-issue.js';
 
 /** A definition (function, method, class) the evidence points at, with the score and the reasons. */
@@ -50,6 +51,10 @@ export const EVIDENCE_WEIGHTS = {
   prose: 0.5,
   /** A backticked string the code spells exactly in a string literal (`unused-import`). */
   literal: 2,
+  /** A command-line flag the issue writes (`--word-regexp`), where the code spells it in a string (its definition or its message). */
+  flag: 2,
+  /** The same flag as an identifier (`word_regexp`, `wordRegexp`: a parser's field or option key). */
+  flagName: 1,
   /** A link to a line of a file (`…/blob/<ref>/path#L60`): the definition holding that line. */
   link: 2,
   /** A file the issue names. */
@@ -210,20 +215,17 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
     for (let s = 0; s + n <= words.length && windows.length < 10; s++) windows.push(words.slice(s, s + n));
     const hits = new Map<string, { ref?: DefRef; file: IndexedFile; line: number; count: number }>();
     for (const win of windows) {
-      const terms = win.map((w) => stemOf(w.toLowerCase()));
-      let rarest: string | undefined;
-      let df = Infinity;
-      for (const t of terms) {
-        const d = text.docFreq(t);
-        if (d > 0 && d < df) {
-          df = d;
-          rarest = t;
-        }
-      }
-      if (!rarest || df > 400) continue;
-      const re = new RegExp(`\\b${win.map(escapeRe).join('[^A-Za-z0-9]{1,12}')}\\b`, 'i');
+      // The two rarest words' files: one of them may be a value the issue shows where the code has a placeholder.
+      const terms = [...new Set(win.map((w) => stemOf(w.toLowerCase())))]
+        .map((t) => [t, text.docFreq(t)] as const)
+        .filter(([, d]) => d > 0)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 2);
+      if (!terms.length || terms[0]![1] > 400) continue;
+      const re = windowPattern(win);
       const seen = new Set<string>();
-      for (const p of text.filesWith(rarest)) {
+      const cands = [...new Set(terms.filter(([, d]) => d <= 400).flatMap(([t]) => text.filesWith(t)))].sort();
+      for (const p of cands) {
         const f = byPath.get(p);
         if (!f) continue;
         const t = textOf(p);
@@ -403,6 +405,34 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       const why = `literal "${lit}" at line ${line}`;
       if (i !== undefined) credit({ file: f, i }, EVIDENCE_WEIGHTS.literal / spread, why, line);
       else creditFile(f.path, (EVIDENCE_WEIGHTS.literal * 0.6) / spread, why);
+    }
+  }
+
+  // Flags: where the code spells them in a string (`"word-regexp"`, `'-w, --word-regexp'`, `long("word-regexp")`), else as
+  // an identifier of their words (`word_regexp`, `wordRegexp`). A one-word flag must be spelt with its dashes or as a long name.
+  for (const flag of ev.flags ?? []) {
+    const parts = flag.split('-');
+    const stems = [...new Set(parts.map((w) => stemOf(w)))].map((t) => [t, text.docFreq(t)] as const).filter(([, d]) => d > 0).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+    if (!stems.length) continue;
+    const esc = escapeRe(flag);
+    const inString = parts.length > 1 ? `(?:--)?${esc}` : `--${esc}`;
+    const lit = new RegExp(`(["'\`])(?:[^"'\`\n]*?[\\s,|=])?${inString}(?:[\\s,|=<[][^"'\`\n]*?)?\\1|\\blong\\s*[(=]\\s*"${esc}"`);
+    const ident = parts.length > 1 ? new RegExp(`\\b(?:${parts.join('_')}|${parts[0]}${parts.slice(1).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')})\\b`) : undefined;
+    const found: { f: IndexedFile; line: number; w: number }[] = [];
+    for (const p of text.filesWith(stems[0]![0])) {
+      const f = byPath.get(p);
+      if (!f || classOf(p) === 'test') continue;
+      const t = textOf(p);
+      const spelt = lit.exec(t);
+      const m = spelt ?? (ident ? ident.exec(t) : null);
+      if (m) found.push({ f, line: t.slice(0, m.index).split('\n').length, w: spelt ? EVIDENCE_WEIGHTS.flag : EVIDENCE_WEIGHTS.flagName });
+    }
+    const spread = Math.max(1, Math.sqrt(found.length / 2));
+    for (const { f, line, w } of found) {
+      const i = innermost(f.outline.defs, line);
+      const why = `flag --${flag} at line ${line}`;
+      if (i !== undefined) credit({ file: f, i }, w / spread, why, line);
+      else creditFile(f.path, (w * 0.6) / spread, why);
     }
   }
 
