@@ -30,11 +30,16 @@ const GO_IMPORT = /(?<![\w./-])((?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[\w.~-]+)+)/g;
 /** Reads the module-qualified mentions of an issue (pure). */
 export function moduleMentions(text: string): ModuleMentions {
   const rustPaths: string[][] = [];
+  const macros: string[] = [];
   for (const m of text.matchAll(RUST_PATH)) {
     const parts = m[0].replace(/^::/, '').split('::');
+    // `pulse::select!`: a macro exported at the crate's root, whatever module defines it.
+    if (text[m.index + m[0].length] === '!') {
+      if (!macros.includes(parts[parts.length - 1]!)) macros.push(parts[parts.length - 1]!);
+      continue;
+    }
     if (!rustPaths.some((p) => p.join('::') === parts.join('::'))) rustPaths.push(parts);
   }
-  const macros: string[] = [];
   for (const re of [MACRO, MACRO_BACKTICK]) for (const m of text.matchAll(re)) if (m[1]!.length >= 3 && !macros.includes(m[1]!)) macros.push(m[1]!);
   const jsImports: ModuleMentions['jsImports'] = [];
   const named = new Map<string, string[]>();

@@ -51,6 +51,8 @@ export const EVIDENCE_WEIGHTS = {
   prose: 0.5,
   /** A backticked string the code spells exactly in a string literal (`unused-import`). */
   literal: 2,
+  /** A macro the issue invokes (`select!`): the syntax says it is a macro, so only macro definitions of that name. */
+  macro: 2,
   /** A command-line flag the issue writes (`--word-regexp`), where the code spells it in a string (its definition or its message). */
   flag: 2,
   /** The same flag as an identifier (`word_regexp`, `wordRegexp`: a parser's field or option key). */
@@ -352,17 +354,18 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
     else for (const f of t.files.slice(0, 12)) creditFile(f, (weight * 0.5) / Math.sqrt(t.files.length), t.why);
   };
   const allPaths = index.files.map((f) => f.path);
+  // A Java/Kotlin package or a Go package qualifier first (the names alone would match every class of that name), then Python's modules.
   for (const parts of ev.dotted) {
-    if (resolveDotted(parts, EVIDENCE_WEIGHTS.dotted, `names ${parts.join('.')}`)) continue;
     const t = resolveQualified(parts, allPaths);
     if (t) applyTarget(t, EVIDENCE_WEIGHTS.dotted);
+    else resolveDotted(parts, EVIDENCE_WEIGHTS.dotted, `names ${parts.join('.')}`);
   }
   const mentions = moduleMentions(ev.segments.map((s) => s.text).join('\n'));
   for (const t of resolveModules(mentions, allPaths, textOf)) applyTarget(t, t.why.startsWith('import') ? EVIDENCE_WEIGHTS.import : EVIDENCE_WEIGHTS.dotted);
   // A macro the issue invokes (`select!`): its `macro_rules!` definition.
   for (const name of mentions.macros) {
     const defs = nonTest((defsByName.get(name) ?? []).filter((r) => r.file.outline.defs[r.i]!.kind === 'macro'));
-    if (defs.length && defs.length <= 3) for (const r of defs) credit(r, EVIDENCE_WEIGHTS.backtick / Math.sqrt(defs.length), `macro ${name}!`);
+    if (defs.length && defs.length <= 3) for (const r of defs) credit(r, EVIDENCE_WEIGHTS.macro / Math.sqrt(defs.length), `macro ${name}!`);
   }
 
   // Names: called, used as attributes, in backticks, or written as code in prose; rarer names weigh more.
