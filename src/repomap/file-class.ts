@@ -79,10 +79,11 @@ export function classifyPath(rel: string): FileClass {
   if (ASSET_EXT.test(base)) return 'asset';
   if (isGeneratedFileName(base) || GENERATED_SOURCE.test(base) || dirs & DIR_GENERATED) return 'generated';
   const lower = base.toLowerCase();
-  if (dirs & DIR_TEST || /^test_.*\.py$|_test\.(py|go|rs|rb|exs?)$|\.(test|spec|e2e)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(java|kt|cs|swift)$|_spec\.rb$/.test(base)) return 'test';
+  // Rust keeps a module's tests in a `tests.rs` (or `test.rs`) beside it.
+  if (dirs & DIR_TEST || /^tests?\.rs$|^test_.*\.py$|_tests?\.(py|go|rs|rb|exs?)$|\.(test|spec|e2e)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(java|kt|cs|swift)$|_spec\.rb$/.test(base)) return 'test';
   if (dirs & DIR_EXAMPLE) return 'example';
-  // `README.zh-CN.md`, `LICENSE-MIT`, `CHANGELOG-1.x`: a translation or a variant is a document too.
-  if (dirs & DIR_DOC || DOC_EXT.test(base) || /^(readme|changelog|changes|history|contributing|license|licence|copying|authors|contributors|notice|security|code_of_conduct|maintainers|support)([._-]|$)/.test(lower)) return 'doc';
+  // `README.zh-CN.md`, `LICENSE-MIT`, `CHANGELOG-1.x`: a translation or a variant is a document too (`license.rs` is code).
+  if (dirs & DIR_DOC || DOC_EXT.test(base) || /^(readme|changelog|changes|history|contributing|license|licence|copying|authors|contributors|notice|security|code_of_conduct|maintainers|support)([._-]|$)/.test(lower) && !languageFamily(base)) return 'doc';
   if (CONFIG_EXT.test(base) || base.startsWith('.') || /^(makefile|dockerfile|procfile|justfile)$/.test(lower)) return 'config';
   return 'source';
 }
