@@ -14,7 +14,7 @@ import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthst
 import { LEX_FIELDS_EXTRAS } from './lex-fields.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
-import { readIssue, readIssueTemplate, resolveEvidence, withoutIssueTemplate } from './evidence/index.js';
+import { readIssue, readIssueTemplate, resolveEvidence, withoutFenceLanguages, withoutIssueTemplate } from './evidence/index.js';
 import { loadRegistry, textIndexFile } from './registry.js';
 import { openTextIndex, type TextIndex, textIndexFeed } from './text-index.js';
 import { splitWords } from '../repomap/words.js';
@@ -141,7 +141,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       const hint = intake.capsule.magic_words_hint;
       // What the navigator ranks with: the task without the repository's issue-template prompts.
       const query = withoutIssueTemplate(intake.task!, readIssueTemplate(intake.repo_root!));
-      const { words, unknown_hint } = extractMagicWords(query, hint, registry);
+      const { words, unknown_hint } = extractMagicWords(withoutFenceLanguages(query), hint, registry);
       const evidenceOf = () => {
         const read = readIssue(query);
         return { read, resolved: resolveEvidence(read, index, registry.text) };

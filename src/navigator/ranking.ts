@@ -67,8 +67,10 @@ export function classWeight(c: FileClass, about: TaskRanking['about']): number {
       return about.docs ? 1.1 : 0.3;
     case 'example':
       return about.examples ? 1.1 : 0.3;
+    // Manifests, CI and editor settings: below the sources like the documents (an issue's import paths and package
+    // names are the manifest's rarest words, but the fix is in the code they name).
     case 'config':
-      return 0.5;
+      return 0.3;
     // A helper script in another language than the repository's code (its build, release, CI): below the sources.
     case 'script':
       return 0.3;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorMessages, tracebackFrames } from '../../src/navigator/evidence/index.js';
+import { errorMessages, tracebackFrames, withoutFenceLanguages } from '../../src/navigator/evidence/index.js';
 import { classifyContent, classifyPath, ownFamilies } from '../../src/repomap/file-class.js';
 import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
 
@@ -144,9 +144,9 @@ describe('package-qualified names through each module system (module-paths)', ()
     'go.mod': 'module github.com/acme/relay\n\ngo 1.21\n',
     'core/queue/ring.go': 'package queue\n\n// Ring is a fixed-size queue of messages.\ntype Ring struct{ items []string }\n\n// Push adds a message, dropping the oldest when full.\nfunc (r *Ring) Push(msg string) { r.items = append(r.items, msg) }\n',
     'core/queue/list.go': 'package queue\n\n// List is an unbounded queue of messages.\ntype List struct{ items []string }\n',
-    'rest/queue.go': 'package rest\n\n// QueueHandler serves the message queue over HTTP.\nfunc QueueHandler(msg string) string { return msg }\n',
-    'rest/ring.go': 'package rest\n\n// RingBuffer keeps recent messages for the handler.\ntype RingBuffer struct{ msgs []string }\n\n// Push records a message.\nfunc (r *RingBuffer) Push(msg string) {}\n',
-    ...filler('core/stream', 'go', 8, (i) => `package stream\n\n// Part${i} moves a message through the queue.\nfunc Part${i}(msg string) string { return msg }\n`),
+    'rest/queue.go': 'package rest\n\nimport "github.com/acme/relay/core/queue"\n\n// QueueHandler serves the message queue over HTTP.\nfunc QueueHandler(msg string) string { return msg }\n',
+    'rest/ring.go': 'package rest\n\nimport "github.com/acme/relay/core/queue"\n\n// RingBuffer keeps recent messages for the handler.\ntype RingBuffer struct{ msgs []string }\n\n// Push records a message.\nfunc (r *RingBuffer) Push(msg string) {}\n',
+    ...filler('core/stream', 'go', 8, (i) => `package stream\n\nimport "github.com/acme/relay/core/queue"\n\n// Part${i} moves a message through the queue.\nfunc Part${i}(msg string) string { return msg }\n`),
   };
 
   it('a Go import path resolves through go.mod to its package folder, and `pkg.Name` to the definition in it', async () => {
@@ -155,7 +155,17 @@ describe('package-qualified names through each module system (module-paths)', ()
     expect(files[0]).toBe('core/queue/ring.go');
   });
 
-  it('a Java package resolves to its folders: `com.acme.json.Json.fromJson` is the method of that file', async () => {
+  it('a program that merely imports a package (no member of it named) does not lift the package above what the issue is about', async () => {
+    const root = writeRepo({
+      ...GO_REPO,
+      'core/stream/order.go': 'package stream\n\n// Reorder puts messages back in the order they were sent, by sequence number.\nfunc Reorder(seq []int) []int { return seq }\n',
+      'rest/serve.go': 'package rest\n\n// Serve answers requests with messages, in sequence.\nfunc Serve(msgs []string) []string { return msgs }\n',
+    });
+    const { files } = await loadedFiles(root, 'Messages arrive out of order\n\n```go\npackage main\n\nimport (\n\t"github.com/acme/relay/rest"\n)\n\nfunc main() {}\n```\nThe sequence of messages is not the order they were sent in.');
+    expect(files[0]).toBe('core/stream/order.go');
+  });
+
+    it('a Java package resolves to its folders: `com.acme.json.Json.fromJson` is the method of that file', async () => {
     const root = writeRepo({
       'pom.xml': '<project><artifactId>json</artifactId></project>\n',
       'core/src/main/java/com/acme/json/Json.java': 'package com.acme.json;\n\n/** Reads values from text. */\npublic final class Json {\n  public <T> T fromJson(String text, Class<T> type) {\n    return type.cast(text);\n  }\n}\n',
@@ -221,6 +231,10 @@ const CLI_REPO = {
 };
 
 describe('file classes by path and by content (item 1)', () => {
+  it("a code fence's language is no word of the task", () => {
+    expect(withoutFenceLanguages('Title\n\n```go\nx := 1\n```\n~~~ rust\nlet a;\n~~~\n```\nplain\n```')).toBe('Title\n\n```\nx := 1\n```\n~~~\nlet a;\n~~~\n```\nplain\n```');
+  });
+
   it('translations, licence variants, logos and Rust test modules are not source', () => {
     expect(['README.zh-CN.md', 'LICENSE-MIT', 'LICENSE-APACHE', 'COPYING', 'CHANGELOG-1.x', 'assets/logo.svg', 'src/io/tests.rs', 'src/io/test.rs', 'src/io/split_tests.rs', 'src/io/split.rs', 'src/license.rs'].map(classifyPath)).toEqual([
       'doc', 'doc', 'doc', 'doc', 'doc', 'asset', 'test', 'test', 'test', 'source', 'source',

@@ -63,6 +63,15 @@ export function sourceLinks(text: string): IssueEvidence['links'] {
 
 const FENCE = /^\s*(```|~~~)/;
 
+/**
+ * The text without the language names of its code fences (```` ```go ````, ```` ```rust ````, ```` ```console ````): a
+ * fence's language says how to colour the block, not what it is about, yet as a word it matches the manifest
+ * (`go.mod`'s `go 1.21`) or every file that names the language. For the words the navigator ranks with.
+ */
+export function withoutFenceLanguages(text: string): string {
+  return text.replace(/^(\s*(?:```|~~~))[ \t]*[\w+#.-]+[^\S\n]*(?=\n|$)/gm, '$1');
+}
+
 /** Splits an issue into prose and code: fenced blocks, indented blocks after a blank line, and `>>>` session lines. */
 export function splitIssue(text: string): IssueSegment[] {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');

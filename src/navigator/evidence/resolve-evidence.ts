@@ -351,7 +351,9 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       }
     }
     if (defs.length && defs.length <= 3) for (const r of defs) credit(r, weight / Math.sqrt(defs.length), t.why);
-    else for (const f of t.files.slice(0, 12)) creditFile(f, (weight * 0.5) / Math.sqrt(t.files.length), t.why);
+    // A module named without a member (a program importing a framework's package) says little, as Python's bare `import a.b`
+    // does; a Go package is a folder of files, so the little it says is shared among them.
+    else for (const f of t.files.slice(0, 12)) creditFile(f, (weight * 0.3) / t.files.length, t.why);
   };
   const allPaths = index.files.map((f) => f.path);
   // A Java/Kotlin package or a Go package qualifier first (the names alone would match every class of that name), then Python's modules.
