@@ -24,7 +24,7 @@ export const CONCLUSIVE_MARGIN = 0.5;
 /** The evidence share of the best file a conclusive pick needs (a deepest frame or a raised message reaches it, a bare mention does not). */
 export const CONCLUSIVE_EVIDENCE = 0.5;
 /** In a conclusive pick, a file is kept while its score is at least this share of the best one's. */
-export const CONCLUSIVE_KEEP = 0.3;
+export const CONCLUSIVE_KEEP = 0.25;
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 

@@ -66,9 +66,11 @@ const why = (f: RankedFile) =>
 /** The files a pass loads: the best of the ranking within max_files; a second pass adds the best file of each uncovered word. */
 function picks(input: TraversalInput): RankedFile[] {
   const ranking = rankingFor(input);
-  // In rank order, best first; a conclusive pick stops before the files far below its best one.
-  const top = ranking.files.slice(0, pickConfidence(ranking.files, input.max_files).kept);
-  if (input.pass > 1)
+  // In rank order, best first; a conclusive pick stops before the files far below its best one, and a second pass
+  // (the review found words uncovered, with room left) does not fill the places back with their files.
+  const confidence = pickConfidence(ranking.files, input.max_files);
+  const top = ranking.files.slice(0, confidence.kept);
+  if (input.pass > 1 && confidence.level !== 'high')
     for (const w of input.review?.uncovered ?? []) {
       if (top.some((f) => f.words.includes(w))) continue;
       const best = ranking.files.find((f) => f.words.includes(w));
