@@ -82,6 +82,18 @@ export const RankedDefinitionReceipt = z
   .strict();
 export type RankedDefinitionReceipt = z.infer<typeof RankedDefinitionReceipt>;
 
+/** How sure the navigator is of its first file (issue 40): see docs/navigator.md, "How sure the pick is". */
+export const PickConfidenceReceipt = z
+  .object({
+    level: z.enum(['high', 'medium', 'low']).describe('high: the best file holds resolved evidence and leads the next by half its score or more (the pick stops early); medium: one of the two; low: neither'),
+    margin: z.number().min(0).max(1).describe('1 - second score / best score'),
+    evidence: z.number().min(0).max(1).describe("The best file's evidence as a share of the most evidence adds"),
+    kept: z.int().min(0).describe('Files the ranking kept before the budget (fewer than max_files when the pick is conclusive)'),
+    reason: z.string(),
+  })
+  .strict();
+export type PickConfidenceReceipt = z.infer<typeof PickConfidenceReceipt>;
+
 /** `context_load_receipt.json` in seed 002's shape, plus navkernel's fields. */
 export const ContextLoadReceipt = z
   .object({
@@ -105,6 +117,7 @@ export const ContextLoadReceipt = z
       .array(RankedDefinitionReceipt)
       .optional()
       .describe("The task's evidence resolved to definitions, best first (at most 20); absent when the task names none"),
+    confidence: PickConfidenceReceipt.optional().describe('How sure the pick is of its first file (files_loaded is in rank order, best first); absent when nothing was ranked'),
   })
   .strict();
 export type ContextLoadReceipt = z.infer<typeof ContextLoadReceipt>;

@@ -14,13 +14,14 @@ import { checkBranch, checkCompression, checkExtraction, checkLoad, checkNorthst
 import { LEX_FIELDS_EXTRAS } from './lex-fields.js';
 import { loadContext, type LoadInput } from './load.js';
 import { extractMagicWords } from './magic-words.js';
-import { readIssue, readIssueTemplate, resolveEvidence, withoutIssueTemplate } from './evidence/index.js';
+import { readIssue, readIssueTemplate, resolveEvidence, withoutFenceLanguages, withoutIssueTemplate } from './evidence/index.js';
 import { loadRegistry, textIndexFile } from './registry.js';
 import { openTextIndex, type TextIndex, textIndexFeed } from './text-index.js';
 import { splitWords } from '../repomap/words.js';
 import { stemOf } from './terms.js';
 import { socraticReview, type ReviewInput } from './review.js';
-import { branchIfNeeded, inScope, mapToTiers, type TraversalInput, traverseTrunk } from './traverse.js';
+import { branchIfNeeded, inScope, mapToTiers, rankingFor, type TraversalInput, traverseTrunk } from './traverse.js';
+import { pickConfidence } from './confidence.js';
 import type {
   Artifacts,
   BranchResult,
@@ -143,7 +144,7 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       const hint = intake.capsule.magic_words_hint;
       // What the navigator ranks with: the task without the repository's issue-template prompts.
       const query = withoutIssueTemplate(intake.task!, readIssueTemplate(intake.repo_root!));
-      const { words, unknown_hint } = extractMagicWords(query, hint, registry);
+      const { words, unknown_hint } = extractMagicWords(withoutFenceLanguages(query), hint, registry);
       const evidenceOf = () => {
         const read = readIssue(query);
         return { read, resolved: resolveEvidence(read, index, registry.text) };
@@ -259,7 +260,9 @@ export function createNavigator(options: NavigatorOptions = {}) {
       loadContext: step(async (ctx) => {
         const m = found(ctx);
         const skip = ctx.violations.length > 0;
-        const planned = skip ? [] : [...(ctx.trunk?.planned ?? []), ...(ctx.branch?.planned ?? [])];
+        // Rank order, best first, whether a file was reached through the trunk or a branch (the first file given is the best guess).
+        const planned = skip ? [] : [...(ctx.trunk?.planned ?? []), ...(ctx.branch?.planned ?? [])].map((p, i) => ({ p, i })).sort((a, b) => b.p.relevance - a.p.relevance || a.i - b.i).map(({ p }) => p);
+        const confidence = skip ? undefined : pickConfidence(rankingFor(traversalInput(ctx)).files, ctx.intake!.capsule.budget.max_files);
         const result = await steps.loadContext({
           task: m.query ?? ctx.intake!.task!,
           words: m.words,
@@ -271,6 +274,7 @@ export function createNavigator(options: NavigatorOptions = {}) {
           pass: ctx.pass,
           tool_calls_before: ctx.load?.tool_calls ?? 0,
           ...(m.evidence ? { definitions: m.evidence.resolved.definitions } : {}),
+          ...(confidence ? { confidence } : {}),
         });
         return { result, violations: skip ? [] : checkLoad(planned, ctx.pass, ctx.intake!, result) };
       }),

@@ -9,6 +9,7 @@ import { selectLines } from './windows.js';
 import { fileLines, lineRanges, rangeSha256 } from './line-ranges.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
 import type { RankedDefinition } from './evidence/index.js';
+import type { PickConfidence } from './confidence.js';
 
 export interface LoadInput {
   task: string;
@@ -25,6 +26,8 @@ export interface LoadInput {
   tool_calls_before: number;
   /** The task's ranked definitions (evidence), reported in the receipt. */
   definitions?: RankedDefinition[];
+  /** How sure the ranking is of its first file, reported in the receipt. */
+  confidence?: PickConfidence;
 }
 
 /** Ranked definitions the receipt reports, at most. */
@@ -217,6 +220,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
     null_checks_performed: true,
     ...(readNotLoaded.length ? { files_read_not_loaded: readNotLoaded } : {}),
     ...(input.definitions?.length ? { definitions: receiptDefinitions(input.definitions, new Set(files.map((f) => f.path))) } : {}),
+    ...(input.confidence ? { confidence: input.confidence } : {}),
   };
   const matches: Record<string, string[]> = {};
   for (const l of loaded) matches[l.map.path] = l.planned.words;

@@ -6,6 +6,7 @@ import { lineTerms, stemOf } from './terms.js';
 import type { MagicWord } from './types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
+import { rankingClasses } from './file-kind.js';
 
 /** The most resolved evidence adds to a file's score (the text score is at most 1). */
 export const EVIDENCE_MAX = 1.6;
@@ -66,8 +67,13 @@ export function classWeight(c: FileClass, about: TaskRanking['about']): number {
       return about.docs ? 1.1 : 0.3;
     case 'example':
       return about.examples ? 1.1 : 0.3;
+    // Manifests, CI and editor settings: below the sources like the documents (an issue's import paths and package
+    // names are the manifest's rarest words, but the fix is in the code they name).
     case 'config':
-      return 0.5;
+      return 0.3;
+    // A helper script in another language than the repository's code (its build, release, CI): below the sources.
+    case 'script':
+      return 0.3;
     default:
       return 0.1;
   }
@@ -85,6 +91,9 @@ export function taskAbout(task: string): TaskRanking['about'] {
   const has = (s: Set<string>) => [...words].some((w) => s.has(w));
   return { tests: has(issue ? ISSUE_TEST_WORDS : TEST_WORDS), docs: has(issue ? ISSUE_DOC_WORDS : DOC_WORDS), examples: has(EXAMPLE_WORDS) };
 }
+
+/** How many of the best-ranked files are read for a tool's markers (file-kind.ts). */
+export const CONTENT_CHECKED = 48;
 
 /** How many times a term of an issue's title counts in the text query (the body's terms count once). */
 export const TITLE_TIMES = 2;
@@ -284,23 +293,30 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     return best;
   };
   const wordSet = new Set(words.map((w) => splitWords(w.word).join('')));
+  // An issue (several lines) names a manifest by its file name (`Cargo.toml`, `package.json`): its words `go`, `cargo`
+  // or `package` are the language's and the ecosystem's, not the file's. A one-line task may name it by its stem.
+  const oneLine = task.split(/\r?\n/).filter((l) => l.trim() !== '').length < 2;
+  const taskLower = task.toLowerCase();
   const namesFile = (p: string) => {
-    const base = p.slice(p.lastIndexOf('/') + 1).replace(/\..*$/, '');
+    const file = p.slice(p.lastIndexOf('/') + 1);
+    const base = file.replace(/\..*$/, '');
+    if (!oneLine) return file.includes('.') && new RegExp(`(?<![\\w.-])${file.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(taskLower);
     return base.length > 0 && wordSet.has(splitWords(base).join(''));
   };
+  const kinds = rankingClasses(index, (p) => text.classOf(p), task);
   // Seeds for the graph: the text hits, weighted by score and class.
   const seeds = new Map<number, number>();
   for (const [p, s] of textOf) {
     const i = pos.get(p);
     if (i === undefined) continue;
-    const cw = classWeight(text.classOf(p), about);
+    const cw = classWeight(kinds.classOf(p), about);
     if (s * cw > 0.05) seeds.set(i, s * cw);
   }
   const evOf = (p: string) => squashEvidence(evidence?.files.get(p)?.score ?? 0);
   for (const p of evidence?.files.keys() ?? []) {
     const i = pos.get(p);
     if (i === undefined) continue;
-    const s = evOf(p) * classWeight(text.classOf(p), about);
+    const s = evOf(p) * classWeight(kinds.classOf(p), about);
     if (s > 0.05) seeds.set(i, (seeds.get(i) ?? 0) + s);
   }
   let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
@@ -317,7 +333,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     const g = graph[i]! / maxGraph;
     const e = evOf(f.path);
     if (t === 0 && g < 0.02 && e === 0) continue;
-    const cls = text.classOf(f.path);
+    const cls = kinds.classOf(f.path);
     const def = t > 0 ? definition(f) : 0;
     // A configuration file the task names (`package.json` for "the package manifest") is wanted like a source.
     const cw = cls === 'config' && namesFile(f.path) ? 1 : classWeight(cls, about);
@@ -328,5 +344,18 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     out.push({ path: f.path, score: round(score), text: round(t), definition: round(def), graph: round(g), evidence: round(e), class: cls, words: matched });
   }
   out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
+  // The files near the top are read for a tool's markers (a parser generator's output, an amalgamated header): a
+  // source by its path that a tool wrote ranks as generated.
+  const hashOf = new Map(fileAt.map((f) => [f.path, f.hash]));
+  let changed = false;
+  for (const f of out.slice(0, CONTENT_CHECKED)) {
+    if (f.class !== 'source') continue;
+    const c = kinds.byContent(f.path, hashOf.get(f.path) ?? '');
+    if (!c) continue;
+    f.score = round((f.score * classWeight(c, about)) / classWeight(f.class, about));
+    f.class = c;
+    changed = true;
+  }
+  if (changed) out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
   return { files: out, terms, about };
 }

@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import type { NavigatorConstraints, TierPathEntry } from '../contracts/index.js';
 import type { RepoIndex } from '../repomap/index.js';
+import { pickConfidence } from './confidence.js';
 import { rankForTask, type RankedFile, type TaskRanking } from './ranking.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 import type { BranchResult, MagicWord, PlannedFile, ReviewResult, TierMap, TierRegistry, TrunkResult } from './types.js';
@@ -65,8 +66,11 @@ const why = (f: RankedFile) =>
 /** The files a pass loads: the best of the ranking within max_files; a second pass adds the best file of each uncovered word. */
 function picks(input: TraversalInput): RankedFile[] {
   const ranking = rankingFor(input);
-  const top = ranking.files.slice(0, input.max_files);
-  if (input.pass > 1)
+  // In rank order, best first; a conclusive pick stops before the files far below its best one, and a second pass
+  // (the review found words uncovered, with room left) does not fill the places back with their files.
+  const confidence = pickConfidence(ranking.files, input.max_files);
+  const top = ranking.files.slice(0, confidence.kept);
+  if (input.pass > 1 && confidence.level !== 'high')
     for (const w of input.review?.uncovered ?? []) {
       if (top.some((f) => f.words.includes(w))) continue;
       const best = ranking.files.find((f) => f.words.includes(w));

@@ -159,7 +159,7 @@ export function registerNavigateCommand(program: Command): void {
           `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => {
             const r = outcome.artifacts.context_load_receipt.files_loaded.find((x) => x.path === f.path);
             return { path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read, lines_shown: r?.lines_shown ?? 0, ranges: r?.ranges ?? [] };
-          }), ...(outcome.artifacts.context_load_receipt.definitions ? { definitions: outcome.artifacts.context_load_receipt.definitions } : {}), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
+          }), ...(outcome.artifacts.context_load_receipt.definitions ? { definitions: outcome.artifacts.context_load_receipt.definitions } : {}), ...(outcome.artifacts.context_load_receipt.confidence ? { confidence: outcome.artifacts.context_load_receipt.confidence } : {}), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
         );
       } else {
         process.stdout.write(summary(outcome, dir));

@@ -6,6 +6,8 @@
  * backticks, file names. Pure: no repository is read here (resolve-evidence.ts does that).
  */
 
+import { languageFrames, panicMessages, type RawFrame, traceBreaks } from './language-frames.js';
+
 /** One piece of the issue text and what kind of text it is. */
 export interface IssueSegment {
   kind: 'prose' | 'code';
@@ -41,6 +43,8 @@ export interface IssueEvidence {
   files: string[];
   /** Backticked tokens that are no identifier but a string the code spells (`unused-import`, `--foo-bar`, `:param:`). */
   literals: string[];
+  /** Command-line flags the issue writes (`--word-regexp` → `word-regexp`), anywhere: prose, backticks, command lines. */
+  flags?: string[];
   /** Links to a file of a repository at a line (`…/blob/<ref>/pkg/mod.py#L60`, `#L55-L61`): the path after the ref, and the lines. */
   links: { path: string; line?: number; end?: number }[];
 }
@@ -58,6 +62,15 @@ export function sourceLinks(text: string): IssueEvidence['links'] {
 }
 
 const FENCE = /^\s*(```|~~~)/;
+
+/**
+ * The text without the language names of its code fences (```` ```go ````, ```` ```rust ````, ```` ```console ````): a
+ * fence's language says how to colour the block, not what it is about, yet as a word it matches the manifest
+ * (`go.mod`'s `go 1.21`) or every file that names the language. For the words the navigator ranks with.
+ */
+export function withoutFenceLanguages(text: string): string {
+  return text.replace(/^(\s*(?:```|~~~))[ \t]*[\w+#.-]+[^\S\n]*(?=\n|$)/gm, '$1');
+}
 
 /** Splits an issue into prose and code: fenced blocks, indented blocks after a blank line, and `>>>` session lines. */
 export function splitIssue(text: string): IssueSegment[] {
@@ -95,29 +108,31 @@ export function splitIssue(text: string): IssueSegment[] {
 const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?/g;
 const PYTEST_FRAME = /^\s*([\w./\\-]+\.py):(\d+):(?: in (\w+))?/gm;
 const JS_FRAME = /^\s*at (?:([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s()]+?\.(?:[cm]?[jt]sx?)):(\d+)(?::\d+)?\)?\s*$/gm;
-const GO_FRAME = /^\s*(\/?(?:[\w.@-]+\/)*[\w.-]+\.go):(\d+)/gm;
 
 /**
  * The frames of every trace in the text, each with its depth in its own trace. Python and pytest write
- * the deepest frame last; JavaScript and Go stacks write it first. A trace is a run of frames of one
- * kind with no more than a few lines between them.
+ * the deepest frame last; JavaScript, Go, Rust and Java stacks write it first (language-frames.ts reads
+ * the last three and compiler diagnostics). A trace is a run of frames of one kind with no more than a few
+ * lines between them; a `Caused by:` line starts another.
  */
 export function tracebackFrames(text: string): FrameEvidence[] {
   const t = text.replace(/\r\n?/g, '\n');
-  type Raw = { at: number; path: string; line: number; fn?: string; kind: 'py' | 'js' | 'go' };
+  type Raw = RawFrame & { end?: number };
   const raw: Raw[] = [];
   const fnOf = (s: string | undefined) => (s && /^[A-Za-z_$][\w$]*$/.test(s.split('.').pop()!) ? s.split('.').pop()! : undefined);
-  for (const m of t.matchAll(PY_FRAME)) raw.push({ at: m.index, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
-  for (const m of t.matchAll(PYTEST_FRAME)) if (!raw.some((r) => r.at <= m.index + m[0].length && m.index <= r.at)) raw.push({ at: m.index, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
-  for (const m of t.matchAll(JS_FRAME)) raw.push({ at: m.index, path: m[2]!, line: Number(m[3]), ...(fnOf(m[1]) ? { fn: fnOf(m[1])! } : {}), kind: 'js' });
-  for (const m of t.matchAll(GO_FRAME)) raw.push({ at: m.index, path: m[1]!, line: Number(m[2]), kind: 'go' });
+  for (const m of t.matchAll(PY_FRAME)) raw.push({ at: m.index, end: m.index + m[0].length, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
+  for (const m of t.matchAll(PYTEST_FRAME)) if (!raw.some((r) => r.at <= m.index + m[0].length && m.index <= r.at)) raw.push({ at: m.index, end: m.index + m[0].length, path: m[1]!, line: Number(m[2]), ...(fnOf(m[3]) ? { fn: fnOf(m[3])! } : {}), kind: 'py' });
+  for (const m of t.matchAll(JS_FRAME)) raw.push({ at: m.index, end: m.index + m[0].length, path: m[2]!, line: Number(m[3]), ...(fnOf(m[1]) ? { fn: fnOf(m[1])! } : {}), kind: 'js' });
+  raw.push(...languageFrames(t, raw.map((r) => ({ at: r.at, end: r.end ?? r.at + 1 }))));
   raw.sort((a, b) => a.at - b.at);
   // Group into traces: same kind, at most 6 lines apart.
   const traces: Raw[][] = [];
+  const breaks = traceBreaks(t);
   let prev: Raw | undefined;
   for (const r of raw) {
     const gap = prev ? t.slice(prev.at, r.at).split('\n').length - 1 : Infinity;
-    if (!prev || prev.kind !== r.kind || gap > 6) traces.push([]);
+    const broken = prev !== undefined && breaks.some((b) => prev!.at < b && b < r.at);
+    if (!prev || prev.kind !== r.kind || gap > 6 || broken) traces.push([]);
     traces[traces.length - 1]!.push(r);
     prev = r;
   }
@@ -155,6 +170,7 @@ export function errorMessages(text: string): string[] {
     if (/^(None|True|False|\d+)$/.test(msg) || !/[A-Za-z]{3,}\s+\S+/.test(msg)) continue;
     if (!out.includes(msg)) out.push(msg);
   }
+  for (const msg of panicMessages(t)) if (/[A-Za-z]{3,}\s+\S+/.test(msg) && !out.includes(msg)) out.push(msg);
   return out;
 }
 
@@ -171,6 +187,15 @@ export function quotedPhrases(prose: string): string[] {
     if ((q.match(/[A-Za-z]{2,}/g) ?? []).length < 3 || /^https?:/.test(q)) continue;
     if (!out.includes(q)) out.push(q);
   }
+  return out;
+}
+
+const FLAG = /(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])/g;
+
+/** Long command-line flags written anywhere in the text, without their dashes, first seen first (at most 8). */
+export function commandFlags(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(FLAG)) if (m[1]!.length >= 3 && !out.includes(m[1]!) && out.length < 8) out.push(m[1]!);
   return out;
 }
 
@@ -290,5 +315,5 @@ export function readIssue(text: string): IssueEvidence {
     const f = m[1]!;
     if (!framePaths.has(f) && !files.includes(f) && !/^[\w-]+\.(com|org|net|io)$/.test(f)) files.push(f);
   }
-  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, links: sourceLinks(text) };
+  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, flags: commandFlags(namingText(text)), links: sourceLinks(text) };
 }

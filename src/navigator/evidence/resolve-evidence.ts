@@ -5,6 +5,8 @@ import type { Definition } from '../../repomap/outline.js';
 import type { IndexedFile, RepoIndex } from '../../repomap/repo-index.js';
 import { stemOf } from '../terms.js';
 import type { TextIndex } from '../text-index.js';
+import { type ModuleTarget, moduleMentions, resolveModules, resolveQualified } from './module-paths.js';
+import { windowPattern } from './message-pattern.js';
 import type { IssueEvidence } from './read-issue.js';
 
 /** A definition (function, method, class) the evidence points at, with the score and the reasons. */
@@ -49,6 +51,12 @@ export const EVIDENCE_WEIGHTS = {
   prose: 0.5,
   /** A backticked string the code spells exactly in a string literal (`unused-import`). */
   literal: 2,
+  /** A macro the issue invokes (`select!`): the syntax says it is a macro, so only macro definitions of that name. */
+  macro: 2,
+  /** A command-line flag the issue writes (`--word-regexp`), where the code spells it in a string (its definition or its message). */
+  flag: 2,
+  /** The same flag as an identifier (`word_regexp`, `wordRegexp`: a parser's field or option key). */
+  flagName: 1,
   /** A link to a line of a file (`…/blob/<ref>/path#L60`): the definition holding that line. */
   link: 2,
   /** A file the issue names. */
@@ -85,6 +93,8 @@ function innermost(defs: Definition[], line: number): number | undefined {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A folder name without the release a package manager appends (`tokio-1.28.0` → `tokio`, `go-zero@v1.5.0` → `go-zero`). */
+export const withoutRelease = (dir: string): string => dir.replace(/(?:-|@v?)\d+\.\d+\.\d+(?:[-+][\w.-]*)?$/, '');
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The lookups of a file list, by list: a long-lived process gets the same list back for an unchanged repository (see indexRepo). */
@@ -156,7 +166,8 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
   // Frames: a file by the longest path suffix shared with a repository file.
   const suffixFiles = (raw: string, bareOk: boolean): IndexedFile[] => {
     if (/[<>]/.test(raw)) return [];
-    const parts = raw.replace(/\\/g, '/').split('/').filter((s) => s && s !== '.');
+    // A package manager's copy names its folder after the release (`tokio-1.28.0/src/…`, `go-zero@v1.5.0/core/…`).
+    const parts = raw.replace(/\\/g, '/').split('/').filter((s) => s && s !== '.' && s !== '..').map(withoutRelease);
     const base = parts[parts.length - 1];
     if (!base) return [];
     const cands = byBase.get(base) ?? [];
@@ -218,20 +229,17 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
     for (let s = 0; s + n <= words.length && windows.length < 10; s++) windows.push(words.slice(s, s + n));
     const hits = new Map<string, { ref?: DefRef; file: IndexedFile; line: number; count: number }>();
     for (const win of windows) {
-      const terms = win.map((w) => stemOf(w.toLowerCase()));
-      let rarest: string | undefined;
-      let df = Infinity;
-      for (const t of terms) {
-        const d = text.docFreq(t);
-        if (d > 0 && d < df) {
-          df = d;
-          rarest = t;
-        }
-      }
-      if (!rarest || df > 400) continue;
-      const re = new RegExp(`\\b${win.map(escapeRe).join('[^A-Za-z0-9]{1,12}')}\\b`, 'i');
+      // The two rarest words' files: one of them may be a value the issue shows where the code has a placeholder.
+      const terms = [...new Set(win.map((w) => stemOf(w.toLowerCase())))]
+        .map((t) => [t, text.docFreq(t)] as const)
+        .filter(([, d]) => d > 0)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 2);
+      if (!terms.length || terms[0]![1] > 400) continue;
+      const re = windowPattern(win);
       const seen = new Set<string>();
-      for (const p of text.filesWith(rarest)) {
+      const cands = [...new Set(terms.filter(([, d]) => d <= 400).flatMap(([t]) => text.filesWith(t)))].sort();
+      for (const p of cands) {
         const f = byPath.get(p);
         if (!f) continue;
         const t = textOf(p);
@@ -341,8 +349,37 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       resolveDotted([...imp.module.split('.'), name], EVIDENCE_WEIGHTS.import, why);
     }
   }
+  // A module system's target: the member the mention names in the module's files (or under its folder), else the files.
+  const applyTarget = (t: ModuleTarget, weight: number) => {
+    const inFiles = (name: string, files: readonly string[]) => nonTest((defsByName.get(name) ?? []).filter((r) => files.includes(r.file.path)));
+    let defs: DefRef[] = [];
+    if (t.member) {
+      defs = inFiles(t.member, t.files);
+      if (!defs.length && t.under) defs = nonTest((defsByName.get(t.member) ?? []).filter((r) => r.file.path.startsWith(`${t.under}/`)));
+      if (t.submember && defs.length) {
+        const owners = new Set(defs.map((r) => r.file.path));
+        const subs = (defsByName.get(t.submember) ?? []).filter((r) => owners.has(r.file.path) && r.file.outline.defs[r.i]!.parent !== null && r.file.outline.defs[r.file.outline.defs[r.i]!.parent!]!.name === t.member);
+        if (subs.length) defs = subs;
+      }
+    }
+    if (defs.length && defs.length <= 3) for (const r of defs) credit(r, weight / Math.sqrt(defs.length), t.why);
+    // A module named without a member (a program importing a framework's package) says little, as Python's bare `import a.b`
+    // does; a Go package is a folder of files, so the little it says is shared among them.
+    else for (const f of t.files.slice(0, 12)) creditFile(f, (weight * 0.3) / t.files.length, t.why);
+  };
+  const allPaths = index.files.map((f) => f.path);
+  // A Java/Kotlin package or a Go package qualifier first (the names alone would match every class of that name), then Python's modules.
   for (const parts of ev.dotted) {
-    resolveDotted(parts, EVIDENCE_WEIGHTS.dotted, `names ${parts.join('.')}`);
+    const t = resolveQualified(parts, allPaths);
+    if (t) applyTarget(t, EVIDENCE_WEIGHTS.dotted);
+    else resolveDotted(parts, EVIDENCE_WEIGHTS.dotted, `names ${parts.join('.')}`);
+  }
+  const mentions = moduleMentions(ev.segments.map((s) => s.text).join('\n'));
+  for (const t of resolveModules(mentions, allPaths, textOf)) applyTarget(t, t.why.startsWith('import') ? EVIDENCE_WEIGHTS.import : EVIDENCE_WEIGHTS.dotted);
+  // A macro the issue invokes (`select!`): its `macro_rules!` definition.
+  for (const name of mentions.macros) {
+    const defs = nonTest((defsByName.get(name) ?? []).filter((r) => r.file.outline.defs[r.i]!.kind === 'macro'));
+    if (defs.length && defs.length <= 3) for (const r of defs) credit(r, EVIDENCE_WEIGHTS.macro / Math.sqrt(defs.length), `macro ${name}!`);
   }
 
   // Names: called, used as attributes, in backticks, or written as code in prose; rarer names weigh more.
@@ -385,6 +422,34 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       const why = `literal "${lit}" at line ${line}`;
       if (i !== undefined) credit({ file: f, i }, EVIDENCE_WEIGHTS.literal / spread, why, line);
       else creditFile(f.path, (EVIDENCE_WEIGHTS.literal * 0.6) / spread, why);
+    }
+  }
+
+  // Flags: where the code spells them in a string (`"word-regexp"`, `'-w, --word-regexp'`, `long("word-regexp")`), else as
+  // an identifier of their words (`word_regexp`, `wordRegexp`). A one-word flag must be spelt with its dashes or as a long name.
+  for (const flag of ev.flags ?? []) {
+    const parts = flag.split('-');
+    const stems = [...new Set(parts.map((w) => stemOf(w)))].map((t) => [t, text.docFreq(t)] as const).filter(([, d]) => d > 0).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+    if (!stems.length) continue;
+    const esc = escapeRe(flag);
+    const inString = parts.length > 1 ? `(?:--)?${esc}` : `--${esc}`;
+    const lit = new RegExp(`(["'\`])(?:[^"'\`\n]*?[\\s,|=])?${inString}(?:[\\s,|=<[][^"'\`\n]*?)?\\1|\\blong\\s*[(=]\\s*"${esc}"`);
+    const ident = parts.length > 1 ? new RegExp(`\\b(?:${parts.join('_')}|${parts[0]}${parts.slice(1).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')})\\b`) : undefined;
+    const found: { f: IndexedFile; line: number; w: number }[] = [];
+    for (const p of text.filesWith(stems[0]![0])) {
+      const f = byPath.get(p);
+      if (!f || classOf(p) === 'test') continue;
+      const t = textOf(p);
+      const spelt = lit.exec(t);
+      const m = spelt ?? (ident ? ident.exec(t) : null);
+      if (m) found.push({ f, line: t.slice(0, m.index).split('\n').length, w: spelt ? EVIDENCE_WEIGHTS.flag : EVIDENCE_WEIGHTS.flagName });
+    }
+    const spread = Math.max(1, Math.sqrt(found.length / 2));
+    for (const { f, line, w } of found) {
+      const i = innermost(f.outline.defs, line);
+      const why = `flag --${flag} at line ${line}`;
+      if (i !== undefined) credit({ file: f, i }, w / spread, why, line);
+      else creditFile(f.path, (w * 0.6) / spread, why);
     }
   }
 
