@@ -38,6 +38,42 @@ export const IMPORT_LINES = 6;
 
 /** A window centred in a folded docstring scores this share: prose about the code ranks below the code. */
 export const FOLDED_WINDOW_SHARE = 1 / 3;
+/**
+ * A window centred in a doc comment written before a definition (`///`, `/** … *\/`, Javadoc, Go's comments) scores
+ * this share, as a folded docstring does: a long doc comment repeats a task's words (and its examples call the code)
+ * where no fix goes.
+ */
+export const DOC_COMMENT_SHARE = 1 / 3;
+/**
+ * A window centred in a test module inside a source file (Rust's `#[cfg(test)] mod tests`) scores this share, and
+ * the definitions in it are not ranked: a test calls the code a task names more often than the code itself does.
+ */
+export const INLINE_TEST_SHARE = 1 / 3;
+
+/** A module of tests inside a source file, by its name (`mod tests`, `mod test`, `mod unit_tests`). */
+export function isInlineTestModule(d: Definition): boolean {
+  return d.kind === 'module' && /^(tests?|\w+_tests?)$/.test(d.name);
+}
+
+/** Whether definition `i` is, or sits inside, an inline test module. */
+export function inInlineTests(defs: readonly Definition[], i: number): boolean {
+  for (let j: number | null = i; j !== null; j = defs[j]!.parent) if (isInlineTestModule(defs[j]!)) return true;
+  return false;
+}
+
+/**
+ * Per line (1..n) the share a window centred there scores beyond folded docstrings: DOC_COMMENT_SHARE on a doc
+ * comment before a definition (outside its range), INLINE_TEST_SHARE inside an inline test module, else 1.
+ */
+export function proseShares(defs: readonly Definition[], n: number): Float64Array {
+  const share = new Float64Array(n + 2).fill(1);
+  for (const d of defs) {
+    if (d.kind === 'heading') continue;
+    if (d.doc && d.doc[1] < d.start) for (let l = Math.max(1, d.doc[0]); l <= Math.min(d.doc[1], n); l++) share[l] = Math.min(share[l]!, DOC_COMMENT_SHARE);
+    if (isInlineTestModule(d)) for (let l = Math.max(1, d.start); l <= Math.min(d.end, n); l++) share[l] = Math.min(share[l]!, INLINE_TEST_SHARE);
+  }
+  return share;
+}
 
 /**
  * Lines of the docstrings inside definitions (Python's first-statement strings), but their first line: 1 per
@@ -95,6 +131,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   const codeBefore = new Int32Array(n + 2);
   for (let l = 2; l <= n + 1; l++) codeBefore[l] = codeBefore[l - 1]! + 1 - folded[l - 1]!;
   const span = (a: number, b: number): number => codeBefore[Math.min(n, b) + 1]! - codeBefore[Math.max(1, a)]!;
+  const prose = proseShares(defs, n);
   // Lines kept back for the imports the shown code uses (IMPORT_LINES at most, a tenth of a file's lines).
   const imports = language && allowance >= 20 ? importStatements(language, lines) : [];
   const reserve = imports.length ? Math.min(IMPORT_LINES, Math.floor(allowance / 10)) : 0;
@@ -118,14 +155,22 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     return known >= 0 ? known : (scoreAt[c] = scoreOfWindow(c));
   };
   const scoreOfWindow = (c: number): number => {
-    const seen = new Map<string, number>();
+    // Per term: the lines holding it and the best share of those (a term in code next to a doc comment counts as code).
+    const seen = new Map<string, [number, number]>();
     for (let l = Math.max(1, c - RADIUS); l <= Math.min(n, c + RADIUS); l++) {
       if (chosen.has(l)) continue;
-      for (const t of hits[l] ?? []) seen.set(t, (seen.get(t) ?? 0) + 1);
+      const w = prose[l]! / prose[c]!;
+      for (const t of hits[l] ?? []) {
+        const e = seen.get(t);
+        if (e) {
+          e[0]++;
+          if (w > e[1]) e[1] = w;
+        } else seen.set(t, [1, w]);
+      }
     }
     let s = 0;
-    for (const [t, k] of seen) s += weights.get(t)! * (1 + 0.2 * Math.log(k));
-    return folded[c] ? s * FOLDED_WINDOW_SHARE : s;
+    for (const [t, [k, w]] of seen) s += weights.get(t)! * (1 + 0.2 * Math.log(k)) * Math.min(1, w);
+    return (folded[c] ? s * FOLDED_WINDOW_SHARE : s) * prose[c]!;
   };
   const innermost = (l: number): Definition | undefined => {
     let best: Definition | undefined;
@@ -151,7 +196,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     preferred.push([fd.start, fd.end]);
   }
   // The definitions whose own lines best match the task: whole when they fit, else windows inside them count triple.
-  const ranked = rankDefinitionsByTerms(defs, hits, weights, n);
+  const ranked = rankDefinitionsByTerms(defs, hits, weights, n, prose, (i) => inInlineTests(defs, i));
   for (const { index, score } of ranked.slice(0, BEST_DEFINITIONS)) {
     const left = limit - chosen.size;
     if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;

@@ -127,13 +127,19 @@ function docOf(lang: CodeLanguage, node: Node, outer: Node): [number, number] | 
   let start: number | null = null;
   let end: number | null = null;
   let expectRow = outer.startPosition.row;
-  while (prev && (prev.type === 'comment' || prev.type === 'line_comment' || prev.type === 'block_comment')) {
+  for (; prev; prev = prev.previousNamedSibling) {
+    // Rust attributes (`#[inline]`, `#[derive(…)]`) sit between an item and its doc comment.
+    if (prev.type === 'attribute_item') {
+      if (prev.endPosition.row < expectRow - 1) break;
+      expectRow = prev.startPosition.row;
+      continue;
+    }
+    if (prev.type !== 'comment' && prev.type !== 'line_comment' && prev.type !== 'block_comment') break;
     if (prev.endPosition.row < expectRow - 1) break;
     start = prev.startPosition.row + 1;
     // A line comment node may include its newline and end at column 0 of the next row.
     end ??= prev.endPosition.column === 0 ? prev.endPosition.row : prev.endPosition.row + 1;
     expectRow = prev.startPosition.row;
-    prev = prev.previousNamedSibling;
   }
   return start !== null && end !== null ? [start, end] : null;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { COMPRESSION_GATE, loadRegistry, measureCompression } from '../../src/navigator/index.js';
 import { loadContext } from '../../src/navigator/load.js';
 import { rankDefinitionsByTerms } from '../../src/navigator/definition-scores.js';
-import { selectLines } from '../../src/navigator/windows.js';
+import { inInlineTests, proseShares, selectLines } from '../../src/navigator/windows.js';
 import type { MagicWord, PlannedFile } from '../../src/navigator/types.js';
 import { indexRepo, type Definition } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
@@ -140,5 +140,117 @@ describe('docstrings folded', () => {
     const sel = selectLines(source, defs, weights, 10);
     expect(sel.lines).toContain(71);
     expect(sel.lines).not.toContain(26);
+  });
+});
+
+describe('prose and tests inside a source file rank below its code', () => {
+  // A Rust method with a long doc comment (its example calls the method) and a test module calling it again and again.
+  const filler = (from: number, k: number) => Array.from({ length: k }, (_, i) => `        let v${from + i} = self.data[${i}] as usize + ${i};`);
+  const source = [
+    'pub struct Buffer {',
+    '    data: Vec<u8>,',
+    '    len: usize,',
+    '}',
+    '',
+    'impl Buffer {',
+    '    /// Splits the buffer in two at `at`, returning the head: split_to keeps the tail.',
+    '    ///',
+    '    /// # Examples',
+    '    ///',
+    '    /// ```',
+    '    /// let mut buffer = Buffer::from("hello world");',
+    '    /// let head = buffer.split_to(5);',
+    '    /// assert_eq!(buffer.split_to(1), " ");',
+    '    /// ```',
+    '    #[inline]',
+    '    pub fn split_to(&mut self, at: usize) -> Buffer {',
+    ...filler(0, 12),
+    '        assert!(at <= self.len, "split_to out of bounds");',
+    ...filler(12, 12),
+    '        Buffer { data: self.data.drain(..at).collect(), len: at }',
+    '    }',
+    '}',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '',
+    '    #[test]',
+    '    fn split_to_twice() {',
+    '        let mut buffer = Buffer::from("abcdef");',
+    '        let a = buffer.split_to(2);',
+    '        let b = buffer.split_to(3);',
+    '        assert_eq!(buffer.split_to(1).len, 1);',
+    '    }',
+    '}',
+    '',
+  ].join('\n');
+  const weights = new Map([
+    ['splitto', 3],
+    ['buffer', 1],
+  ]);
+  const assertLine = source.split('\n').findIndex((l) => l.includes('out of bounds')) + 1;
+  const root = path.join(tmpDir('nk-prose-'), 'repo');
+  mkdirSync(path.join(root, 'src'), { recursive: true });
+  writeFileSync(path.join(root, 'src/buffer.rs'), source);
+
+  it('reads a Rust doc comment above the attributes as the method\'s doc', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const fn = index.files[0]!.outline.defs.find((d) => d.name === 'split_to')!;
+    expect(fn.doc).toEqual([7, 15]);
+  });
+
+  it('a window in the method\'s code beats denser ones in its doc comment and in the test module', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const defs = index.files[0]!.outline.defs;
+    const sel = selectLines(source, defs, weights, 12);
+    expect(sel.lines).toContain(assertLine);
+    // Neither the doc example's calls nor the test's are shown.
+    expect(sel.lines.filter((l) => l >= 12 && l <= 13)).toEqual([]);
+    expect(sel.lines.filter((l) => l >= 48)).toEqual([]);
+  });
+
+  it('ranks the method above the test calling it, and leaves the test module\'s definitions out', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const defs = index.files[0]!.outline.defs;
+    const lines = source.split('\n');
+    const hits = [undefined, ...lines.map((l) => [...weights.keys()].filter((w) => l.replace(/_/g, '').toLowerCase().includes(w)))];
+    const ranked = rankDefinitionsByTerms(defs, hits, weights, lines.length, proseShares(defs, lines.length), (i) => inInlineTests(defs, i));
+    const names = ranked.map((r) => defs[r.index]!.name);
+    expect(names[0]).toBe('split_to');
+    expect(names).not.toContain('split_to_twice');
+    expect(names).not.toContain('tests');
+  });
+});
+
+describe('doc comments before definitions', () => {
+  it('a window in code beats a denser one in a doc comment written before another definition', () => {
+    const lines = [
+      ...Array.from({ length: 9 }, (_, i) => `// Alpha bravo charlie: the alpha of the bravo, line ${i}.`),
+      '// Returns the alpha.',
+      'func describe() string {',
+      ...Array.from({ length: 18 }, (_, i) => `\tx${i} := compute(${i})`),
+      '}',
+      'func target(v int) int {',
+      ...Array.from({ length: 8 }, (_, i) => `\ty${i} := v + ${i}`),
+      '\tz := alpha(v)',
+      ...Array.from({ length: 9 }, (_, i) => `\tw${i} := z + ${i}`),
+      '\treturn z',
+      '}',
+    ];
+    const text = `${lines.join('\n')}\n`;
+    const defs: Definition[] = [
+      { ...def('describe', 11, 30), doc: [1, 10] },
+      def('target', 31, 50),
+    ];
+    const w = new Map([
+      ['alpha', 2],
+      ['bravo', 2],
+      ['charlie', 2],
+    ]);
+    const zLine = lines.findIndex((l) => l.includes('alpha(v)')) + 1;
+    const sel = selectLines(text, defs, w, 8);
+    expect(sel.lines).toContain(zLine);
+    expect(sel.lines.filter((l) => l <= 10)).toEqual([]);
   });
 });
