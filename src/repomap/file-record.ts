@@ -5,6 +5,15 @@ import { pythonOutline } from './python-outline.js';
 /** The parse note of a generated or vendored file (indexed as text, shown as plain text). */
 export const NOT_PARSED = 'not parsed: generated or vendored file';
 
+/**
+ * C and C++ files larger than this are indexed as text, not parsed: single-file amalgamations (`sqlite3.c` at 8 MB, a
+ * bundled `gtest-all.cc`) that the C++ grammar would take seconds to parse (about 0.5–1 MB/s here), for an outline
+ * nobody reads whole. Files of other languages this large are rare and parse several times faster.
+ */
+export const MAX_C_PARSE_CHARS = 512 * 1024;
+/** The parse note of a C or C++ file over MAX_C_PARSE_CHARS. */
+export const NOT_PARSED_LARGE = 'not parsed: C/C++ file over 512 KiB (an amalgamation)';
+
 /** What the extraction of one file needs: plain data, so it can be sent to a worker thread. */
 export interface FileRecordInput {
   path: string;
@@ -57,6 +66,8 @@ export async function extractFileRecord(input: FileRecordInput): Promise<FileRec
   try {
     outline = input.unparsed
       ? { defs: [], refs: [], parse_error: NOT_PARSED }
+      : (input.language === 'c' || input.language === 'cpp') && input.text.length > MAX_C_PARSE_CHARS
+        ? { defs: [], refs: [], parse_error: NOT_PARSED_LARGE }
       : ((input.language === 'python' ? pythonOutline(input.text) : undefined) ?? (await extractOutline(input.language, input.text)));
   } catch (err) {
     outline = { defs: [], refs: [], parse_error: `parse failed: ${(err as Error).message}` };

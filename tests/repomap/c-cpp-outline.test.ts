@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { extractOutline, headerLanguage, indexRepo, languageOf } from '../../src/repomap/index.js';
 import { cxxShortName } from '../../src/repomap/outline.js';
+import { MAX_C_PARSE_CHARS, NOT_PARSED_LARGE } from '../../src/repomap/file-record.js';
 import { SHOP, scratch } from './fixture.js';
 
 const REPOS = path.resolve(SHOP, '..');
@@ -108,5 +109,21 @@ describe('which grammar reads a .h header', () => {
     const header = cpp.files.find((f) => f.path === 'include/tinyfmt/format.h')!;
     expect(header.language).toBe('cpp');
     expect(header.outline.defs.some((d) => d.kind === 'class' && d.name === 'basic_buffer')).toBe(true);
+  });
+});
+
+describe('amalgamations', () => {
+  it('indexes a C file over 512 KiB as text and parses the ones below', async () => {
+    const root = path.join(s.tmp('nk-amalgam-'), 'repo');
+    mkdirSync(root, { recursive: true });
+    const fn = (i: number) => `static int amalgamated_${i}(int x) { return x * ${i} + helper_${i % 7}(x); }\n`;
+    let big = '';
+    for (let i = 0; big.length <= MAX_C_PARSE_CHARS; i++) big += fn(i);
+    writeFileSync(path.join(root, 'sqlite3.c'), big);
+    writeFileSync(path.join(root, 'shell.c'), fn(1) + fn(2));
+    const index = await indexRepo(root, { cacheDir: false });
+    const amalgam = index.files.find((f) => f.path === 'sqlite3.c')!;
+    expect(amalgam.outline).toEqual({ defs: [], refs: [], parse_error: NOT_PARSED_LARGE });
+    expect(index.files.find((f) => f.path === 'shell.c')!.outline.defs.map((d) => d.name)).toEqual(['amalgamated_1', 'amalgamated_2']);
   });
 });
