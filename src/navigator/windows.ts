@@ -24,7 +24,16 @@ export interface FocusRange {
   end: number;
   header_end: number;
   line?: number;
+  /** How strongly the evidence points here (RankedDefinition.score); without it, every focus counts alike. */
+  score?: number;
 }
+
+/**
+ * A focus definition is shown first only while the evidence for it is at least this share of the file's best focus:
+ * a definition a stack frame lands in is shown before one the issue merely names in passing, and the weak ones compete
+ * with the definitions matching the task's words instead (windows inside them count triple).
+ */
+export const FOCUS_SHARE = 0.5;
 
 /** Definitions ranked by their own lines' terms that are shown before the windows, at most. */
 export const BEST_DEFINITIONS = 3;
@@ -178,9 +187,14 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     return best;
   };
   const preferred: [number, number][] = [];
+  const bestFocus = Math.max(0, ...focus.map((f) => f.score ?? 0));
   for (const fd of focus) {
     const left = limit - chosen.size;
     if (left <= 0) break;
+    if (fd.score !== undefined && fd.score < bestFocus * FOCUS_SHARE) {
+      preferred.push([fd.start, fd.end]);
+      continue;
+    }
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
       take(fd.start, fd.end);
       windows.push([fd.start, fd.end]);

@@ -254,3 +254,26 @@ describe('doc comments before definitions', () => {
     expect(sel.lines.filter((l) => l <= 10)).toEqual([]);
   });
 });
+
+describe('evidenced definitions shown first', () => {
+  it('shows the strongly evidenced definition whole, not one the evidence names in passing', () => {
+    const lines = [
+      'def crash(x):',
+      ...Array.from({ length: 9 }, (_, i) => `    x = step_${i}(x)`),
+      'def mentioned(y):',
+      ...Array.from({ length: 14 }, (_, i) => `    y = other_${i}(y)`),
+    ];
+    const text = `${lines.join('\n')}\n`;
+    const defs = [def('crash', 1, 10), def('mentioned', 11, 25)];
+    const focus = [
+      { start: 1, end: 10, header_end: 1, line: 5, score: 3 },
+      { start: 11, end: 25, header_end: 11, score: 0.5 },
+    ];
+    const sel = selectLines(text, defs, new Map([['step', 1]]), 40, focus);
+    for (let l = 1; l <= 10; l++) expect(sel.lines).toContain(l);
+    expect(sel.lines.filter((l) => l > 11)).toEqual([]);
+    // Without scores every focus counts alike (the old contract): both are shown whole.
+    const plain = selectLines(text, defs, new Map([['step', 1]]), 40, focus.map(({ score: _, ...f }) => f));
+    expect(plain.lines.length).toBe(25);
+  });
+});
