@@ -24,6 +24,8 @@ export interface Outline {
   refs: [string, number][];
   /** Set when tree-sitter could not parse the file (rendered as plain text then). */
   parse_error?: string;
+  /** C and C++: the files `#include` names (`"kv.h"` → `kv.h`, `<fmt/core.h>` → `fmt/core.h`), in source order, once each. */
+  includes?: string[];
 }
 
 const queries = new Map<CodeLanguage, Promise<Query>>();
@@ -173,12 +175,16 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
     const query = await outlineQuery(lang);
     const counts = new Map<string, number>();
     const byNode = new Map<number, { def: Omit<Definition, 'parent'>; prio: number; startIndex: number; endIndex: number }>();
+    const includes: string[] = [];
     for (const match of query.matches(root)) {
       let defNode: Node | undefined;
       let kind = '';
       let name = '';
       for (const c of match.captures) {
-        if (c.name === 'reference') {
+        if (c.name === 'include') {
+          const inc = c.node.text.slice(1, -1).trim();
+          if (inc && inc.length <= 200 && !includes.includes(inc)) includes.push(inc);
+        } else if (c.name === 'reference') {
           const t = c.node.text;
           if (t.length > 0 && t.length <= 100) counts.set(t, (counts.get(t) ?? 0) + 1);
         } else if (c.name === 'name') name = (lang === 'c' || lang === 'cpp' ? cDeclaredName(c.node) : c.node.text) ?? '';
@@ -209,7 +215,7 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
     }
     const defs = nestDefinitions([...byNode.values()]);
     const refs = [...counts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const out: Outline = { defs, refs };
+    const out: Outline = { defs, refs, ...(includes.length ? { includes } : {}) };
     if (root.hasError && defs.length === 0) out.parse_error = 'syntax errors and no definitions found';
     return out;
   } finally {

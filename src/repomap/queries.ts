@@ -57,6 +57,8 @@ const CPP_ONLY_DEFS = `
 `;
 
 const C_COMMON_REFS = `
+(preproc_include path: (string_literal) @include)
+(preproc_include path: (system_lib_string) @include)
 (call_expression function: (identifier) @reference)
 (call_expression function: (field_expression field: (field_identifier) @reference))
 (declaration declarator: (function_declarator declarator: (identifier) @reference))

@@ -21,6 +21,7 @@ describe('C outlines (tree-sitter-c)', () => {
     // An old-style definition: the parameter declarations sit between the declarator and the body.
     expect(byName.get('function kv_legacy_count')).toMatchObject({ start: 77, end: 81 });
     expect(byName.get('variable kv_errors')).toBeDefined();
+    expect(kv.includes).toEqual(['stdlib.h', 'string.h', 'kv.h']);
     const h = await extractOutline('c', read('kvstore/src/kv.h'));
     const names = h.defs.map((d) => `${d.kind} ${d.name}`);
     expect(names).toEqual(expect.arrayContaining(['macro KV_H', 'macro KV_MAX_KEY', 'macro KV_HASH', 'struct kv_entry', 'type kv_entry', 'type kv_status', 'type kv_store']));
