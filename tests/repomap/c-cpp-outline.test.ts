@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { extractOutline, headerLanguage, indexRepo, languageOf } from '../../src/repomap/index.js';
 import { cxxShortName } from '../../src/repomap/outline.js';
-import { MAX_C_PARSE_CHARS, NOT_PARSED_LARGE } from '../../src/repomap/file-record.js';
+import { MAX_C_PARSE_CHARS, NOT_PARSED_C_TEST, NOT_PARSED_LARGE } from '../../src/repomap/file-record.js';
 import { SHOP, scratch } from './fixture.js';
 
 const REPOS = path.resolve(SHOP, '..');
@@ -126,5 +126,11 @@ describe('amalgamations', () => {
     const amalgam = index.files.find((f) => f.path === 'sqlite3.c')!;
     expect(amalgam.outline).toEqual({ defs: [], refs: [], parse_error: NOT_PARSED_LARGE });
     expect(index.files.find((f) => f.path === 'shell.c')!.outline.defs.map((d) => d.name)).toEqual(['amalgamated_1', 'amalgamated_2']);
+  });
+
+  it('indexes C and C++ tests as text: the sources are parsed', async () => {
+    const index = await indexRepo(path.join(REPOS, 'kvstore'), { cacheDir: false });
+    expect(index.files.find((f) => f.path === 'tests/kv_test.c')!.outline.parse_error).toBe(NOT_PARSED_C_TEST);
+    expect(index.files.find((f) => f.path === 'src/kv.c')!.outline.parse_error).toBeUndefined();
   });
 });
