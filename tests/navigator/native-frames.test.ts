@@ -49,6 +49,14 @@ describe('C and C++ crash reports as frames (native-frames)', () => {
     expect(nativeFrames(ub)).toEqual([{ path: 'src/format.cc', line: 13, depth: 0 }]);
   });
 
+  it('reads ThreadSanitizer stacks (no address, the module after the line)', () => {
+    const tsan = 'WARNING: ThreadSanitizer: data race (pid=9)\n  Write of size 8 at 0x7b04 by thread T1:\n    #0 kv_put /src/kvstore/src/kv.c:63:15 (kvtool+0x4b2f)\n    #1 worker /src/kvstore/src/main.c:9 (kvtool+0x4c01)\n';
+    expect(nativeFrames(tsan)).toEqual([
+      { path: '/src/kvstore/src/kv.c', line: 63, fn: 'kv_put', depth: 0 },
+      { path: '/src/kvstore/src/main.c', line: 9, fn: 'worker', depth: 1 },
+    ]);
+  });
+
   it('reads valgrind stacks, numbering from the `at` frame', () => {
     const vg = '==4242== Invalid read of size 8\n==4242==    at 0x108A4C: kv_get (kv.c:68)\n==4242==    by 0x108B10: main (main.c:10)\n';
     expect(nativeFrames(vg)).toEqual([

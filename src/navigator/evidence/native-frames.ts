@@ -1,6 +1,6 @@
 /**
  * Frames of C and C++ crash reports, read as typed evidence (a file, a line, a function): AddressSanitizer,
- * LeakSanitizer and ThreadSanitizer stacks (`#0 0x4c5b2f in jv_cmp /src/jq/src/jv.c:1234:5`), UndefinedBehaviorSanitizer
+ * LeakSanitizer, MemorySanitizer and ThreadSanitizer stacks (`#0 0x4c5b2f in jv_cmp /src/jq/src/jv.c:1234:5`), UndefinedBehaviorSanitizer
  * diagnostics (`src/jv.c:1234:5: runtime error: …`), gdb backtraces (`#1  0x0000… in jv_free (j=…) at src/jv.c:12`)
  * and valgrind stacks (`==1== at 0x4C2AB80: kv_put (kv.c:50)`). Every one of them writes the deepest frame first.
  * Pure: reads the text only.
@@ -15,8 +15,11 @@ export interface NativeFrame {
   depth: number;
 }
 
-/** A sanitizer frame: `#N 0xADDR in FUNCTION FILE:LINE[:COL]` (a frame without symbols names a module instead: skipped). */
-const SANITIZER_FRAME = /^[ \t]*#(\d+)[ \t]+0x[0-9a-fA-F]+[ \t]+in[ \t]+(.+?)[ \t]+((?:[A-Za-z]:)?[^\s:()]+\.[A-Za-z+]+):(\d+)(?::\d+)?[ \t]*(?:\(BuildId:[^)]*\))?[ \t]*$/gm;
+/**
+ * A sanitizer frame: `#N 0xADDR in FUNCTION FILE:LINE[:COL]` (ASan, LSan, MSan), `#N FUNCTION FILE:LINE[:COL] (MODULE+0xOFF)`
+ * (ThreadSanitizer). A frame without symbols names a module instead of a file: skipped.
+ */
+const SANITIZER_FRAME = /^[ \t]*#(\d+)[ \t]+(?:0x[0-9a-fA-F]+[ \t]+in[ \t]+)?(.+?)[ \t]+((?:[A-Za-z]:)?[^\s:()]+\.[A-Za-z+]+):(\d+)(?::\d+)?[ \t]*(?:\((?:BuildId:[^)]*|[^\s()]+\+0x[0-9a-fA-F]+)\))?[ \t]*$/gm;
 /** A gdb frame: `#N  [0xADDR in ]FUNCTION (ARGS) at FILE:LINE`. */
 const GDB_FRAME = /^[ \t]*#(\d+)[ \t]+(?:0x[0-9a-fA-F]+[ \t]+in[ \t]+)?(\S[^\n]*?)[ \t]*\([^\n]*\)[ \t]+at[ \t]+([^\s:]+):(\d+)[ \t]*$/gm;
 /** A valgrind frame: `==PID==    at|by 0xADDR: FUNCTION (FILE:LINE)`. */
