@@ -143,7 +143,7 @@ describe('docstrings folded', () => {
   });
 });
 
-describe('prose and tests inside a source file rank below its code', () => {
+describe('tests inside a source file rank below its code', () => {
   // A Rust method with a long doc comment (its example calls the method) and a test module calling it again and again.
   const filler = (from: number, k: number) => Array.from({ length: k }, (_, i) => `        let v${from + i} = self.data[${i}] as usize + ${i};`);
   const source = [
@@ -200,13 +200,12 @@ describe('prose and tests inside a source file rank below its code', () => {
     expect(fn.doc).toEqual([7, 15]);
   });
 
-  it('a window in the method\'s code beats denser ones in its doc comment and in the test module', async () => {
+  it('a window in the method\'s code beats a denser one in the test module', async () => {
     const index = await indexRepo(root, { cacheDir: false });
     const defs = index.files[0]!.outline.defs;
     const sel = selectLines(source, defs, weights, 12);
     expect(sel.lines).toContain(assertLine);
-    // Neither the doc example's calls nor the test's are shown.
-    expect(sel.lines.filter((l) => l >= 12 && l <= 13)).toEqual([]);
+    // The test's calls are not shown.
     expect(sel.lines.filter((l) => l >= 48)).toEqual([]);
   });
 
@@ -220,38 +219,6 @@ describe('prose and tests inside a source file rank below its code', () => {
     expect(names[0]).toBe('split_to');
     expect(names).not.toContain('split_to_twice');
     expect(names).not.toContain('tests');
-  });
-});
-
-describe('doc comments before definitions', () => {
-  it('a window in code beats a denser one in a doc comment written before another definition', () => {
-    const lines = [
-      ...Array.from({ length: 9 }, (_, i) => `// Alpha bravo charlie: the alpha of the bravo, line ${i}.`),
-      '// Returns the alpha.',
-      'func describe() string {',
-      ...Array.from({ length: 18 }, (_, i) => `\tx${i} := compute(${i})`),
-      '}',
-      'func target(v int) int {',
-      ...Array.from({ length: 8 }, (_, i) => `\ty${i} := v + ${i}`),
-      '\tz := alpha(v)',
-      ...Array.from({ length: 9 }, (_, i) => `\tw${i} := z + ${i}`),
-      '\treturn z',
-      '}',
-    ];
-    const text = `${lines.join('\n')}\n`;
-    const defs: Definition[] = [
-      { ...def('describe', 11, 30), doc: [1, 10] },
-      def('target', 31, 50),
-    ];
-    const w = new Map([
-      ['alpha', 2],
-      ['bravo', 2],
-      ['charlie', 2],
-    ]);
-    const zLine = lines.findIndex((l) => l.includes('alpha(v)')) + 1;
-    const sel = selectLines(text, defs, w, 8);
-    expect(sel.lines).toContain(zLine);
-    expect(sel.lines.filter((l) => l <= 10)).toEqual([]);
   });
 });
 
