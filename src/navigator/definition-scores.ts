@@ -15,8 +15,8 @@ export const DEFINITION_LENGTH_NORM = 20;
  * distinct task term on its own lines, repeats counting a little (1 + 0.2 ln k), divided by
  * 1 + ln(1 + own lines / DEFINITION_LENGTH_NORM) so a long body does not win by merely holding every
  * word. `hits[l]` are the terms matched on line l (1-based), `n` the file's line count. With `share` (per line, see
- * windows.ts proseShares), a definition also owns the doc comment written before it, a term counts at the best share
- * of the lines holding it (1 in code, less in prose), and only lines at share 1 count towards the length; `skip`
+ * windows.ts proseShares), a term counts at the best share of the lines holding it (1 in code, less in an inline test
+ * module), and only lines at share 1 count towards the length; `skip`
  * leaves definitions out (those of an inline test module). Headings are no definitions; a definition without a
  * matched term is left out. Best first, ties by outline order.
  */
@@ -33,11 +33,8 @@ export function rankDefinitionsByTerms(
   // Outer definitions first, so an inner one overwrites the lines it owns.
   order.sort((a, b) => defs[b]!.end - defs[b]!.start - (defs[a]!.end - defs[a]!.start) || a - b);
   for (const i of order) for (let l = Math.max(1, defs[i]!.start); l <= Math.min(n, defs[i]!.end); l++) owner[l] = i;
-  // A definition's doc comment written before it is its own (not its enclosing class's), though outside its range.
-  if (share) for (const i of order) {
-    const doc = defs[i]!.doc;
-    if (doc && doc[1] < defs[i]!.start) for (let l = Math.max(1, doc[0]); l <= Math.min(n, doc[1]); l++) owner[l] = i;
-  }
+  // A doc comment before a definition stays its enclosing definition's: giving it to the definition it documents was
+  // tried and lost line hits on C and C++ (half A of the public set).
   // Per definition and term: the lines holding it, and the best share of a line holding it (1 in code, less in prose).
   const terms = new Map<number, Map<string, [number, number]>>();
   const owned = new Map<number, number>();

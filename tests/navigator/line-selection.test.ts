@@ -144,7 +144,7 @@ describe('docstrings folded', () => {
 });
 
 describe('tests inside a source file rank below its code', () => {
-  // A Rust method with a long doc comment (its example calls the method) and a test module calling it again and again.
+  // A Rust method with a long doc comment and a test module calling it again and again.
   const filler = (from: number, k: number) => Array.from({ length: k }, (_, i) => `        let v${from + i} = self.data[${i}] as usize + ${i};`);
   const source = [
     'pub struct Buffer {',
@@ -153,15 +153,15 @@ describe('tests inside a source file rank below its code', () => {
     '}',
     '',
     'impl Buffer {',
-    '    /// Splits the buffer in two at `at`, returning the head: split_to keeps the tail.',
+    '    /// Splits the buffer in two at `at`, returning the head.',
     '    ///',
-    '    /// # Examples',
+    '    /// # Panics',
     '    ///',
-    '    /// ```',
-    '    /// let mut buffer = Buffer::from("hello world");',
-    '    /// let head = buffer.split_to(5);',
-    '    /// assert_eq!(buffer.split_to(1), " ");',
-    '    /// ```',
+    '    /// When `at` is past the end.',
+    '    ///',
+    '    /// Added in 0.4.',
+    '    ///',
+    '    /// See also: `truncate`.',
     '    #[inline]',
     '    pub fn split_to(&mut self, at: usize) -> Buffer {',
     ...filler(0, 12),
