@@ -7,6 +7,7 @@ import type { MagicWord } from './types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 import { rankingClasses } from './file-kind.js';
+import { includeEdges } from './include-graph.js';
 
 /** The most resolved evidence adds to a file's score (the text score is at most 1). */
 export const EVIDENCE_MAX = 1.6;
@@ -146,8 +147,10 @@ function referenceGraph(files: IndexedFile[]): { to: number; w: number }[][] {
       list.push(i);
     }
   });
+  const includes = includeEdges(files);
   return files.map((f, i) => {
-    const acc = new Map<number, number>();
+    // C and C++ module structure (#include, header ↔ source) first, then the names.
+    const acc = new Map<number, number>(includes[i]);
     for (const [name, count] of f.outline.refs) {
       const defs = definers.get(name);
       // A name defined in many files says little about which one is meant.
@@ -320,7 +323,7 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     if (s > 0.05) seeds.set(i, (seeds.get(i) ?? 0) + s);
   }
   let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
-  if (seeds.size) graph = personalisedPageRank(cachedAdjacency(fileAt, text.derived, referenceGraph.toString(), () => undirected(referenceGraph(fileAt))), seeds);
+  if (seeds.size) graph = personalisedPageRank(cachedAdjacency(fileAt, text.derived, referenceGraph.toString() + includeEdges.toString(), () => undirected(referenceGraph(fileAt))), seeds);
   // Only what the walk adds beyond the restart (a seed's own restart mass is its text score again).
   let maxGraph = 1e-12;
   for (let i = 0; i < graph.length; i++) if (graph[i]! > maxGraph) maxGraph = graph[i]!;

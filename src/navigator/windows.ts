@@ -24,7 +24,16 @@ export interface FocusRange {
   end: number;
   header_end: number;
   line?: number;
+  /** How strongly the evidence points here (RankedDefinition.score); without it, every focus counts alike. */
+  score?: number;
 }
+
+/**
+ * A focus definition is shown first only while the evidence for it is at least this share of the file's best focus:
+ * a definition a stack frame lands in is shown before one the issue merely names in passing, and the weak ones compete
+ * with the definitions matching the task's words instead (windows inside them count triple).
+ */
+export const FOCUS_SHARE = 0.5;
 
 /** Definitions ranked by their own lines' terms that are shown before the windows, at most. */
 export const BEST_DEFINITIONS = 3;
@@ -38,6 +47,33 @@ export const IMPORT_LINES = 6;
 
 /** A window centred in a folded docstring scores this share: prose about the code ranks below the code. */
 export const FOLDED_WINDOW_SHARE = 1 / 3;
+// Doc comments written before a definition are not scored down like folded docstrings: tried (a window centred in
+// one scoring a third), it lost line hits and coverage on Rust in both halves of the public set, so it was dropped.
+/**
+ * A window centred in a test module inside a source file (Rust's `#[cfg(test)] mod tests`) scores this share, and
+ * the definitions in it are not ranked: a test calls the code a task names more often than the code itself does.
+ */
+export const INLINE_TEST_SHARE = 1 / 3;
+
+/** A module of tests inside a source file, by its name (`mod tests`, `mod test`, `mod unit_tests`). */
+export function isInlineTestModule(d: Definition): boolean {
+  return d.kind === 'module' && /^(tests?|\w+_tests?)$/.test(d.name);
+}
+
+/** Whether definition `i` is, or sits inside, an inline test module. */
+export function inInlineTests(defs: readonly Definition[], i: number): boolean {
+  for (let j: number | null = i; j !== null; j = defs[j]!.parent) if (isInlineTestModule(defs[j]!)) return true;
+  return false;
+}
+
+/** Per line (1..n) the share a window centred there scores beyond folded docstrings: INLINE_TEST_SHARE inside an inline test module, else 1. */
+export function proseShares(defs: readonly Definition[], n: number): Float64Array {
+  const share = new Float64Array(n + 2).fill(1);
+  for (const d of defs) {
+    if (isInlineTestModule(d)) for (let l = Math.max(1, d.start); l <= Math.min(d.end, n); l++) share[l] = Math.min(share[l]!, INLINE_TEST_SHARE);
+  }
+  return share;
+}
 
 /**
  * Lines of the docstrings inside definitions (Python's first-statement strings), but their first line: 1 per
@@ -95,6 +131,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   const codeBefore = new Int32Array(n + 2);
   for (let l = 2; l <= n + 1; l++) codeBefore[l] = codeBefore[l - 1]! + 1 - folded[l - 1]!;
   const span = (a: number, b: number): number => codeBefore[Math.min(n, b) + 1]! - codeBefore[Math.max(1, a)]!;
+  const prose = proseShares(defs, n);
   // Lines kept back for the imports the shown code uses (IMPORT_LINES at most, a tenth of a file's lines).
   const imports = language && allowance >= 20 ? importStatements(language, lines) : [];
   const reserve = imports.length ? Math.min(IMPORT_LINES, Math.floor(allowance / 10)) : 0;
@@ -118,14 +155,22 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     return known >= 0 ? known : (scoreAt[c] = scoreOfWindow(c));
   };
   const scoreOfWindow = (c: number): number => {
-    const seen = new Map<string, number>();
+    // Per term: the lines holding it and the best share of those (a term in code next to a test module counts as code).
+    const seen = new Map<string, [number, number]>();
     for (let l = Math.max(1, c - RADIUS); l <= Math.min(n, c + RADIUS); l++) {
       if (chosen.has(l)) continue;
-      for (const t of hits[l] ?? []) seen.set(t, (seen.get(t) ?? 0) + 1);
+      const w = prose[l]! / prose[c]!;
+      for (const t of hits[l] ?? []) {
+        const e = seen.get(t);
+        if (e) {
+          e[0]++;
+          if (w > e[1]) e[1] = w;
+        } else seen.set(t, [1, w]);
+      }
     }
     let s = 0;
-    for (const [t, k] of seen) s += weights.get(t)! * (1 + 0.2 * Math.log(k));
-    return folded[c] ? s * FOLDED_WINDOW_SHARE : s;
+    for (const [t, [k, w]] of seen) s += weights.get(t)! * (1 + 0.2 * Math.log(k)) * Math.min(1, w);
+    return (folded[c] ? s * FOLDED_WINDOW_SHARE : s) * prose[c]!;
   };
   const innermost = (l: number): Definition | undefined => {
     let best: Definition | undefined;
@@ -133,9 +178,14 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     return best;
   };
   const preferred: [number, number][] = [];
+  const bestFocus = Math.max(0, ...focus.map((f) => f.score ?? 0));
   for (const fd of focus) {
     const left = limit - chosen.size;
     if (left <= 0) break;
+    if (fd.score !== undefined && fd.score < bestFocus * FOCUS_SHARE) {
+      preferred.push([fd.start, fd.end]);
+      continue;
+    }
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
       take(fd.start, fd.end);
       windows.push([fd.start, fd.end]);
@@ -151,7 +201,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     preferred.push([fd.start, fd.end]);
   }
   // The definitions whose own lines best match the task: whole when they fit, else windows inside them count triple.
-  const ranked = rankDefinitionsByTerms(defs, hits, weights, n);
+  const ranked = rankDefinitionsByTerms(defs, hits, weights, n, prose, (i) => inInlineTests(defs, i));
   for (const { index, score } of ranked.slice(0, BEST_DEFINITIONS)) {
     const left = limit - chosen.size;
     if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;

@@ -1,9 +1,33 @@
+import { classifyPath } from './file-class.js';
 import type { FileLanguage } from './languages.js';
 import { extractOutline, type Outline } from './outline.js';
 import { pythonOutline } from './python-outline.js';
 
 /** The parse note of a generated or vendored file (indexed as text, shown as plain text). */
 export const NOT_PARSED = 'not parsed: generated or vendored file';
+
+/**
+ * C and C++ files larger than this are indexed as text, not parsed: single-file amalgamations (`sqlite3.c` at 8 MB, a
+ * bundled `gtest-all.cc`) that the C++ grammar would take seconds to parse (about 0.5–1 MB/s here), for an outline
+ * nobody reads whole. Files of other languages this large are rare and parse several times faster.
+ */
+export const MAX_C_PARSE_CHARS = 512 * 1024;
+/** The parse note of a C or C++ file over MAX_C_PARSE_CHARS. */
+export const NOT_PARSED_LARGE = 'not parsed: C/C++ file over 512 KiB (an amalgamation)';
+/**
+ * The parse note of a C or C++ test, example or benchmark file: indexed as text. The C++ grammar parses about 1 MB/s
+ * here and a C++ repository's tests are most of its code (fmt: 1.8 of 2.5 MB, most of it a bundled gtest), while
+ * the ranking wants the sources' definitions; their words still reach the full-text index.
+ */
+export const NOT_PARSED_C_TEST = 'not parsed: C/C++ test, example or benchmark file';
+
+/** Whether a C or C++ file is parsed: sources under MAX_C_PARSE_CHARS; undefined (parsed) for other languages. */
+function cParseNote(input: FileRecordInput): string | undefined {
+  if (input.language !== 'c' && input.language !== 'cpp') return undefined;
+  if (input.text.length > MAX_C_PARSE_CHARS) return NOT_PARSED_LARGE;
+  const cls = classifyPath(input.path);
+  return cls === 'test' || cls === 'example' ? NOT_PARSED_C_TEST : undefined;
+}
 
 /** What the extraction of one file needs: plain data, so it can be sent to a worker thread. */
 export interface FileRecordInput {
@@ -57,6 +81,8 @@ export async function extractFileRecord(input: FileRecordInput): Promise<FileRec
   try {
     outline = input.unparsed
       ? { defs: [], refs: [], parse_error: NOT_PARSED }
+      : cParseNote(input) !== undefined
+        ? { defs: [], refs: [], parse_error: cParseNote(input)! }
       : ((input.language === 'python' ? pythonOutline(input.text) : undefined) ?? (await extractOutline(input.language, input.text)));
   } catch (err) {
     outline = { defs: [], refs: [], parse_error: `parse failed: ${(err as Error).message}` };

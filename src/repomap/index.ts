@@ -7,6 +7,6 @@ export { extractOutline, markdownOutline, type Outline, type Definition } from '
 export { rankFiles, type FileScore, type SymbolFiles } from './rank.js';
 export { countTokens, preloadTokenizer, tokenPieces, tokenCounterStats, resetTokenCache, setTokenCountStore, TOKEN_ENCODING, type TokenCountStore } from './tokens.js';
 export { compileCustomQuery, captureLines, type QueryProblem } from './custom-query.js';
-export { languageOf, grammarPath, loadLanguage, isCodeLanguage, CODE_LANGUAGES, type CodeLanguage, type FileLanguage } from './languages.js';
+export { languageOf, headerLanguage, grammarPath, loadLanguage, isCodeLanguage, CODE_LANGUAGES, type CodeLanguage, type FileLanguage } from './languages.js';
 export { resolveInsideRoot, isInside } from './safe-path.js';
 export { splitWords } from './words.js';

@@ -24,6 +24,8 @@ export interface Outline {
   refs: [string, number][];
   /** Set when tree-sitter could not parse the file (rendered as plain text then). */
   parse_error?: string;
+  /** C and C++: the files `#include` names (`"kv.h"` → `kv.h`, `<fmt/core.h>` → `fmt/core.h`), in source order, once each. */
+  includes?: string[];
 }
 
 const queries = new Map<CodeLanguage, Promise<Query>>();
@@ -49,10 +51,52 @@ function outerNode(node: Node): Node {
   for (;;) {
     const p = n.parent;
     if (!p) return n;
-    if (p.type === 'export_statement' || p.type === 'decorated_definition') n = p;
+    if (p.type === 'export_statement' || p.type === 'decorated_definition' || p.type === 'template_declaration') n = p;
     else if ((p.type === 'lexical_declaration' || p.type === 'variable_declaration') && n.type === 'variable_declarator') n = p;
     else return n;
   }
+}
+
+/** Declarator types whose `declarator` field leads on to the declared name (`*f`, `&f`, `f(…)`, `(f)`). */
+const DECLARATOR_CHAIN = new Set(['function_declarator', 'pointer_declarator', 'reference_declarator', 'parenthesized_declarator', 'array_declarator', 'attributed_declarator']);
+
+/**
+ * The name a C or C++ declarator or type name declares: down the declarator chain to the name, then its last
+ * segment (`ns::A::f` → `f`, `A::~A` → `~A`) without template arguments (`formatter<T, Char>` → `formatter`);
+ * an operator keeps its symbol (`operator<<`). Undefined when there is no name (an abstract declarator).
+ */
+export function cDeclaredName(node: Node): string | undefined {
+  let d: Node | null = node;
+  while (d && DECLARATOR_CHAIN.has(d.type)) d = d.childForFieldName('declarator') ?? d.namedChildren.find((c) => c !== null) ?? null;
+  if (!d) return undefined;
+  return cxxShortName(d.text);
+}
+
+function withoutTemplateArguments(t: string): string {
+  let flat = '';
+  let depth = 0;
+  for (const ch of t) {
+    if (ch === '<') depth++;
+    else if (ch === '>') depth = Math.max(0, depth - 1);
+    else if (depth === 0) flat += ch;
+  }
+  return flat;
+}
+
+/** The last segment of a C++ qualified name without template arguments (see cDeclaredName). */
+export function cxxShortName(text: string): string | undefined {
+  const t = text.replace(/\s+/g, ' ').trim();
+  const op = /\boperator\b/.exec(t);
+  if (op) {
+    // `operator()`, `operator<<`, `operator new`, a conversion `operator std::string() const` → `operator std::string`.
+    const rest = t.slice(op.index + 'operator'.length).trim();
+    const sym = /^(\(\)|\[\]|""\s*\w+|[^\w\s(]+|(?:new|delete)(?:\s*\[\])?)/.exec(rest);
+    if (sym) return /^(new|delete)/.test(sym[1]!) ? `operator ${sym[1]!.replace(/\s+/g, '')}` : `operator${sym[1]!.replace(/\s+/g, '')}`;
+    const conv = withoutTemplateArguments(rest.split('(')[0]!).trim();
+    return conv ? `operator ${conv}` : 'operator';
+  }
+  const last = withoutTemplateArguments(t).split('::').pop()!.trim();
+  return /^~?[A-Za-z_$][\w$]*$/.test(last) ? last : undefined;
 }
 
 function bodyOf(node: Node): Node | null {
@@ -85,13 +129,19 @@ function docOf(lang: CodeLanguage, node: Node, outer: Node): [number, number] | 
   let start: number | null = null;
   let end: number | null = null;
   let expectRow = outer.startPosition.row;
-  while (prev && (prev.type === 'comment' || prev.type === 'line_comment' || prev.type === 'block_comment')) {
+  for (; prev; prev = prev.previousNamedSibling) {
+    // Rust attributes (`#[inline]`, `#[derive(…)]`) sit between an item and its doc comment.
+    if (prev.type === 'attribute_item') {
+      if (prev.endPosition.row < expectRow - 1) break;
+      expectRow = prev.startPosition.row;
+      continue;
+    }
+    if (prev.type !== 'comment' && prev.type !== 'line_comment' && prev.type !== 'block_comment') break;
     if (prev.endPosition.row < expectRow - 1) break;
     start = prev.startPosition.row + 1;
     // A line comment node may include its newline and end at column 0 of the next row.
     end ??= prev.endPosition.column === 0 ? prev.endPosition.row : prev.endPosition.row + 1;
     expectRow = prev.startPosition.row;
-    prev = prev.previousNamedSibling;
   }
   return start !== null && end !== null ? [start, end] : null;
 }
@@ -125,15 +175,19 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
     const query = await outlineQuery(lang);
     const counts = new Map<string, number>();
     const byNode = new Map<number, { def: Omit<Definition, 'parent'>; prio: number; startIndex: number; endIndex: number }>();
+    const includes: string[] = [];
     for (const match of query.matches(root)) {
       let defNode: Node | undefined;
       let kind = '';
       let name = '';
       for (const c of match.captures) {
-        if (c.name === 'reference') {
+        if (c.name === 'include') {
+          const inc = c.node.text.slice(1, -1).trim();
+          if (inc && inc.length <= 200 && !includes.includes(inc)) includes.push(inc);
+        } else if (c.name === 'reference') {
           const t = c.node.text;
           if (t.length > 0 && t.length <= 100) counts.set(t, (counts.get(t) ?? 0) + 1);
-        } else if (c.name === 'name') name = c.node.text;
+        } else if (c.name === 'name') name = (lang === 'c' || lang === 'cpp' ? cDeclaredName(c.node) : c.node.text) ?? '';
         else if (c.name.startsWith('definition.')) {
           defNode = c.node;
           kind = c.name.slice('definition.'.length);
@@ -143,7 +197,8 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
       const outer = outerNode(defNode);
       const body = bodyOf(defNode);
       const start = outer.startPosition.row + 1;
-      const end = outer.endPosition.row + 1;
+      // A node that takes its line's newline (a `#define`) ends at column 0 of the next row: it ends on the row before.
+      const end = outer.endPosition.column === 0 && outer.endPosition.row > outer.startPosition.row ? outer.endPosition.row : outer.endPosition.row + 1;
       // Python blocks start on the line after the colon; brace bodies start on the signature's last line.
       const bodyLine = body ? body.startPosition.row + 1 : defNode.startPosition.row + 1;
       const headerEnd = body && lang === 'python' ? Math.max(defNode.startPosition.row + 1, bodyLine - 1) : Math.max(start, bodyLine);
@@ -160,7 +215,7 @@ export async function extractOutline(lang: FileLanguage, text: string): Promise<
     }
     const defs = nestDefinitions([...byNode.values()]);
     const refs = [...counts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const out: Outline = { defs, refs };
+    const out: Outline = { defs, refs, ...(includes.length ? { includes } : {}) };
     if (root.hasError && defs.length === 0) out.parse_error = 'syntax errors and no definitions found';
     return out;
   } finally {

@@ -33,6 +33,46 @@ const JS_REFS = `
 (new_expression constructor: (identifier) @reference)
 `;
 
+// C and C++: a function's name sits at the bottom of its declarator chain (`char **f(void)`, `int &A::f()`), so the
+// pattern captures the whole declarator and outline.ts reads the name out of it (the last segment of a qualified name,
+// template arguments dropped). Prototypes are no definitions: a header's prototype is a reference to the definition in
+// its source, which ties `foo.h` to `foo.c` in the reference graph (see REFERENCES).
+const C_COMMON_DEFS = `
+(function_definition declarator: (_) @name) @definition.function
+(struct_specifier name: (_) @name body: (_)) @definition.struct
+(union_specifier name: (_) @name body: (_)) @definition.struct
+(enum_specifier name: (_) @name body: (_)) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+(translation_unit (declaration declarator: (init_declarator declarator: (_) @name)) @definition.variable)
+`;
+
+const CPP_ONLY_DEFS = `
+(class_specifier name: (_) @name body: (_)) @definition.class
+(namespace_definition name: (_) @name) @definition.module
+(alias_declaration name: (type_identifier) @name) @definition.type
+(concept_definition name: (identifier) @name) @definition.type
+(namespace_definition body: (declaration_list (declaration declarator: (init_declarator declarator: (_) @name)) @definition.variable))
+`;
+
+const C_COMMON_REFS = `
+(preproc_include path: (string_literal) @include)
+(preproc_include path: (system_lib_string) @include)
+(call_expression function: (identifier) @reference)
+(call_expression function: (field_expression field: (field_identifier) @reference))
+(declaration declarator: (function_declarator declarator: (identifier) @reference))
+(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @reference)))
+(type_identifier) @reference
+`;
+
+const CPP_ONLY_REFS = `
+(call_expression function: (qualified_identifier name: (identifier) @reference))
+(call_expression function: (template_function name: (identifier) @reference))
+(call_expression function: (field_expression field: (template_method name: (field_identifier) @reference)))
+(field_declaration declarator: (function_declarator declarator: (field_identifier) @reference))
+`;
+
 const DEFINITIONS: Record<CodeLanguage, string> = {
   typescript: TS_COMMON_DEFS + TS_ONLY_DEFS,
   tsx: TS_COMMON_DEFS + TS_ONLY_DEFS,
@@ -63,6 +103,8 @@ const DEFINITIONS: Record<CodeLanguage, string> = {
 (macro_definition name: (identifier) @name) @definition.macro
 (impl_item type: (_) @name) @definition.impl
 `,
+  c: C_COMMON_DEFS,
+  cpp: C_COMMON_DEFS + CPP_ONLY_DEFS,
   java: `
 (class_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
@@ -94,6 +136,8 @@ const REFERENCES: Record<CodeLanguage, string> = {
 (macro_invocation macro: (identifier) @reference)
 (type_identifier) @reference
 `,
+  c: C_COMMON_REFS,
+  cpp: C_COMMON_REFS + CPP_ONLY_REFS,
   java: `
 (method_invocation name: (identifier) @reference)
 (object_creation_expression type: (type_identifier) @reference)
@@ -112,4 +156,4 @@ export function referenceQuery(lang: CodeLanguage): string {
 }
 
 /** Bump when the queries or the outline format change: cached outlines carry it. */
-export const OUTLINE_VERSION = 3;
+export const OUTLINE_VERSION = 4;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Extracted, type Extraction, extractThreads, startExtraction } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
 import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput, NOT_PARSED } from './file-record.js';
-import { type FileLanguage, isCodeLanguage, languageOf } from './languages.js';
+import { type FileLanguage, headerLanguage, isCodeLanguage, languageOf } from './languages.js';
 import type { Outline } from './outline.js';
 import { OUTLINE_VERSION } from './queries.js';
 import { type ScannedFile, scanRepo, type ScanOptions, type SkippedFile } from './scan.js';
@@ -129,6 +129,8 @@ interface CacheFile {
   sniff?: Record<string, [number, number, 0 | 1]>;
 }
 
+/** C and C++ files by extension (see headerLanguage). */
+const C_FAMILY = /\.(c|h|cc|cpp|cxx|c\+\+|hpp|hh|hxx|h\+\+|ipp|tpp|inl)$/i;
 const CACHE_VERSION = `outline${OUTLINE_VERSION}-rec1`;
 /** Characters read for parsing between two looks at the worker threads' results. */
 const YIELD_BYTES = 256 * 1024;
@@ -296,6 +298,11 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   // Generated and vendored files (declarations, compiled mirrors of sources, bundles) are indexed as text, not parsed.
   const mirrors = compiledMirrors(scan.files.map((f) => f.path));
   const unparsed = (p: string) => mirrors.has(p) || ['generated', 'vendored'].includes(classifyPath(p));
+  // `.h` is C or C++ by what the repository's own sources are: its source files, else (a header-only library) its
+  // tests and examples too; never its vendored or generated files.
+  const cFamily = scan.files.map((f) => f.path).filter((p) => C_FAMILY.test(p) && !unparsed(p));
+  const cSources = cFamily.filter((p) => classifyPath(p) === 'source' && !p.toLowerCase().endsWith('.h'));
+  const headers = headerLanguage(cSources.length ? cSources : cFamily);
   // Another repository's records, read only when this one's cache misses (a new tree of a project seen before).
   let borrowed: Record<string, FileRecord>[] | undefined;
   const borrow = (key: string): FileRecord | undefined => {
@@ -358,7 +365,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   try {
     for (let i = 0; i < scan.files.length; i++) {
       const f = scan.files[i]!;
-      const language = languageOf(f.path);
+      const language = languageOf(f.path, headers);
       languages.push(language);
       const known = cache.stat[f.path];
       let hash: string;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESSION_GATE, loadRegistry, measureCompression } from '../../src/navigator/index.js';
 import { loadContext } from '../../src/navigator/load.js';
 import { rankDefinitionsByTerms } from '../../src/navigator/definition-scores.js';
-import { selectLines } from '../../src/navigator/windows.js';
+import { inInlineTests, proseShares, selectLines } from '../../src/navigator/windows.js';
 import type { MagicWord, PlannedFile } from '../../src/navigator/types.js';
 import { indexRepo, type Definition } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
@@ -147,5 +147,107 @@ describe('docstrings folded', () => {
     const sel = selectLines(source, defs, weights, 10);
     expect(sel.lines).toContain(71);
     expect(sel.lines).not.toContain(26);
+  });
+});
+
+describe('tests inside a source file rank below its code', () => {
+  // A Rust method with a long doc comment and a test module calling it again and again.
+  const filler = (from: number, k: number) => Array.from({ length: k }, (_, i) => `        let v${from + i} = self.data[${i}] as usize + ${i};`);
+  const source = [
+    'pub struct Buffer {',
+    '    data: Vec<u8>,',
+    '    len: usize,',
+    '}',
+    '',
+    'impl Buffer {',
+    '    /// Splits the buffer in two at `at`, returning the head.',
+    '    ///',
+    '    /// # Panics',
+    '    ///',
+    '    /// When `at` is past the end.',
+    '    ///',
+    '    /// Added in 0.4.',
+    '    ///',
+    '    /// See also: `truncate`.',
+    '    #[inline]',
+    '    pub fn split_to(&mut self, at: usize) -> Buffer {',
+    ...filler(0, 12),
+    '        assert!(at <= self.len, "split_to out of bounds");',
+    ...filler(12, 12),
+    '        Buffer { data: self.data.drain(..at).collect(), len: at }',
+    '    }',
+    '}',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '',
+    '    #[test]',
+    '    fn split_to_twice() {',
+    '        let mut buffer = Buffer::from("abcdef");',
+    '        let a = buffer.split_to(2);',
+    '        let b = buffer.split_to(3);',
+    '        assert_eq!(buffer.split_to(1).len, 1);',
+    '    }',
+    '}',
+    '',
+  ].join('\n');
+  const weights = new Map([
+    ['splitto', 3],
+    ['buffer', 1],
+  ]);
+  const assertLine = source.split('\n').findIndex((l) => l.includes('out of bounds')) + 1;
+  const root = path.join(tmpDir('nk-prose-'), 'repo');
+  mkdirSync(path.join(root, 'src'), { recursive: true });
+  writeFileSync(path.join(root, 'src/buffer.rs'), source);
+
+  it('reads a Rust doc comment above the attributes as the method\'s doc', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const fn = index.files[0]!.outline.defs.find((d) => d.name === 'split_to')!;
+    expect(fn.doc).toEqual([7, 15]);
+  });
+
+  it('a window in the method\'s code beats a denser one in the test module', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const defs = index.files[0]!.outline.defs;
+    const sel = selectLines(source, defs, weights, 12);
+    expect(sel.lines).toContain(assertLine);
+    // The test's calls are not shown.
+    expect(sel.lines.filter((l) => l >= 48)).toEqual([]);
+  });
+
+  it('ranks the method above the test calling it, and leaves the test module\'s definitions out', async () => {
+    const index = await indexRepo(root, { cacheDir: false });
+    const defs = index.files[0]!.outline.defs;
+    const lines = source.split('\n');
+    const hits = [undefined, ...lines.map((l) => [...weights.keys()].filter((w) => l.replace(/_/g, '').toLowerCase().includes(w)))];
+    const ranked = rankDefinitionsByTerms(defs, hits, weights, lines.length, proseShares(defs, lines.length), (i) => inInlineTests(defs, i));
+    const names = ranked.map((r) => defs[r.index]!.name);
+    expect(names[0]).toBe('split_to');
+    expect(names).not.toContain('split_to_twice');
+    expect(names).not.toContain('tests');
+  });
+});
+
+describe('evidenced definitions shown first', () => {
+  it('shows the strongly evidenced definition whole, not one the evidence names in passing', () => {
+    const lines = [
+      'def crash(x):',
+      ...Array.from({ length: 9 }, (_, i) => `    x = step_${i}(x)`),
+      'def mentioned(y):',
+      ...Array.from({ length: 14 }, (_, i) => `    y = other_${i}(y)`),
+    ];
+    const text = `${lines.join('\n')}\n`;
+    const defs = [def('crash', 1, 10), def('mentioned', 11, 25)];
+    const focus = [
+      { start: 1, end: 10, header_end: 1, line: 5, score: 3 },
+      { start: 11, end: 25, header_end: 11, score: 0.5 },
+    ];
+    const sel = selectLines(text, defs, new Map([['step', 1]]), 40, focus);
+    for (let l = 1; l <= 10; l++) expect(sel.lines).toContain(l);
+    expect(sel.lines.filter((l) => l > 11)).toEqual([]);
+    // Without scores every focus counts alike (the old contract): both are shown whole.
+    const plain = selectLines(text, defs, new Map([['step', 1]]), 40, focus.map(({ score: _, ...f }) => f));
+    expect(plain.lines.length).toBe(25);
   });
 });

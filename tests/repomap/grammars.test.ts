@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { CODE_LANGUAGES, extractOutline, grammarPath, languageOf, loadLanguage } from '../../src/repomap/index.js';
 import { SHOP } from './fixture.js';
 
-const SAMPLES: Record<string, { file: string; defs: string[] }> = {
+/** The committed C and C++ fixture repositories. */
+const CXX_ROOT = path.resolve(SHOP, '..');
+
+const SAMPLES: Record<string, { file: string; defs: string[]; root?: string }> = {
   typescript: { file: 'src/cart/cart.ts', defs: ['LineItem', 'Cart', 'addItem', 'removeItem', 'subtotal', 'describe'] },
   tsx: { file: 'web/checkout-button.tsx', defs: ['CheckoutButtonProps', 'CheckoutButton'] },
   javascript: { file: 'web/analytics.js', defs: ['trackCheckout', 'EventQueue', 'push'] },
@@ -12,6 +15,8 @@ const SAMPLES: Record<string, { file: string; defs: string[] }> = {
   go: { file: 'services/inventory/main.go', defs: ['Stock', 'Reserve', 'main'] },
   rust: { file: 'native/src/lib.rs', defs: ['checksum', 'Ledger', 'record'] },
   java: { file: 'java/src/main/java/shop/Invoice.java', defs: ['Invoice', 'taxCents'] },
+  c: { root: CXX_ROOT, file: 'kvstore/src/kv.c', defs: ['kv_store', 'kv_hash', 'kv_put', 'kv_legacy_count', 'kv_strerror'] },
+  cpp: { root: CXX_ROOT, file: 'tinyfmt/src/format.cc', defs: ['tinyfmt', 'parse_spec', 'vformat'] },
 };
 
 describe('grammars', () => {
@@ -21,7 +26,7 @@ describe('grammars', () => {
       expect(language.abiVersion).toBeGreaterThanOrEqual(13);
       const sample = SAMPLES[lang]!;
       expect(languageOf(sample.file)).toBe(lang);
-      const outline = await extractOutline(lang, readFileSync(path.join(SHOP, sample.file), 'utf8'));
+      const outline = await extractOutline(lang, readFileSync(path.join(sample.root ?? SHOP, sample.file), 'utf8'));
       expect(outline.parse_error).toBeUndefined();
       const names = outline.defs.map((d) => d.name);
       for (const d of sample.defs) expect(names).toContain(d);

@@ -5,6 +5,7 @@
  * imports and dotted names of a snippet, names it calls or whose attributes it uses, identifiers in
  * backticks, file names. Pure: no repository is read here (resolve-evidence.ts does that).
  */
+import { nativeFrames } from './native-frames.js';
 
 import { languageFrames, panicMessages, type RawFrame, traceBreaks } from './language-frames.js';
 
@@ -201,7 +202,7 @@ export function commandFlags(text: string): string[] {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
 const DOTTED = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/g;
-const FILE_NAME = /(?<![\w/.-])((?:[\w.-]+\/)*[\w-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|rb|cfg|toml|ini|json|ya?ml))(?![\w/])/g;
+const FILE_NAME = /(?<![\w/.-])((?:[\w.-]+\/)*[\w-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|c|h|cc|cpp|cxx|hpp|hh|rb|cfg|toml|ini|json|ya?ml))(?![\w/])/g;
 
 function stripSession(line: string): string {
   return line.replace(/^\s*(>>>|\.\.\.|In \[\d+\]:)\s?/, '');
@@ -222,7 +223,7 @@ export function namingText(text: string): string {
 /** Reads every kind of evidence out of an issue. */
 export function readIssue(text: string): IssueEvidence {
   const segments = splitIssue(namingText(text));
-  const frames = tracebackFrames(text);
+  const frames = [...tracebackFrames(text), ...nativeFrames(text)];
   const messages = errorMessages(text);
   const imports: IssueEvidence['imports'] = [];
   const aliases = new Map<string, string>();

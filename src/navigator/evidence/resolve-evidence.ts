@@ -207,7 +207,8 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
         const nearest = [...named].sort((a, b) => Math.abs(a[0].start - (fr.line ?? 0)) - Math.abs(b[0].start - (fr.line ?? 0)))[0];
         i = (containing ?? nearest)?.[1];
       }
-      if (i === undefined && fr.line !== undefined && !fr.fn) i = innermost(defs, fr.line);
+      // A function the outline names otherwise (a lambda, a macro-made function): the definition holding the line.
+      if (i === undefined && fr.line !== undefined) i = innermost(defs, fr.line);
       if (i !== undefined) {
         const d = defs[i]!;
         const line = fr.line !== undefined && d.start <= fr.line && fr.line <= d.end ? fr.line : undefined;
