@@ -27,7 +27,7 @@ await client.connect(transport);
 try {
   console.log(`tools: ${(await client.listTools()).tools.map((t) => t.name).join(', ')}`);
 
-  const nav = (await client.callTool({ name: 'navigate', arguments: { repo: '.', task: 'where does the replay CI script fail the build?', max_files: 3 } })).structuredContent as {
+  const nav = (await client.callTool({ name: 'navigate', arguments: { repo: '.', task: 'where does replay-ci.sh fail the build?', max_files: 3 } })).structuredContent as {
     stop_reason: string;
     files: { path: string; ranges: [number, number][] }[];
   };

@@ -203,11 +203,15 @@ export async function aheadBehind(
     if (!c) info.set(oid, (c = await read(oid)));
     return c;
   };
+  // The oldest commit time seen on one side only: a commit reached from one side can still turn out to be reachable
+  // from both while a commit of both sides at least as new is queued (commits made in the same second tie).
+  let oldestSingle = Infinity;
   const push = async (oid: string, flag: number) => {
     const had = flags.get(oid) ?? 0;
     if ((had | flag) === had) return;
     flags.set(oid, had | flag);
     const { time } = await load(oid);
+    if ((had | flag) !== (LEFT | RIGHT)) oldestSingle = Math.min(oldestSingle, time);
     // Insert keeping the queue sorted by time, newest last (popped first).
     let lo = 0;
     let hi = queue.length;
@@ -221,7 +225,7 @@ export async function aheadBehind(
   try {
     await push(ours, LEFT);
     await push(theirs, RIGHT);
-    while (queue.some((q) => flags.get(q.oid) !== (LEFT | RIGHT))) {
+    while (queue.length > 0 && (queue.some((q) => flags.get(q.oid) !== (LEFT | RIGHT)) || queue[queue.length - 1]!.time >= oldestSingle)) {
       if (info.size > MAX_COMMITS_WALKED) return undefined;
       const { oid } = queue.pop()!;
       const f = flags.get(oid)!;

@@ -15,6 +15,9 @@ import { CHARTERS } from '../support/kernel-fixtures.js';
 
 /** Every kind of sequence at once. */
 const HOSTILE = '\u001b]0;pwned\u0007r\u001b[2J\u001b[31mred\r\u0008\u009b2J\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\\u202egnp.exe';
+// Run ids refuse C0 and C1 controls at input (route-request.ts) but may hold bidirectional marks: the ids here carry
+// those; the full sequence rides in the signature, the resolution's words and the ids named on the command line.
+const HOSTILE_ID = 'id\u202egnp.exe\u2066x';
 /** What must never reach a terminal raw: C0 controls but LF and TAB, DEL, C1 controls, bidi overrides. */
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
@@ -25,17 +28,17 @@ let escalation: string;
 
 beforeAll(async () => {
   const { kernel } = ledgerKernel(t.file, await sampleFlows());
-  await simulate(kernel, HARSH_SCENARIO, { runPrefix: HOSTILE });
+  await simulate(kernel, HARSH_SCENARIO, { runPrefix: HOSTILE_ID });
   // A failure signature of the runner's choosing, seen twice at a step.
   for (const current of [1, 2]) {
-    await kernel.route({ run_id: `${HOSTILE}-sig`, flow: 'build', step_completed: 'build-step-3', status: 'UNVERIFIED', iteration: { current }, forensics: { failure_signature: `${HOSTILE}sig` } });
+    await kernel.route({ run_id: `${HOSTILE_ID}-sig`, flow: 'build', step_completed: 'build-step-3', status: 'UNVERIFIED', iteration: { current }, forensics: { failure_signature: `${HOSTILE}sig` } });
   }
   await kernel.close();
   const runs = runCli(['runs', '--json', '--ledger', t.file]).stdout.trim().split('\n').map((l) => JSON.parse(l) as RunSummary);
   const withEscalation = runs.find((r) => r.open_escalations > 0)!;
   run = withEscalation.run_id;
-  other = runs.find((r) => r.run_id !== run && r.run_id.startsWith(HOSTILE) && !r.run_id.endsWith('-sig'))!.run_id;
-  expect(run.startsWith(HOSTILE)).toBe(true);
+  other = runs.find((r) => r.run_id !== run && r.run_id.startsWith(HOSTILE_ID) && !r.run_id.endsWith('-sig'))!.run_id;
+  expect(run.startsWith(HOSTILE_ID)).toBe(true);
   const audit = JSON.parse(runCli(['audit', run, '--json', '--ledger', t.file]).stdout) as AuditReport;
   escalation = audit.escalations.find((e) => !e.resolution)!.escalation_id;
 }, 120_000);
@@ -50,15 +53,14 @@ function expectSafe(out: { stdout: string; stderr: string }, what: string): void
 
 describe('hostile ledger text printed by the CLI', () => {
   it('runs, audit, audit --why, replay: escaped, and still readable (the escapes are visible)', () => {
-    for (const args of [['runs'], ['audit', run], ['audit', run, '--why', 'build-step-3'], ['audit', `${HOSTILE}-sig`], ['replay', run, '--flows', CHARTERS], ['replay', '--all', '--flows', CHARTERS]]) {
+    for (const args of [['runs'], ['audit', run], ['audit', run, '--why', 'build-step-3'], ['audit', `${HOSTILE_ID}-sig`], ['replay', run, '--flows', CHARTERS], ['replay', '--all', '--flows', CHARTERS]]) {
       const out = cli(...args);
       expect(out.code, `${args[0]}: ${out.stderr}`).toBeLessThanOrEqual(1);
       expectSafe(out, args.join(' '));
     }
     const audit = cli('audit', run);
-    expect(audit.stdout).toContain('\\x1b]0;pwned\\x07');
-    expect(audit.stdout).toContain('\\x9b2J');
-    expect(cli('audit', `${HOSTILE}-sig`).stdout).toContain('\\x1b[31mred\\r\\b');
+    expect(audit.stdout).toContain('id\\u202egnp.exe\\u2066x');
+    expect(cli('audit', `${HOSTILE_ID}-sig`).stdout).toContain('\\x1b[31mred\\r\\b');
   });
 
   it('resolve with a hostile --by and --reason, then audit shows them escaped', () => {
@@ -77,7 +79,7 @@ describe('hostile ledger text printed by the CLI', () => {
     db.close();
     const out = cli('verify');
     expect(out.code).toBe(1);
-    expect(out.stdout).toMatch(/BAD run \\x1b\]0;pwned/);
+    expect(out.stdout).toMatch(/BAD run id\\u202egnp\.exe\\u2066x/);
     expectSafe(out, 'verify');
   });
 
@@ -90,7 +92,7 @@ describe('hostile ledger text printed by the CLI', () => {
     const bundle = readdirSync(to).find((f) => f.endsWith('.gz'))!;
     const restored = cli('restore', path.join(to, bundle));
     expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.stdout).toContain('restored run \\x1b]0;pwned');
+    expect(restored.stdout).toContain('restored run id\\u202egnp.exe\\u2066x');
     expectSafe(restored, 'restore');
   });
 
@@ -108,7 +110,7 @@ describe('hostile ledger text printed by the CLI', () => {
       const out = cli(...args);
       expectSafe(out, args.join(' '));
       const values = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
-      expect(JSON.stringify(values)).toContain(JSON.stringify(HOSTILE).slice(1, -1));
+      expect(JSON.stringify(values)).toContain(JSON.stringify(HOSTILE_ID).slice(1, -1));
     }
     const runs = cli('runs', '--json').stdout.trim().split('\n').map((l) => (JSON.parse(l) as RunSummary).run_id);
     expect(runs).toContain(run);

@@ -12,7 +12,9 @@ import { ForensicsCollector } from '../../src/forensics/summary.js';
 import { GitConfig } from '../../src/forensics/git-config.js';
 
 let dir: string;
-const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+// Every commit at the same second: the ahead/behind walk must not depend on commit times being apart (on a fast or a
+// loaded machine they tie or not by chance; the reader once over-counted `behind` by one when they tied).
+const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_COMMITTER_DATE: '2020-01-01T00:00:00Z', GIT_AUTHOR_DATE: '2020-01-01T00:00:00Z' };
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], {
     cwd,
