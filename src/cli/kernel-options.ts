@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { cliConfig } from './config.js';
 import { createKernel, loadFlows, type Kernel, type KernelOptions } from '../kernel/index.js';
 import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
+import type { Ledger } from '../contracts/ports.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
 
@@ -59,10 +60,15 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
 }
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
+/** The store of a routing command: the `--ledger` (created when missing), or none with `--no-ledger`. */
+export function openRoutingStore(opts: RoutingCliOptions): Ledger | undefined {
+  return opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
+}
+
 export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
   const flows = await loadCliFlows(opts);
   const arbiter = await arbiterFromFlags(opts);
-  const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
+  const store = extra.store ?? openRoutingStore(opts);
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();

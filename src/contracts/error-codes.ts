@@ -39,6 +39,12 @@ export const ERROR_CODES = {
   RUN_ARCHIVED: { http: 409, summary: 'the run was archived out of the ledger; restore it first' },
   /** A checkpoint file that cannot be read or whose signature does not verify. */
   CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
+  /** The run reported another step than the one the kernel sent it to (and no `restart`). Nothing is recorded. */
+  STEP_MISMATCH: { http: 409, summary: 'the report comes from another step than the one the kernel sent the run to; nothing recorded (send restart to restart from it)' },
+  /** The run ended (TERMINATE): no route after it. Nothing is recorded. */
+  RUN_ENDED: { http: 409, summary: 'the run ended (TERMINATE); nothing recorded (start a new run id)' },
+  /** The run awaits a person: its escalation is open. Nothing is recorded. */
+  ESCALATION_OPEN: { http: 409, summary: 'the run awaits a person (an open escalation); nothing recorded until it is resolved' },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },

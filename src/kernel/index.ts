@@ -8,3 +8,5 @@ export { DEFAULT_SIGNATURES, buildSignatureTable, deriveSignature, type Signatur
 export { emptyRunState } from './run-state.js';
 export { SUCCESS_STATUSES } from './route-work.js';
 export { flowWarnings, type FlowWarning } from './flows/flow-warnings.js';
+export { resolutionOf, type ResolvedEscalation } from './resolution.js';
+export { resolvedRunState } from './run-state.js';

@@ -1,5 +1,6 @@
 import { runContext } from './run-machine.js';
-import { provideRunMachine, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { resolutionOf } from './resolution.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -10,7 +11,7 @@ import { buildRouteWork } from './build-work.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import { MemoryStore } from './memory-store.js';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
-import { emptyRunState } from './run-state.js';
+import { emptyRunState, resolvedRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
 
 export interface KernelOptions {
@@ -176,6 +177,12 @@ export function createKernel(options: KernelOptions): Kernel {
         }
       }
       const actor = liveActor(req.run_id) ?? startActor(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
+      // A run awaiting a person: has one resolved its escalation? The resolution says where the run goes.
+      const waiting = runContext(actor).run;
+      if (waiting.lifecycle === 'awaiting_person' && waiting.escalation_id !== undefined && store.escalation) {
+        const resolved = resolutionOf(await store.escalation(waiting.escalation_id));
+        if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
+      }
       try {
         return await routeNow(req, actor, requestHash, t0, principal);
       } catch (e) {

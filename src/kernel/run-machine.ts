@@ -2,10 +2,11 @@
 // them (a guard is a tier's pure rule, an action commits a tier's decision). The arbiter actor is provided per kernel
 // (src/kernel/kernel.ts), with the user's ArbiterPort.
 import { assign, type Actor } from 'xstate';
-import { kernelMachine } from '../../machines/kernel.machine.js';
+import { kernelMachine, type RunRefusal } from '../../machines/kernel.machine.js';
 import type { ArbiterAnswer, Decision, LlmCallRecord, RunState, Tier } from '../contracts/index.js';
 import type { RouteWork, TierResult } from './route-work.js';
 import { nextRunState } from './run-state.js';
+import { holdBounds } from './bounds.js';
 import { acceptArbiterAnswer } from './tiers/arbiter.js';
 import { deterministic } from './tiers/deterministic.js';
 import { envelopeFallback } from './tiers/envelope.js';
@@ -26,16 +27,17 @@ export interface ArbiterResult {
   failure?: string;
 }
 
-/** The machine's context as the kernel fills it (the machine keeps it untyped: it never looks inside). */
+/** The machine's context as the kernel fills it (the machine types the run as a MachineRun, and never looks inside work and outcome). */
 export interface RunContext {
   run: RunState;
   hasArbiter: boolean;
   work?: RouteWork | undefined;
   outcome?: RouteOutcome | undefined;
+  refusal?: RunRefusal | undefined;
 }
 
 /** A run actor's context, typed. */
-export const runContext = (actor: Actor<typeof runMachine>): RunContext => actor.getSnapshot().context as RunContext;
+export const runContext = (actor: Actor<typeof runMachine>): RunContext => actor.getSnapshot().context as unknown as RunContext;
 const held = (context: unknown) => (context as RunContext).work!;
 
 /** A tier's answer for this route, computed once: guards and actions share it through the work's memo. */
@@ -47,12 +49,14 @@ function tierOnce(w: RouteWork, tier: Tier, rule: (w: RouteWork) => TierResult |
 
 const arbiterOutcome = (w: RouteWork, tier3: ArbiterResult | undefined) => tierOnce(w, 3, (w) => acceptArbiterAnswer(w, tier3?.answer, tier3?.failure));
 
+/** Commits a tier's decision, held to the run's bounds first (src/kernel/bounds.ts). */
 function commit(w: RouteWork, tier: Tier, tier3?: ArbiterResult): Partial<RunContext> {
-  const result = w.memo[tier] ?? (tier === 5 ? (w.memo[5] = escalate(w)) : null);
-  if (!result) throw new Error(`kernel machine: tier ${tier} committed without a decision`);
+  const decided = w.memo[tier] ?? (tier === 5 ? (w.memo[5] = escalate(w)) : null);
+  if (!decided) throw new Error(`kernel machine: tier ${tier} committed without a decision`);
+  const result = holdBounds(w, decided);
   const cost = tier3?.answer?.cost_usd ?? 0;
   const state = nextRunState(w, result, cost);
-  return { run: state, work: undefined, outcome: { decision: result.decision, state, cost_usd: cost, llm_calls: tier3?.answer?.calls ?? [] } };
+  return { run: state, work: undefined, refusal: undefined, outcome: { decision: result.decision, state, cost_usd: cost, llm_calls: tier3?.answer?.calls ?? [] } };
 }
 
 type Ev = { type: 'ROUTE'; work: RouteWork };
@@ -76,7 +80,7 @@ export const runMachine = kernelMachine.provide({
     commitDeterministic: assign(({ event }) => commit(work(event), 2)),
     commitEnvelope: assign(({ event }) => commit(work(event), 4)),
     commitEscalation: assign(({ event }) => commit(work(event), 5)),
-    holdWork: assign(({ event }) => ({ work: work(event), outcome: undefined })),
+    holdWork: assign(({ event }) => ({ work: work(event), outcome: undefined, refusal: undefined })),
     commitArbiter: assign(({ context, event }) => commit(held(context), 3, output(event))),
     commitEnvelopeAfterArbiter: assign(({ context, event }) => commit(held(context), 4, output(event))),
     commitEscalationAfterArbiter: assign(({ context, event }) => commit(held(context), 5, output(event))),

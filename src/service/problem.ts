@@ -35,6 +35,9 @@ const TITLES: Record<ApiErrorCode, string> = {
   RUN_NOT_ARCHIVABLE: 'The run cannot be archived',
   RUN_ARCHIVED: 'The run was archived out of the ledger',
   CHECKPOINT_INVALID: 'The checkpoint is unreadable or its signature does not verify',
+  STEP_MISMATCH: 'The report comes from another step than the one the run was sent to',
+  RUN_ENDED: 'The run ended',
+  ESCALATION_OPEN: 'The run awaits a person: its escalation is open',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

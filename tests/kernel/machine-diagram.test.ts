@@ -12,14 +12,27 @@ describe('machine diagrams', () => {
     });
   }
 
-  it('draws the kernel tiers as guarded transitions in order', () => {
+  it('draws the refusals, then the kernel tiers, as guarded transitions in order', () => {
     const lines = machineMermaid(MACHINES.kernel!).split('\n');
-    expect(lines.filter((l) => l.startsWith('  idle -->'))).toEqual([
-      '  idle --> idle: ROUTE [fastPathDecides]',
-      '  idle --> idle: ROUTE [deterministicDecides]',
-      '  idle --> arbitrating: ROUTE [arbiterAvailable]',
-      '  idle --> idle: ROUTE [envelopeDecides]',
-      '  idle --> idle: ROUTE',
+    expect(lines.filter((l) => l.startsWith('    idle -->'))).toEqual([
+      '    idle --> idle: ROUTE [reportsAnotherStep]',
+      '    idle --> idle: ROUTE [restartsOutsideFlow]',
+      '    idle --> idle: ROUTE [fastPathDecides]',
+      '    idle --> idle: ROUTE [deterministicDecides]',
+      '    idle --> arbitrating: ROUTE [arbiterAvailable]',
+      '    idle --> idle: ROUTE [envelopeDecides]',
+      '    idle --> idle: ROUTE',
     ]);
+  });
+
+  it('draws what a run is: routing, awaiting a person, ended, and the refusals of the last two', () => {
+    const lines = machineMermaid(MACHINES.kernel!).split('\n');
+    expect(lines).toContain('  state routing {');
+    expect(lines).toContain('  routing --> awaitingPerson: always [awaitsPerson]');
+    expect(lines).toContain('  routing --> ended: always [runEnded]');
+    expect(lines).toContain('  awaitingPerson --> routing: RESOLVED');
+    expect(lines).toContain('  awaitingPerson --> ended: RESOLVED [resolutionEnds]');
+    expect(lines).toContain('  awaitingPerson --> awaitingPerson: ROUTE');
+    expect(lines).toContain('  ended --> ended: ROUTE');
   });
 });
