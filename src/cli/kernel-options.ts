@@ -45,8 +45,15 @@ export async function openKernel(opts: KernelCliOptions, extra: Partial<KernelOp
   return createKernel({ flows: await loadCliFlows(opts), ...extra });
 }
 
+/** The `--strict` flag of every command that routes (`route`, `demo`, `serve`, `mcp`): one name, one meaning. */
+export function addStrictOption(cmd: Command): Command {
+  return cmd.option('--strict', 'refuse a request with a misspelt forensic field (concern for concerns) or numbers that contradict each other (INVALID_FORENSICS) instead of routing it with a warning');
+}
+
 /** Options of the commands that route (`route`, `demo`): flows, the ledger (or none), tier 3. */
 export interface RoutingCliOptions extends KernelCliOptions, LlmFlags, Omit<LedgerCliOptions, 'ledger'> {
+  /** `--strict`: refuse misspelt forensic fields and contradicting numbers. */
+  strict?: boolean;
   /** The ledger file, or false with `--no-ledger` (routes stay in memory). */
   ledger: string | false;
 }
@@ -56,6 +63,7 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
   addKernelOptions(cmd, defaults);
   addLedgerOption(cmd, { durability: true });
   cmd.option('--no-ledger', 'keep routes in memory only (nothing recorded)');
+  addStrictOption(cmd);
   return addLlmOptions(cmd);
 }
 
@@ -72,5 +80,5 @@ export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();
-  return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...extra });
+  return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...(opts.strict ? { strict: true } : {}), ...extra });
 }

@@ -46,6 +46,11 @@ export interface KernelOptions {
   limits?: RequestGuardOptions['limits'];
   /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
   redact?: RequestGuardOptions['redact'];
+  /**
+   * Refuse a request whose forensics hold a misspelt field (`concern` for `concerns`) or numbers that contradict each
+   * other (`iteration.current` above `max`), instead of routing it with a warning (default false). docs/run-states.md.
+   */
+  strict?: boolean;
 }
 
 /** What the caller of `route()` knows about a request that the request itself cannot say. */
@@ -130,7 +135,7 @@ export function createKernel(options: KernelOptions): Kernel {
     actors.delete(run_id);
   }
 
-  const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
+  const parse = createRequestGuard({ validate, ...(options.strict ? { strict: true } : {}), ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();

@@ -2,11 +2,12 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
-import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, addStrictOption, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
 interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
+  strict?: boolean;
   host: string;
   port: string;
   token?: string;
@@ -37,7 +38,7 @@ export function registerServeCommand(program: Command): void {
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
     .option('--reports-root <dir>', 'read the report files a route request names in `reports` (under this folder only) into its forensics')
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
-  addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
+  addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: ServeOptions) => {
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
@@ -52,6 +53,7 @@ export function registerServeCommand(program: Command): void {
       bodyLimit: opts.maxBytes !== undefined ? whole('--max-bytes', opts.maxBytes, 1, 1 << 30) : opts.maxBodyBytes !== undefined ? whole('--max-body-bytes', opts.maxBodyBytes, 1, 1 << 30) : 1024 * 1024,
       requestTimeoutMs: whole('--request-timeout-ms', opts.requestTimeoutMs, 1, 3_600_000),
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
+      ...(opts.strict ? { strict: true } : {}),
     });
     let address: string;
     try {
