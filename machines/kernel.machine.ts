@@ -88,21 +88,25 @@ export type KernelMachineEvent =
   /** A report of the step that finished: `report` for the refusal rules, `work` for the tiers. */
   | { type: 'ROUTE'; report: MachineReport; work: unknown }
   /** A person resolved the open escalation: `run` is the run's state after it (where it goes, or ended). */
-  | { type: 'RESOLVED'; run: MachineRun };
+  | { type: 'RESOLVED'; run: MachineRun }
+  /**
+   * The kernel puts another run into this live actor (one whose run ended, or was evicted): the actor takes the run's
+   * state and stands where the run stands. Cheaper than starting an actor for every run.
+   */
+  | { type: 'LOAD'; run: MachineRun };
 
 type RouteEvent = Extract<KernelMachineEvent, { type: 'ROUTE' }>;
 const reportOf = (e: KernelMachineEvent) => (e as RouteEvent).report;
 
-/** The report comes from another step than the one the run was sent to, and says no restart. */
+/**
+ * The report is not from where the run was sent: another step (and no restart), or a restart from outside the flow
+ * the run is in (its return points would not fit). One guard, so a report from the right step costs one check.
+ */
 function reportsAnotherStep(run: MachineRun, r: MachineReport): boolean {
   const at = run.at;
-  return !!at && !r.restart && (at.flow !== r.flow || (at.step !== r.step && at.loop !== r.step));
-}
-
-/** A restart from outside the flow the run is in: the return points would not fit it. */
-function restartsOutsideFlow(run: MachineRun, r: MachineReport): boolean {
-  const at = run.at;
-  return !!at && r.restart && at.flow !== r.flow;
+  if (!at) return false;
+  if (at.flow !== r.flow) return true;
+  return !r.restart && at.step !== r.step && at.loop !== r.step;
 }
 
 const notProvided = (name: string) => () => {
@@ -122,16 +126,26 @@ export const kernelMachine = setup({
   guards: {
     // The run's refusals: pure functions of the run and the report.
     reportsAnotherStep: ({ context, event }) => reportsAnotherStep(context.run, reportOf(event)),
-    restartsOutsideFlow: ({ context, event }) => restartsOutsideFlow(context.run, reportOf(event)),
-    awaitsPerson: ({ context }) => context.run.lifecycle === 'awaiting_person',
-    runEnded: ({ context }) => context.run.lifecycle === 'ended',
     resolutionEnds: ({ event }) => event.type === 'RESOLVED' && event.run.lifecycle === 'ended',
-    // The tiers (provided by the kernel).
+    loadsAwaitingPerson: ({ event }) => event.type === 'LOAD' && event.run.lifecycle === 'awaiting_person',
+    loadsEnded: ({ event }) => event.type === 'LOAD' && event.run.lifecycle === 'ended',
+    // The tiers (provided by the kernel). A tier's decision, held to the run's bounds, is computed once: `…Ends` says it
+    // is TERMINATE, `…Escalates` ESCALATE, `…Decides` that the tier has one at all.
+    fastPathEnds: notProvided('guard fastPathEnds'),
+    fastPathEscalates: notProvided('guard fastPathEscalates'),
     fastPathDecides: notProvided('guard fastPathDecides'), // tier 1 has a decision
+    deterministicEnds: notProvided('guard deterministicEnds'),
+    deterministicEscalates: notProvided('guard deterministicEscalates'),
     deterministicDecides: notProvided('guard deterministicDecides'), // tier 2 has a decision
     arbiterAvailable: notProvided('guard arbiterAvailable'), // tier 3 is configured
+    envelopeEnds: notProvided('guard envelopeEnds'),
+    envelopeEscalates: notProvided('guard envelopeEscalates'),
     envelopeDecides: notProvided('guard envelopeDecides'), // tier 4 has a decision
+    arbiterEnds: notProvided('guard arbiterEnds'),
+    arbiterEscalates: notProvided('guard arbiterEscalates'),
     arbiterDecides: notProvided('guard arbiterDecides'), // tier 3's answer was accepted
+    envelopeEndsAfterArbiter: notProvided('guard envelopeEndsAfterArbiter'),
+    envelopeEscalatesAfterArbiter: notProvided('guard envelopeEscalatesAfterArbiter'),
     envelopeDecidesAfterArbiter: notProvided('guard envelopeDecidesAfterArbiter'),
   },
   actions: {
@@ -143,6 +157,7 @@ export const kernelMachine = setup({
     refuseEscalationOpen: assign(({ context }) => ({ outcome: undefined, refusal: { code: 'ESCALATION_OPEN', escalation_id: context.run.escalation_id ?? '?' } as const })),
     refuseEnded: assign(({ context }) => ({ outcome: undefined, refusal: { code: 'RUN_ENDED', seq: context.run.seq } as const })),
     applyResolution: assign(({ context, event }) => ({ run: event.type === 'RESOLVED' ? event.run : context.run, outcome: undefined, refusal: undefined })),
+    loadRun: assign(({ context, event }) => ({ run: event.type === 'LOAD' ? event.run : context.run, work: undefined, outcome: undefined, refusal: undefined })),
     commitFastPath: notProvided('action commitFastPath'),
     commitDeterministic: notProvided('action commitDeterministic'),
     commitEnvelope: notProvided('action commitEnvelope'),
@@ -156,26 +171,35 @@ export const kernelMachine = setup({
   id: 'run',
   initial: 'routing',
   context: ({ input }) => ({ run: input.run, hasArbiter: input.hasArbiter }),
+  on: {
+    LOAD: [
+      { guard: 'loadsAwaitingPerson', target: '.awaitingPerson', actions: 'loadRun' },
+      { guard: 'loadsEnded', target: '.ended', actions: 'loadRun' },
+      { target: '.routing', actions: 'loadRun' },
+    ],
+  },
   states: {
     routing: {
       description: 'waits for the report of the step the run was sent to (idle), or for tier 3 (arbitrating)',
       initial: 'idle',
-      // After a commit: an ESCALATE leaves the run to a person, a TERMINATE ends it.
-      always: [
-        { guard: 'awaitsPerson', target: 'awaitingPerson' },
-        { guard: 'runEnded', target: 'ended' },
-      ],
       states: {
         idle: {
           on: {
+            // The refusal first, then the tiers in order; each tier's decision goes on routing, waits for a person
+            // (ESCALATE) or ends the run (TERMINATE).
             ROUTE: [
               { guard: 'reportsAnotherStep', actions: 'refuseStepMismatch' }, // STEP_MISMATCH
-              { guard: 'restartsOutsideFlow', actions: 'refuseStepMismatch' }, // STEP_MISMATCH
-              { guard: 'fastPathDecides', actions: 'commitFastPath' }, // tier 1
-              { guard: 'deterministicDecides', actions: 'commitDeterministic' }, // tier 2
+              { guard: 'fastPathEnds', target: '#run.ended', actions: 'commitFastPath' }, // tier 1
+              { guard: 'fastPathEscalates', target: '#run.awaitingPerson', actions: 'commitFastPath' },
+              { guard: 'fastPathDecides', actions: 'commitFastPath' },
+              { guard: 'deterministicEnds', target: '#run.ended', actions: 'commitDeterministic' }, // tier 2
+              { guard: 'deterministicEscalates', target: '#run.awaitingPerson', actions: 'commitDeterministic' },
+              { guard: 'deterministicDecides', actions: 'commitDeterministic' },
               { guard: 'arbiterAvailable', target: 'arbitrating', actions: 'holdWork' }, // tier 3
-              { guard: 'envelopeDecides', actions: 'commitEnvelope' }, // tier 4
-              { actions: 'commitEscalation' }, // tier 5
+              { guard: 'envelopeEnds', target: '#run.ended', actions: 'commitEnvelope' }, // tier 4
+              { guard: 'envelopeEscalates', target: '#run.awaitingPerson', actions: 'commitEnvelope' },
+              { guard: 'envelopeDecides', actions: 'commitEnvelope' },
+              { target: '#run.awaitingPerson', actions: 'commitEscalation' }, // tier 5
             ],
           },
         },
@@ -184,13 +208,19 @@ export const kernelMachine = setup({
             src: 'arbiter',
             input: ({ context }: { context: KernelMachineContext }) => context.work,
             onDone: [
+              { guard: 'arbiterEnds', target: '#run.ended', actions: 'commitArbiter' },
+              { guard: 'arbiterEscalates', target: '#run.awaitingPerson', actions: 'commitArbiter' },
               { guard: 'arbiterDecides', target: 'idle', actions: 'commitArbiter' },
+              { guard: 'envelopeEndsAfterArbiter', target: '#run.ended', actions: 'commitEnvelopeAfterArbiter' },
+              { guard: 'envelopeEscalatesAfterArbiter', target: '#run.awaitingPerson', actions: 'commitEnvelopeAfterArbiter' },
               { guard: 'envelopeDecidesAfterArbiter', target: 'idle', actions: 'commitEnvelopeAfterArbiter' },
-              { target: 'idle', actions: 'commitEscalationAfterArbiter' },
+              { target: '#run.awaitingPerson', actions: 'commitEscalationAfterArbiter' },
             ],
             onError: [
+              { guard: 'envelopeEndsAfterArbiter', target: '#run.ended', actions: 'commitEnvelopeAfterArbiter' },
+              { guard: 'envelopeEscalatesAfterArbiter', target: '#run.awaitingPerson', actions: 'commitEnvelopeAfterArbiter' },
               { guard: 'envelopeDecidesAfterArbiter', target: 'idle', actions: 'commitEnvelopeAfterArbiter' },
-              { target: 'idle', actions: 'commitEscalationAfterArbiter' },
+              { target: '#run.awaitingPerson', actions: 'commitEscalationAfterArbiter' },
             ],
           },
         },

@@ -116,8 +116,7 @@ export const Bounds = z
   .strict();
 export type Bounds = z.infer<typeof Bounds>;
 
-/** The kernel's bounds where a flow states none: what `validate` names in its warnings about unstated bounds. */
-export const DEFAULT_BOUNDS: Readonly<Required<Bounds>> = Object.freeze({ max_visits: 25, max_routes: 500, max_depth: 10 });
+export { DEFAULT_BOUNDS } from './default-bounds.js';
 
 /** One flow file in `charters/`: a charter and its graph. */
 export const Flow = z

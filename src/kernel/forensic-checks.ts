@@ -5,7 +5,7 @@
 // INVALID_REQUEST for `iteration`), and nothing is recorded.
 import type { ValidationIssue } from '../contracts/errors.js';
 import { nearestName } from '../contracts/nearest-name.js';
-import { Concern, Envelope, Forensics, GitStatusForensics, Iteration, LintForensics, TestsForensics, TypesForensics, type RouteRequest } from '../contracts/route-request.js';
+import type { RouteRequest } from '../contracts/route-request.js';
 
 /** A level of the request the schema knows: its fields, and the known levels below them. */
 interface Level {
@@ -16,21 +16,34 @@ interface Level {
   arrays?: Readonly<Record<string, Level>>;
 }
 
-const keysOf = (schema: { shape: Record<string, unknown> }): ReadonlySet<string> => new Set(Object.keys(schema.shape));
-const FINDING: Level = { fields: new Set(['rule', 'severity', 'file', 'line', 'message']) };
-const FAILURE: Level = { fields: new Set(['type', 'message', 'name', 'file', 'line', 'kind']) };
-const FORENSICS: Level = {
-  fields: keysOf(Forensics),
+// The fields of each level, as the zod models in src/contracts/route-request.ts name them (plain lists, so the kernel
+// entry loads no zod; tests/kernel/run-states.test.ts checks they match the models).
+export const KNOWN_FIELDS = {
+  forensics: ['tests', 'lint', 'concerns', 'failure_signature', 'error_output', 'git_status', 'types', 'signatures', 'read_from', 'can_further_iteration_help'],
+  tests: ['passed', 'failed', 'errored', 'skipped', 'failures', 'failures_omitted'],
+  failure: ['type', 'message', 'name', 'file', 'line', 'kind'],
+  lint: ['errors', 'warnings', 'fixable', 'output', 'rules', 'rules_omitted', 'findings', 'findings_omitted'],
+  finding: ['rule', 'severity', 'file', 'line', 'message'],
+  types: ['errors', 'warnings', 'by_code', 'codes_omitted', 'diagnostics', 'diagnostics_omitted'],
+  git_status: ['branch', 'upstream', 'behind_upstream', 'ahead', 'diverged', 'conflicts', 'conflicts_omitted', 'output'],
+  concern: ['severity', 'description', 'addressed'],
+  iteration: ['current', 'max'],
+  envelope: ['next_step_id', 'recommendation', 'can_further_iteration_help', 'purpose'],
+} as const;
+
+const level = (name: keyof typeof KNOWN_FIELDS, more: Omit<Level, 'fields'> = {}): Level => ({ fields: new Set(KNOWN_FIELDS[name]), ...more });
+const FINDING = level('finding');
+const FORENSICS: Level = level('forensics', {
   objects: {
-    tests: { fields: keysOf(TestsForensics), arrays: { failures: FAILURE } },
-    lint: { fields: keysOf(LintForensics), arrays: { findings: FINDING } },
-    types: { fields: keysOf(TypesForensics), arrays: { diagnostics: FINDING } },
-    git_status: { fields: keysOf(GitStatusForensics) },
+    tests: level('tests', { arrays: { failures: level('failure') } }),
+    lint: level('lint', { arrays: { findings: FINDING } }),
+    types: level('types', { arrays: { diagnostics: FINDING } }),
+    git_status: level('git_status'),
   },
-  arrays: { concerns: { fields: keysOf(Concern) } },
-};
-const ITERATION: Level = { fields: keysOf(Iteration) };
-const ENVELOPE: Level = { fields: keysOf(Envelope) };
+  arrays: { concerns: level('concern') },
+});
+const ITERATION = level('iteration');
+const ENVELOPE = level('envelope');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -47,7 +60,7 @@ function misspellings(value: unknown, level: Level, path: string, out: Validatio
     }
     const near = nearestName(key, level.fields);
     if (near !== undefined && near !== key)
-      out.push({ path: `${path}.${key}`, code: 'misspelt_field', message: `is not a field navkernel reads, so it was not read; did you mean "${near}"? (${path}.${near})` });
+      out.push({ path: `${path}.${key}`, code: 'misspelt_field', message: `is not a field the kernel reads, so it was not read; did you mean "${near}"? (${path}.${near})` });
   }
 }
 

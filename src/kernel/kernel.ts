@@ -1,5 +1,5 @@
 import { runContext } from './run-machine.js';
-import { provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { loadOnActor, provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
 import { resolutionOf } from './resolution.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
@@ -113,19 +113,33 @@ export function createKernel(options: KernelOptions): Kernel {
     return actor;
   }
 
+  // Idle actors whose run ended or was evicted, reused for the next new run (LOAD): starting an actor costs several
+  // routes' worth of time, and most runs are short.
+  const spare: RunActor[] = [];
+  const maxSpare = 64;
+
   function startActor(run_id: string, run: RunState): RunActor {
-    const actor = startRunActor(machine, run, arbiter !== undefined);
+    const reused = spare.pop();
+    let actor: RunActor;
+    if (reused) loadOnActor((actor = reused), run);
+    else actor = startRunActor(machine, run, arbiter !== undefined);
     actors.set(run_id, actor);
     if (actors.size > maxLiveRuns) evictOne();
     return actor;
   }
 
-  /** Stops the least recently used idle actor: O(1) unless the oldest runs are all busy. */
+  /** Takes a run's actor out of the live set, keeping it for another run when there is room. */
+  function release(run_id: string, actor: RunActor): void {
+    actors.delete(run_id);
+    if (spare.length < maxSpare) spare.push(actor);
+    else actor.stop();
+  }
+
+  /** Releases the least recently used idle actor: O(1) unless the oldest runs are all busy. */
   function evictOne(): void {
     for (const [id, actor] of actors) {
       if (busy.has(id)) continue;
-      actor.stop();
-      actors.delete(id);
+      release(id, actor);
       return;
     }
   }
@@ -166,6 +180,8 @@ export function createKernel(options: KernelOptions): Kernel {
       dropActor(req.run_id);
       throw e;
     }
+    // An ended run takes no more routes: its actor serves the next new run (a late route reloads the run, ended).
+    if (outcome.decision.decision === 'TERMINATE' && actors.get(req.run_id) === actor) release(req.run_id, actor);
     return outcome.decision;
   }
 
@@ -239,6 +255,7 @@ export function createKernel(options: KernelOptions): Kernel {
     async close() {
       await Promise.all([...busy.values()].map((p) => p.then(noop, noop)));
       for (const actor of actors.values()) actor.stop();
+      for (const actor of spare.splice(0)) actor.stop();
       actors.clear();
       await store.close();
     },

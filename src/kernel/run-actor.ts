@@ -119,6 +119,11 @@ export function routeOnActor(actor: RunActor, req: RouteRequest, flows: FlowSet,
   return waitFor(actor, (s) => typeof s.value === 'string' || s.value.routing !== 'arbitrating', { timeout: Infinity }).then((s) => settled(s.context, work));
 }
 
+/** Puts another run into a live, idle actor (LOAD): it stands where `run` stands, as a new actor would. */
+export function loadOnActor(actor: RunActor, run: RunState): void {
+  actor.send({ type: 'LOAD', run });
+}
+
 /** Applies a person's resolution to a run awaiting one (RESOLVED): the actor moves on to routing or ended. */
 export function resolveOnActor(actor: RunActor, run: RunState): void {
   actor.send({ type: 'RESOLVED', run });

@@ -40,20 +40,26 @@ export interface RunContext {
 export const runContext = (actor: Actor<typeof runMachine>): RunContext => actor.getSnapshot().context as unknown as RunContext;
 const held = (context: unknown) => (context as RunContext).work!;
 
-/** A tier's answer for this route, computed once: guards and actions share it through the work's memo. */
+/**
+ * A tier's answer for this route, held to the run's bounds (src/kernel/bounds.ts), computed once: guards and actions
+ * share it through the work's memo.
+ */
 function tierOnce(w: RouteWork, tier: Tier, rule: (w: RouteWork) => TierResult | undefined): TierResult | null {
   const hit = w.memo[tier];
   if (hit !== undefined) return hit;
-  return (w.memo[tier] = rule(w) ?? null);
+  const result = rule(w);
+  return (w.memo[tier] = result ? holdBounds(w, result) : null);
 }
+
+const ends = (r: TierResult | null) => r !== null && r.decision.decision === 'TERMINATE';
+const escalates = (r: TierResult | null) => r !== null && r.decision.decision === 'ESCALATE';
 
 const arbiterOutcome = (w: RouteWork, tier3: ArbiterResult | undefined) => tierOnce(w, 3, (w) => acceptArbiterAnswer(w, tier3?.answer, tier3?.failure));
 
-/** Commits a tier's decision, held to the run's bounds first (src/kernel/bounds.ts). */
+/** Commits a tier's decision (already held to the run's bounds by tierOnce). */
 function commit(w: RouteWork, tier: Tier, tier3?: ArbiterResult): Partial<RunContext> {
-  const decided = w.memo[tier] ?? (tier === 5 ? (w.memo[5] = escalate(w)) : null);
-  if (!decided) throw new Error(`kernel machine: tier ${tier} committed without a decision`);
-  const result = holdBounds(w, decided);
+  const result = w.memo[tier] ?? (tier === 5 ? (w.memo[5] = escalate(w)) : null);
+  if (!result) throw new Error(`kernel machine: tier ${tier} committed without a decision`);
   const cost = tier3?.answer?.cost_usd ?? 0;
   const state = nextRunState(w, result, cost);
   return { run: state, work: undefined, refusal: undefined, outcome: { decision: result.decision, state, cost_usd: cost, llm_calls: tier3?.answer?.calls ?? [] } };
@@ -68,11 +74,21 @@ const output = (e: unknown) => (e as { output?: ArbiterResult }).output;
 /** The run machine with every guard and action provided (the arbiter actor is provided per kernel). */
 export const runMachine = kernelMachine.provide({
   guards: {
+    fastPathEnds: ({ event }) => ends(tierOnce(work(event), 1, fastPath)),
+    fastPathEscalates: ({ event }) => escalates(tierOnce(work(event), 1, fastPath)),
     fastPathDecides: ({ event }) => tierOnce(work(event), 1, fastPath) !== null,
+    deterministicEnds: ({ event }) => ends(tierOnce(work(event), 2, deterministic)),
+    deterministicEscalates: ({ event }) => escalates(tierOnce(work(event), 2, deterministic)),
     deterministicDecides: ({ event }) => tierOnce(work(event), 2, deterministic) !== null,
     arbiterAvailable: ({ context }) => context.hasArbiter,
+    envelopeEnds: ({ event }) => ends(tierOnce(work(event), 4, envelopeFallback)),
+    envelopeEscalates: ({ event }) => escalates(tierOnce(work(event), 4, envelopeFallback)),
     envelopeDecides: ({ event }) => tierOnce(work(event), 4, envelopeFallback) !== null,
+    arbiterEnds: ({ context, event }) => ends(arbiterOutcome(held(context), output(event))),
+    arbiterEscalates: ({ context, event }) => escalates(arbiterOutcome(held(context), output(event))),
     arbiterDecides: ({ context, event }) => arbiterOutcome(held(context), output(event)) !== null,
+    envelopeEndsAfterArbiter: ({ context }) => ends(tierOnce(held(context), 4, envelopeFallback)),
+    envelopeEscalatesAfterArbiter: ({ context }) => escalates(tierOnce(held(context), 4, envelopeFallback)),
     envelopeDecidesAfterArbiter: ({ context }) => tierOnce(held(context), 4, envelopeFallback) !== null,
   },
   actions: {

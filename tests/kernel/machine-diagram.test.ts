@@ -12,24 +12,27 @@ describe('machine diagrams', () => {
     });
   }
 
-  it('draws the refusals, then the kernel tiers, as guarded transitions in order', () => {
+  it('draws the refusal, then the kernel tiers, as guarded transitions in order, each going on, to a person or to the end', () => {
     const lines = machineMermaid(MACHINES.kernel!).split('\n');
     expect(lines.filter((l) => l.startsWith('    idle -->'))).toEqual([
       '    idle --> idle: ROUTE [reportsAnotherStep]',
-      '    idle --> idle: ROUTE [restartsOutsideFlow]',
+      '    idle --> ended: ROUTE [fastPathEnds]',
+      '    idle --> awaitingPerson: ROUTE [fastPathEscalates]',
       '    idle --> idle: ROUTE [fastPathDecides]',
+      '    idle --> ended: ROUTE [deterministicEnds]',
+      '    idle --> awaitingPerson: ROUTE [deterministicEscalates]',
       '    idle --> idle: ROUTE [deterministicDecides]',
       '    idle --> arbitrating: ROUTE [arbiterAvailable]',
+      '    idle --> ended: ROUTE [envelopeEnds]',
+      '    idle --> awaitingPerson: ROUTE [envelopeEscalates]',
       '    idle --> idle: ROUTE [envelopeDecides]',
-      '    idle --> idle: ROUTE',
+      '    idle --> awaitingPerson: ROUTE',
     ]);
   });
 
   it('draws what a run is: routing, awaiting a person, ended, and the refusals of the last two', () => {
     const lines = machineMermaid(MACHINES.kernel!).split('\n');
     expect(lines).toContain('  state routing {');
-    expect(lines).toContain('  routing --> awaitingPerson: always [awaitsPerson]');
-    expect(lines).toContain('  routing --> ended: always [runEnded]');
     expect(lines).toContain('  awaitingPerson --> routing: RESOLVED');
     expect(lines).toContain('  awaitingPerson --> ended: RESOLVED [resolutionEnds]');
     expect(lines).toContain('  awaitingPerson --> awaitingPerson: ROUTE');

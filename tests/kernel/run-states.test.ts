@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Decision, FlowInput, RouteRequest } from '../../src/contracts/index.js';
+import { Concern, Envelope, Forensics, GitStatusForensics, Iteration, LintForensics, TestsForensics, TypesForensics, type Decision, type FlowInput, type RouteRequest } from '../../src/contracts/index.js';
+import { KNOWN_FIELDS } from '../../src/kernel/forensic-checks.js';
 import { createKernel, defineFlows, loadFlows, MemoryStore, type Kernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { replayRun, resolveEscalation } from '../../src/runs/index.js';
@@ -264,7 +265,7 @@ describe('forensics a person would type (case 7)', () => {
     await kernel.route(r('loopy', 'impl', 'UNVERIFIED'));
     const d = await kernel.route(r('loopy', 'impl', 'UNVERIFIED', { forensics: concern }));
     expect(d).toMatchObject({ decision: 'CONTINUE', rule: 'max_iterations', needs_human: true });
-    expect(d.warnings).toContainEqual('forensics.concern is not a field navkernel reads, so it was not read; did you mean "concerns"? ($.forensics.concerns)');
+    expect(d.warnings).toContainEqual('forensics.concern is not a field the kernel reads, so it was not read; did you mean "concerns"? ($.forensics.concerns)');
     // Spelt right, the same route escalates.
     const { kernel: right } = open([LOOPY]);
     await right.route(r('loopy', 'impl', 'UNVERIFIED'));
@@ -275,13 +276,28 @@ describe('forensics a person would type (case 7)', () => {
   it('warns about `test` for `tests`, a misspelling one level down, and numbers that contradict each other', async () => {
     const { kernel } = open([LOOPY]);
     const d = await kernel.route(r('loopy', 'impl', 'UNVERIFIED', { forensics: { test: { failed: 1 }, lint: { erors: 3, errors: 1, fixable: 2 } } as never, iteration: { current: 5, max: 3 } }));
-    expect(d.warnings.join('\n')).toContain('forensics.test is not a field navkernel reads, so it was not read; did you mean "tests"?');
-    expect(d.warnings.join('\n')).toContain('forensics.lint.erors is not a field navkernel reads, so it was not read; did you mean "errors"?');
+    expect(d.warnings.join('\n')).toContain('forensics.test is not a field the kernel reads, so it was not read; did you mean "tests"?');
+    expect(d.warnings.join('\n')).toContain('forensics.lint.erors is not a field the kernel reads, so it was not read; did you mean "errors"?');
     expect(d.warnings.join('\n')).toContain('iteration.current 5 is above iteration.max 3');
     expect(d.warnings.join('\n')).toContain('forensics.lint.fixable 2 fixable errors is more than lint.errors 1');
     // A field far from any known one is kept without a word.
     const plain = await kernel.route(r('loopy', 'impl', 'UNVERIFIED', { run_id: 'run-2', forensics: { coverage: 0.4 } as never }));
     expect(plain.warnings).toEqual([]);
+  });
+
+  it('knows the fields the request schema names, at every level', () => {
+    const keys = (schema: { shape: object }) => Object.keys(schema.shape).sort();
+    const el = (schema: unknown) => ((schema as { unwrap: () => { element: { shape: object } } }).unwrap().element);
+    expect([...KNOWN_FIELDS.forensics].sort()).toEqual(keys(Forensics));
+    expect([...KNOWN_FIELDS.tests].sort()).toEqual(keys(TestsForensics));
+    expect([...KNOWN_FIELDS.failure].sort()).toEqual(keys(el(TestsForensics.shape.failures)));
+    expect([...KNOWN_FIELDS.lint].sort()).toEqual(keys(LintForensics));
+    expect([...KNOWN_FIELDS.finding].sort()).toEqual(keys(el(LintForensics.shape.findings)));
+    expect([...KNOWN_FIELDS.types].sort()).toEqual(keys(TypesForensics));
+    expect([...KNOWN_FIELDS.git_status].sort()).toEqual(keys(GitStatusForensics));
+    expect([...KNOWN_FIELDS.concern].sort()).toEqual(keys(Concern));
+    expect([...KNOWN_FIELDS.iteration].sort()).toEqual(keys(Iteration));
+    expect([...KNOWN_FIELDS.envelope].sort()).toEqual(keys(Envelope));
   });
 
   it('refuses them with strict, typed, recording nothing', async () => {

@@ -59,11 +59,11 @@ describe('the web UI in headless Chromium', () => {
   });
 
   it('opens a run: the flow drawn with the path taken highlighted, loop counts, the timeline by tier', async () => {
-    await page.goto(`${s.base}/#/runs/demo-run-1`);
+    // The demo routes each flow of its sequence as a run of its own: -f3 is its build run.
+    await page.goto(`${s.base}/#/runs/demo-run-1-f3`);
     await page.waitForSelector('main[data-ready="run"]');
     const flows = await page.$$eval('.diagram[data-flow]', (ds) => ds.map((d) => d.getAttribute('data-flow')));
-    expect(flows[0]).toBe('signal');
-    expect(flows).toContain('build');
+    expect(flows[0]).toBe('build');
     // Mermaid drew SVG, with visited steps classed and taken edges thickened.
     const build = page.locator('.diagram[data-flow="build"] svg');
     expect(await build.count()).toBe(1);
@@ -73,7 +73,7 @@ describe('the web UI in headless Chromium', () => {
     expect(labels.join(' ')).toMatch(/✔ \d+×/);
     expect(labels.join(" ")).toMatch(/\d+ loops?/);
     const timeline = page.locator('#timeline > li');
-    const detail = (await (await fetch(`${s.base}/v1/runs/demo-run-1`)).json()) as { decisions: { decision: { tier: number } }[] };
+    const detail = (await (await fetch(`${s.base}/v1/runs/demo-run-1-f3`)).json()) as { decisions: { decision: { tier: number } }[] };
     expect(await timeline.count()).toBe(detail.decisions.length);
     const tiers = await timeline.evaluateAll((lis) => lis.map((li) => Number(li.getAttribute('data-tier'))));
     expect(tiers).toEqual(detail.decisions.map((d) => d.decision.tier));

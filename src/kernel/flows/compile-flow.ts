@@ -1,5 +1,6 @@
 import { sha256 } from '../../contracts/canonical-json.js';
-import { DEFAULT_BOUNDS, type Flow } from '../../contracts/index.js';
+import { DEFAULT_BOUNDS } from '../../contracts/default-bounds.js';
+import type { Flow } from '../../contracts/flow.js';
 import { buildSignatureTable, canonicalSignature } from '../signatures.js';
 import { FAILURE_STATUSES, SUCCESS_STATUSES } from '../statuses.js';
 import { DEFAULT_MAX_ATTEMPTS, type CompiledFlow, type CompiledStep, type FlowSet, type ResolvedDetour } from './compiled-flow.js';
