@@ -71,7 +71,7 @@ export interface RunState {
   escalation_id?: string;
   /** `<flow>/<step>` -> times the kernel sent the run there over the whole run (never reset; bounded by max_visits). */
   visits?: Record<string, number>;
-  /** The last steps the kernel sent the run to (`<flow>/<step>`, oldest first, at most 16): names the cycle at a visit cap. */
+  /** The last steps the kernel sent the run to (`<flow>/<step>`, oldest first, at most 6): names the cycle at a visit cap. */
   trail?: string[];
   /** The flow of the run's first route, whose `bounds.max_routes` caps the run. */
   started_in?: string;

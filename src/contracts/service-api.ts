@@ -50,7 +50,7 @@ export const RunStateDoc = z.object({
   at: z.object({ flow: z.string(), step: z.string(), loop: z.string().optional() }).nullable().optional().describe('The step the kernel sent the run to (the next report must come from it, or carry `restart`)'),
   escalation_id: z.string().optional().describe('The open escalation while the run awaits a person'),
   visits: z.record(z.string(), z.int()).optional().describe('`<flow>/<step>` -> times the kernel sent the run there (never reset)'),
-  trail: z.array(z.string()).optional().describe('The last steps the kernel sent the run to, oldest first (at most 16)'),
+  trail: z.array(z.string()).optional().describe('The last steps the kernel sent the run to, oldest first (at most 6)'),
   started_in: z.string().optional().describe('The flow of the run\'s first route (its bounds.max_routes caps the run)'),
 }).loose().describe('RunState of src/contracts/ports.ts; fields added there later are passed through');
 

@@ -9,7 +9,7 @@ import type { CompiledFlow } from './flows/compiled-flow.js';
 import { decide, type RouteWork, type TierResult } from './route-work.js';
 
 /** How many of the last steps a run was sent to its state keeps (`trail`), to name the cycle at a visit cap. */
-export const TRAIL_LENGTH = 16;
+export const TRAIL_LENGTH = 6;
 
 /** The key of a step in `visits` and `trail`. */
 export const visitKey = (p: RunPosition): string => `${p.flow}/${p.step}`;
