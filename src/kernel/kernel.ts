@@ -207,6 +207,14 @@ export function createKernel(options: KernelOptions): Kernel {
       try {
         return await routeNow(req, actor, requestHash, t0, principal);
       } catch (e) {
+        // Refused by the run's state as this kernel holds it: another writer (another kernel, process or host) may
+        // have moved the run on. Refuse only what the store's head refuses too.
+        if (e instanceof NavkernelError && REFUSALS.has(e.code)) {
+          const head = attempt < maxRetries ? await store.loadRun(req.run_id) : undefined;
+          if (head === undefined || head.seq === runContext(actor).run.seq) throw e;
+          dropActor(req.run_id);
+          continue;
+        }
         // Another writer recorded this run's next seq first: reload the run and route again on its new head.
         if (!(e instanceof NavkernelError && e.code === 'LEDGER_CONFLICT') || attempt >= maxRetries) throw e;
       }
@@ -263,6 +271,9 @@ export function createKernel(options: KernelOptions): Kernel {
 }
 
 function noop(): void {}
+
+/** The codes of a route refused by the run's state (docs/run-states.md). */
+const REFUSALS: ReadonlySet<string> = new Set(['STEP_MISMATCH', 'RUN_ENDED', 'ESCALATION_OPEN']);
 
 /** The principal a route is recorded with (null: none), or INVALID_OPTION for one that is not a name. */
 function principalOf(options: RouteOptions | undefined): string | null {

@@ -71,11 +71,12 @@ async function http(requests: RouteRequest[]): Promise<Refusal & { status: numbe
 describe('run-time refusals on every transport', () => {
   for (const { code, requests } of SCENARIOS) {
     it(`${code}: the same code and words from the library, the co-process, serve (409) and MCP; nothing recorded`, async () => {
-      const lib = await library(requests('t'));
+      const run = `t-${code}`;
+      const lib = await library(requests(run));
       expect(lib.code).toBe(code);
-      expect(await coprocess(requests('t'))).toMatchObject({ code, message: lib.message });
-      const h = await http(requests('t'));
-      expect(h).toMatchObject({ status: 409, code, message: lib.message, recorded: requests('t').length - 1 });
+      expect(await coprocess(requests(run))).toMatchObject({ code, message: lib.message });
+      const h = await http(requests(run));
+      expect(h).toMatchObject({ status: 409, code, message: lib.message, recorded: requests(run).length - 1 });
     });
   }
 
