@@ -42,13 +42,16 @@ const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
  * A simulated person resolving an escalation (CONTINUE to `next`, or TERMINATE), as `navkernel resolve` would: callers
  * with a ledger or MemoryStore pass `resolveEscalation` of navkernel/runs over it.
  */
-export type SimulatedResolver = (resolution: { escalation_id: string; decision: 'CONTINUE' | 'TERMINATE'; next?: string }) => Promise<void>;
+export type SimulatedResolver = (resolution: { escalation_id: string; decision: 'CONTINUE' | 'TERMINATE'; next?: string }) => Promise<void | false>;
 
 export interface SimulateOptions {
   runPrefix?: string;
   onStep?: (s: SimulatedStep) => void;
   maxStepsPerRun?: number;
-  /** A person who resolves each escalation (the run goes on to the step's next, or ends); without one, a run stops at its first escalation. */
+  /**
+   * A person who resolves each escalation (the run goes on to the step's next, or ends); one that answers false leaves
+   * it open. Without one, a run stops at its first escalation.
+   */
   resolve?: SimulatedResolver;
 }
 
@@ -85,9 +88,10 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: Simu
       ({ flowId, stepId } = follow(decision, flowId, stepId, step));
       if (decision.decision === 'ESCALATE') {
         // A (simulated) person settles it: on to the step's next, or the run ends.
+        // A resolver that answers false leaves the escalation open: the run stops there.
         const next = step?.def.next;
-        if (options.resolve) await options.resolve({ escalation_id: decision.escalation_id!, ...(next ? { decision: 'CONTINUE', next } : { decision: 'TERMINATE' }) });
-        stepId = options.resolve ? (next ?? null) : null;
+        const resolved = options.resolve ? await options.resolve({ escalation_id: decision.escalation_id!, ...(next ? { decision: 'CONTINUE', next } : { decision: 'TERMINATE' }) }) : false;
+        stepId = resolved === false ? null : (next ?? null);
       }
       if (stepId === null && ++seqIndex < sequence.length) {
         summary.runIds.push(run_id);

@@ -34,12 +34,10 @@ beforeAll(async () => {
     runPrefix: 'plain',
     resolve: async (r) => {
       const run = (await b.ledger.escalation(r.escalation_id))!.run_id;
-      if (resolved.has(run)) throw new Error('left open');
+      if (resolved.has(run)) return false;
       resolved.add(run);
       await resolveEscalation(b.ledger, flows, { ...r, by: 'ada', reason: 'enough' });
     },
-  }).catch((e: Error) => {
-    if (e.message !== 'left open') throw e;
   });
   await b.kernel.close();
   const db = new Database(golden.file);
