@@ -32,7 +32,7 @@ if (own) {
   const [run, count] = [args[1]!, Number(args[2])];
   const request = {
     run_id: run, flow: 'build', step_completed: 'build-step-1', agent: 'test-author', status: 'VERIFIED',
-    forensics: { tests: { passed: 12, failed: 0 } }, iteration: { current: 1, max: 3 }, envelope: { next_step_id: null, recommendation: 'CONTINUE' },
+    forensics: { tests: { passed: 12, failed: 0 } }, iteration: { current: 1, max: 3 }, envelope: { next_step_id: null, recommendation: 'CONTINUE' }, restart: { reason: 'bench' },
   };
   work = async () => {
     const latencies: number[] = [];
