@@ -130,23 +130,23 @@ export const kernelMachine = setup({
     loadsAwaitingPerson: ({ event }) => event.type === 'LOAD' && event.run.lifecycle === 'awaiting_person',
     loadsEnded: ({ event }) => event.type === 'LOAD' && event.run.lifecycle === 'ended',
     // The tiers (provided by the kernel). A tier's decision, held to the run's bounds, is computed once: `…Ends` says it
-    // is TERMINATE, `…Escalates` ESCALATE, `…Decides` that the tier has one at all.
+    // is TERMINATE, `…Escalates` ESCALATE, `…GoesOn` anything else (the run is sent on).
     fastPathEnds: notProvided('guard fastPathEnds'),
     fastPathEscalates: notProvided('guard fastPathEscalates'),
-    fastPathDecides: notProvided('guard fastPathDecides'), // tier 1 has a decision
+    fastPathGoesOn: notProvided('guard fastPathGoesOn'), // tier 1 has a decision that sends the run on
     deterministicEnds: notProvided('guard deterministicEnds'),
     deterministicEscalates: notProvided('guard deterministicEscalates'),
-    deterministicDecides: notProvided('guard deterministicDecides'), // tier 2 has a decision
+    deterministicGoesOn: notProvided('guard deterministicGoesOn'), // tier 2 likewise
     arbiterAvailable: notProvided('guard arbiterAvailable'), // tier 3 is configured
     envelopeEnds: notProvided('guard envelopeEnds'),
     envelopeEscalates: notProvided('guard envelopeEscalates'),
-    envelopeDecides: notProvided('guard envelopeDecides'), // tier 4 has a decision
+    envelopeGoesOn: notProvided('guard envelopeGoesOn'), // tier 4 likewise
     arbiterEnds: notProvided('guard arbiterEnds'),
     arbiterEscalates: notProvided('guard arbiterEscalates'),
-    arbiterDecides: notProvided('guard arbiterDecides'), // tier 3's answer was accepted
+    arbiterGoesOn: notProvided('guard arbiterGoesOn'), // tier 3's accepted answer sends the run on
     envelopeEndsAfterArbiter: notProvided('guard envelopeEndsAfterArbiter'),
     envelopeEscalatesAfterArbiter: notProvided('guard envelopeEscalatesAfterArbiter'),
-    envelopeDecidesAfterArbiter: notProvided('guard envelopeDecidesAfterArbiter'),
+    envelopeGoesOnAfterArbiter: notProvided('guard envelopeGoesOnAfterArbiter'),
   },
   actions: {
     refuseStepMismatch: assign(({ context, event }) => {
@@ -185,20 +185,20 @@ export const kernelMachine = setup({
       states: {
         idle: {
           on: {
-            // The refusal first, then the tiers in order; each tier's decision goes on routing, waits for a person
-            // (ESCALATE) or ends the run (TERMINATE).
+            // The refusal first, then the tiers in order; each tier's decision goes on routing (checked first: the
+            // common case costs one guard), ends the run (TERMINATE) or waits for a person (ESCALATE).
             ROUTE: [
               { guard: 'reportsAnotherStep', actions: 'refuseStepMismatch' }, // STEP_MISMATCH
-              { guard: 'fastPathEnds', target: '#run.ended', actions: 'commitFastPath' }, // tier 1
+              { guard: 'fastPathGoesOn', actions: 'commitFastPath' }, // tier 1
+              { guard: 'fastPathEnds', target: '#run.ended', actions: 'commitFastPath' },
               { guard: 'fastPathEscalates', target: '#run.awaitingPerson', actions: 'commitFastPath' },
-              { guard: 'fastPathDecides', actions: 'commitFastPath' },
-              { guard: 'deterministicEnds', target: '#run.ended', actions: 'commitDeterministic' }, // tier 2
+              { guard: 'deterministicGoesOn', actions: 'commitDeterministic' }, // tier 2
+              { guard: 'deterministicEnds', target: '#run.ended', actions: 'commitDeterministic' },
               { guard: 'deterministicEscalates', target: '#run.awaitingPerson', actions: 'commitDeterministic' },
-              { guard: 'deterministicDecides', actions: 'commitDeterministic' },
               { guard: 'arbiterAvailable', target: 'arbitrating', actions: 'holdWork' }, // tier 3
-              { guard: 'envelopeEnds', target: '#run.ended', actions: 'commitEnvelope' }, // tier 4
+              { guard: 'envelopeGoesOn', actions: 'commitEnvelope' }, // tier 4
+              { guard: 'envelopeEnds', target: '#run.ended', actions: 'commitEnvelope' },
               { guard: 'envelopeEscalates', target: '#run.awaitingPerson', actions: 'commitEnvelope' },
-              { guard: 'envelopeDecides', actions: 'commitEnvelope' },
               { target: '#run.awaitingPerson', actions: 'commitEscalation' }, // tier 5
             ],
           },
@@ -208,18 +208,18 @@ export const kernelMachine = setup({
             src: 'arbiter',
             input: ({ context }: { context: KernelMachineContext }) => context.work,
             onDone: [
+              { guard: 'arbiterGoesOn', target: 'idle', actions: 'commitArbiter' },
               { guard: 'arbiterEnds', target: '#run.ended', actions: 'commitArbiter' },
               { guard: 'arbiterEscalates', target: '#run.awaitingPerson', actions: 'commitArbiter' },
-              { guard: 'arbiterDecides', target: 'idle', actions: 'commitArbiter' },
+              { guard: 'envelopeGoesOnAfterArbiter', target: 'idle', actions: 'commitEnvelopeAfterArbiter' },
               { guard: 'envelopeEndsAfterArbiter', target: '#run.ended', actions: 'commitEnvelopeAfterArbiter' },
               { guard: 'envelopeEscalatesAfterArbiter', target: '#run.awaitingPerson', actions: 'commitEnvelopeAfterArbiter' },
-              { guard: 'envelopeDecidesAfterArbiter', target: 'idle', actions: 'commitEnvelopeAfterArbiter' },
               { target: '#run.awaitingPerson', actions: 'commitEscalationAfterArbiter' },
             ],
             onError: [
+              { guard: 'envelopeGoesOnAfterArbiter', target: 'idle', actions: 'commitEnvelopeAfterArbiter' },
               { guard: 'envelopeEndsAfterArbiter', target: '#run.ended', actions: 'commitEnvelopeAfterArbiter' },
               { guard: 'envelopeEscalatesAfterArbiter', target: '#run.awaitingPerson', actions: 'commitEnvelopeAfterArbiter' },
-              { guard: 'envelopeDecidesAfterArbiter', target: 'idle', actions: 'commitEnvelopeAfterArbiter' },
               { target: '#run.awaitingPerson', actions: 'commitEscalationAfterArbiter' },
             ],
           },

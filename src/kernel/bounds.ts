@@ -51,6 +51,12 @@ export function cycleTo(state: RunState, key: string, currentFlow: string): stri
   return [...steps, key].map(name).join(' → ');
 }
 
+/** The ESCALATE that replaces a decision past a bound, with the move it replaces in `rejected`. */
+function refuse(w: RouteWork, d: Decision, to: RunPosition, rule: string, why: string, reason: string): TierResult {
+  w.rejected.push({ tier: d.tier, rule, decision: d.decision, target: d.detour_target ?? d.inject_flow ?? to.step, why });
+  return { decision: decide(w, 'ESCALATE', 2, rule, reason, { confidence: 1 }) };
+}
+
 /**
  * The decision the run may take: `result` itself when it stays within the run's bounds, else an ESCALATE naming the
  * bound, the count and (for a visit cap) the cycle. Only decisions that send the run on are held; TERMINATE and
@@ -60,19 +66,15 @@ export function holdBounds(w: RouteWork, result: TierResult): TierResult {
   const d = result.decision;
   const to = destinationOf(d, w.flow.id);
   if (to === null) return result;
-  const refuse = (rule: string, why: string, reason: string): TierResult => {
-    w.rejected.push({ tier: d.tier, rule, decision: d.decision, target: d.detour_target ?? d.inject_flow ?? to.step, why });
-    return { decision: decide(w, 'ESCALATE', 2, rule, reason, { confidence: 1 }) };
-  };
   const maxRoutes = startFlow(w).bounds.max_routes;
   if (w.seq > maxRoutes)
-    return refuse('route_budget', `route ${w.seq} is past the run's budget of ${maxRoutes} routes`, `the run has taken ${w.seq} routes, past its budget of ${maxRoutes} (bounds.max_routes of flow ${startFlow(w).id}); ${d.decision} to ${to.step} held; a person decides`);
+    return refuse(w, d, to, 'route_budget', `route ${w.seq} is past the run's budget of ${maxRoutes} routes`, `the run has taken ${w.seq} routes, past its budget of ${maxRoutes} (bounds.max_routes of flow ${startFlow(w).id}); ${d.decision} to ${to.step} held; a person decides`);
   if (d.decision === 'DETOUR' || d.decision === 'INJECT_FLOW' || d.decision === 'INJECT_NODES') {
     const depth = w.state.returns.length + 1;
     const maxDepth = w.flow.bounds.max_depth;
     if (depth > maxDepth) {
       const nest = [...w.state.returns.map((p) => `${p.flow}/${p.step}`), `${w.flow.id}/${w.request.step_completed}`].join(' → ');
-      return refuse('depth_cap', `nesting depth ${depth} is past ${maxDepth}`, `${d.decision} to ${to.step} would nest side trips ${depth} deep, past bounds.max_depth ${maxDepth} of flow ${w.flow.id} (${nest}); a person decides`);
+      return refuse(w, d, to, 'depth_cap', `nesting depth ${depth} is past ${maxDepth}`, `${d.decision} to ${to.step} would nest side trips ${depth} deep, past bounds.max_depth ${maxDepth} of flow ${w.flow.id} (${nest}); a person decides`);
     }
   }
   const key = visitKey(to);
@@ -80,7 +82,7 @@ export function holdBounds(w: RouteWork, result: TierResult): TierResult {
   const cap = maxVisitsOf(w, to);
   if (visits > cap) {
     const cycle = cycleTo(w.state, key, w.flow.id);
-    return refuse('visit_cap', `${to.step} would be visited a ${ordinal(visits)} time, past its max_visits ${cap}`, `${to.step} would be visited a ${ordinal(visits)} time, past its max_visits ${cap}: the run keeps taking the cycle ${cycle}; a person decides`);
+    return refuse(w, d, to, 'visit_cap', `${to.step} would be visited a ${ordinal(visits)} time, past its max_visits ${cap}`, `${to.step} would be visited a ${ordinal(visits)} time, past its max_visits ${cap}: the run keeps taking the cycle ${cycle}; a person decides`);
   }
   return result;
 }

@@ -53,6 +53,7 @@ function tierOnce(w: RouteWork, tier: Tier, rule: (w: RouteWork) => TierResult |
 
 const ends = (r: TierResult | null) => r !== null && r.decision.decision === 'TERMINATE';
 const escalates = (r: TierResult | null) => r !== null && r.decision.decision === 'ESCALATE';
+const goesOn = (r: TierResult | null) => r !== null && r.decision.decision !== 'TERMINATE' && r.decision.decision !== 'ESCALATE';
 
 const arbiterOutcome = (w: RouteWork, tier3: ArbiterResult | undefined) => tierOnce(w, 3, (w) => acceptArbiterAnswer(w, tier3?.answer, tier3?.failure));
 
@@ -76,20 +77,20 @@ export const runMachine = kernelMachine.provide({
   guards: {
     fastPathEnds: ({ event }) => ends(tierOnce(work(event), 1, fastPath)),
     fastPathEscalates: ({ event }) => escalates(tierOnce(work(event), 1, fastPath)),
-    fastPathDecides: ({ event }) => tierOnce(work(event), 1, fastPath) !== null,
+    fastPathGoesOn: ({ event }) => goesOn(tierOnce(work(event), 1, fastPath)),
     deterministicEnds: ({ event }) => ends(tierOnce(work(event), 2, deterministic)),
     deterministicEscalates: ({ event }) => escalates(tierOnce(work(event), 2, deterministic)),
-    deterministicDecides: ({ event }) => tierOnce(work(event), 2, deterministic) !== null,
+    deterministicGoesOn: ({ event }) => goesOn(tierOnce(work(event), 2, deterministic)),
     arbiterAvailable: ({ context }) => context.hasArbiter,
     envelopeEnds: ({ event }) => ends(tierOnce(work(event), 4, envelopeFallback)),
     envelopeEscalates: ({ event }) => escalates(tierOnce(work(event), 4, envelopeFallback)),
-    envelopeDecides: ({ event }) => tierOnce(work(event), 4, envelopeFallback) !== null,
+    envelopeGoesOn: ({ event }) => goesOn(tierOnce(work(event), 4, envelopeFallback)),
     arbiterEnds: ({ context, event }) => ends(arbiterOutcome(held(context), output(event))),
     arbiterEscalates: ({ context, event }) => escalates(arbiterOutcome(held(context), output(event))),
-    arbiterDecides: ({ context, event }) => arbiterOutcome(held(context), output(event)) !== null,
+    arbiterGoesOn: ({ context, event }) => goesOn(arbiterOutcome(held(context), output(event))),
     envelopeEndsAfterArbiter: ({ context }) => ends(tierOnce(held(context), 4, envelopeFallback)),
     envelopeEscalatesAfterArbiter: ({ context }) => escalates(tierOnce(held(context), 4, envelopeFallback)),
-    envelopeDecidesAfterArbiter: ({ context }) => tierOnce(held(context), 4, envelopeFallback) !== null,
+    envelopeGoesOnAfterArbiter: ({ context }) => goesOn(tierOnce(held(context), 4, envelopeFallback)),
   },
   actions: {
     commitFastPath: assign(({ event }) => commit(work(event), 1)),

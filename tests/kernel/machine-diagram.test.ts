@@ -16,16 +16,16 @@ describe('machine diagrams', () => {
     const lines = machineMermaid(MACHINES.kernel!).split('\n');
     expect(lines.filter((l) => l.startsWith('    idle -->'))).toEqual([
       '    idle --> idle: ROUTE [reportsAnotherStep]',
+      '    idle --> idle: ROUTE [fastPathGoesOn]',
       '    idle --> ended: ROUTE [fastPathEnds]',
       '    idle --> awaitingPerson: ROUTE [fastPathEscalates]',
-      '    idle --> idle: ROUTE [fastPathDecides]',
+      '    idle --> idle: ROUTE [deterministicGoesOn]',
       '    idle --> ended: ROUTE [deterministicEnds]',
       '    idle --> awaitingPerson: ROUTE [deterministicEscalates]',
-      '    idle --> idle: ROUTE [deterministicDecides]',
       '    idle --> arbitrating: ROUTE [arbiterAvailable]',
+      '    idle --> idle: ROUTE [envelopeGoesOn]',
       '    idle --> ended: ROUTE [envelopeEnds]',
       '    idle --> awaitingPerson: ROUTE [envelopeEscalates]',
-      '    idle --> idle: ROUTE [envelopeDecides]',
       '    idle --> awaitingPerson: ROUTE',
     ]);
   });
