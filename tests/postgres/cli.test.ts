@@ -72,7 +72,7 @@ describePostgres('the CLI on a PostgreSQL ledger', () => {
     // a second migrate into a ledger that has runs is refused
     const again = runCli(['migrate', '--from', sqliteFile, '--to', url]);
     expect(again.code).not.toBe(0);
-    expect(again.stderr).toMatch(/already holds 3 run/);
+    expect(again.stderr).toMatch(new RegExp(`already holds ${runIds.length} run`));
   }, 180_000); // a dozen CLI processes in a row: slow on a loaded machine, not a timing assertion
 
   it('exports decisions.jsonl from PostgreSQL byte for byte as the SQLite ledger wrote them', () => {
