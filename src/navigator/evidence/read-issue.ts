@@ -223,7 +223,10 @@ export function namingText(text: string): string {
 /** Reads every kind of evidence out of an issue. */
 export function readIssue(text: string): IssueEvidence {
   const segments = splitIssue(namingText(text));
-  const frames = [...tracebackFrames(text), ...nativeFrames(text)];
+  // A sanitizer or gdb frame also reads as a compiler location (`file.c:12:5`) without its function: keep the native one.
+  const native = nativeFrames(text);
+  const nativeAt = new Set(native.map((f) => `${f.path}:${f.line}`));
+  const frames = [...tracebackFrames(text).filter((f) => f.fn !== undefined || !nativeAt.has(`${f.path}:${f.line}`)), ...native];
   const messages = errorMessages(text);
   const imports: IssueEvidence['imports'] = [];
   const aliases = new Map<string, string>();
