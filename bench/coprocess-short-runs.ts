@@ -29,7 +29,7 @@ export function shortRunLines(runs: number, atOnce: number, prefix: string): { l
     for (let i = 0; i < ROUTES_PER_RUN; i++) {
       for (const run_id of group) {
         const [step_completed, status, forensics] = RUN_STEPS[i % RUN_STEPS.length]!;
-        lines.push(`${JSON.stringify({ run_id, flow: 'build', step_completed, status, request_id: `${run_id}-${i}`, forensics })}\n`);
+        lines.push(`${JSON.stringify({ run_id, flow: 'build', step_completed, status, request_id: `${run_id}-${i}`, forensics, restart: { reason: 'bench' } })}\n`);
         runIds.push(run_id);
       }
     }

@@ -31,6 +31,8 @@ export const LONG_FLOWS: FlowSet = defineFlows([
       { id: 'check', agent: 'checker', branches: { AGAIN: 'work', DONE: 'finish' }, next: 'finish' },
       { id: 'finish', agent: 'reporter', terminal: true },
     ],
+    // A run as long as the bench wants: the flow states bounds far above it (docs/run-states.md).
+    bounds: { max_visits: 1_000_000_000, max_routes: 1_000_000_000 },
   },
 ]);
 

@@ -101,7 +101,7 @@ async function ledgerGrowth(sizes: readonly number[], sampleRuns: number): Promi
         // A run recorded earlier, spread over the whole file: restored from its last row, then one route appended.
         const back = Math.floor((i * 7919) % Math.max(1, run));
         const t0 = process.hrtime.bigint();
-        await kernel.route({ run_id: `fill-${back}`, flow: 'three-step', step_completed: 'plan', agent: 'planner', status: 'VERIFIED' });
+        await kernel.route({ run_id: `fill-${back}`, flow: 'three-step', step_completed: 'plan', agent: 'planner', status: 'VERIFIED', restart: { reason: 'bench' } });
         old.push(us(t0));
       }
       const perSecond = (fresh.length + old.length) / (us(tProbe) / 1e6);

@@ -78,7 +78,7 @@ async function startChild(name: string, args: string[]): Promise<Server> {
  * true 20,000/s read as 15,000/s).
  */
 async function load(server: Server, label: string, connections: number, amount: number, runs: number): Promise<Load> {
-  const bodies = Array.from({ length: runs }, (_, i) => JSON.stringify({ run_id: `${label}-${i}`, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' }));
+  const bodies = Array.from({ length: runs }, (_, i) => JSON.stringify({ run_id: `${label}-${i}`, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', restart: { reason: 'bench' } }));
   let n = 0;
   let first: number | undefined;
   let last = 0;

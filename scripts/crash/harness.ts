@@ -21,7 +21,17 @@ export const ownDist = (): string => path.resolve(path.dirname(fileURLToPath(imp
 
 /** The request the hammer mode routes as `${prefix}-${i}`: the same body every time, so a retry is idempotent. */
 export function hammerRequest(run: string, prefix: string, i: number): RouteRequest {
-  return { run_id: run, flow: 'build', step_completed: 'build-step-1', status: i % 3 === 2 ? 'VERIFIED' : 'UNVERIFIED', request_id: `${prefix}-${i}`, forensics: { tests: { passed: i, failed: 1 } } };
+  // The build steps in turn, each passing (restart: the hammer reports whichever step it likes), so a run's visits
+  // spread over four steps and stay inside its bounds (docs/run-states.md); never an escalation.
+  const [step, status] = (
+    [
+      ['build-step-1', 'VERIFIED'],
+      ['build-step-2', 'VERIFIED'],
+      ['build-step-3', 'VERIFIED'],
+      ['build-review', 'APPROVED'],
+    ] as const
+  )[i % 4]!;
+  return { run_id: run, flow: 'build', step_completed: step, status, request_id: `${prefix}-${i}`, forensics: { tests: { passed: i, failed: 0 } }, restart: { reason: 'the hammer re-runs the build steps' } };
 }
 
 /** An "ACK <request_id> <decision>" line of a child, or undefined for any other line. */

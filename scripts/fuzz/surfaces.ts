@@ -119,7 +119,7 @@ export async function fuzzRoute(numRuns: number, seed?: number): Promise<FuzzFig
     const pre = ['pre-a', 'pre-b', 'pre-c'];
     for (const run_id of pre) {
       for (const [i, [step, status]] of [['build-step-1', 'VERIFIED'], ['build-step-2', 'UNVERIFIED'], ['build-step-3', 'UNVERIFIED'], ['build-step-3', 'VERIFIED']].entries()) {
-        const request = { run_id, flow: 'build', step_completed: step, status, request_id: `pre-${run_id}-${i}`, forensics: { tests: { passed: 3, failed: status === 'VERIFIED' ? 0 : 1 } } };
+        const request = { run_id, flow: 'build', step_completed: step, status, request_id: `pre-${run_id}-${i}`, forensics: { tests: { passed: 3, failed: status === 'VERIFIED' ? 0 : 1 } }, restart: { reason: 'fuzz setup' } };
         recorded.push({ request, decision: await kernel.route(request) });
       }
     }
@@ -160,7 +160,9 @@ export async function fuzzRoute(numRuns: number, seed?: number): Promise<FuzzFig
 // ---------------------------------------------------------------------------------------------------------------
 // co-process lines
 
-const validLine = fc.record({ run_id: fc.constantFrom('co-1', 'co-2', 'co-3'), step: fc.constantFrom('build-step-1', 'build-step-2', 'build-step-3', 'build-review'), status: fc.constantFrom('VERIFIED', 'UNVERIFIED', 'APPROVED') }).map((r) => JSON.stringify({ run_id: r.run_id, flow: 'build', step_completed: r.step, status: r.status }));
+// Runners that re-run steps in any order say so (restart, docs/run-states.md); many runs, as a run that escalated or
+// ended takes no more routes.
+const validLine = fc.record({ run_id: fc.nat(40).map((n) => `co-${n}`), step: fc.constantFrom('build-step-1', 'build-step-2', 'build-step-3', 'build-review'), status: fc.constantFrom('VERIFIED', 'UNVERIFIED', 'APPROVED') }).map((r) => JSON.stringify({ run_id: r.run_id, flow: 'build', step_completed: r.step, status: r.status, restart: { reason: 'fuzz' } }));
 
 /** One raw line (bytes, without its newline): valid, truncated, random bytes, huge, with NUL / BOM / CR. */
 const lineBytes = (maxLineBytes: number) =>

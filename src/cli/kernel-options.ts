@@ -65,8 +65,15 @@ export async function openKernel(opts: KernelCliOptions, extra: Partial<KernelOp
   return createKernel({ flows: await loadCliFlows(opts), ...extra });
 }
 
+/** The `--strict` flag of every command that routes (`route`, `demo`, `serve`, `mcp`): one name, one meaning. */
+export function addStrictOption(cmd: Command): Command {
+  return cmd.option('--strict', 'refuse a request with a misspelt forensic field (concern for concerns) or numbers that contradict each other (INVALID_FORENSICS) instead of routing it with a warning');
+}
+
 /** Options of the commands that route (`route`, `demo`): flows, the ledger (or none), tier 3. */
 export interface RoutingCliOptions extends KernelCliOptions, LlmFlags, Omit<LedgerCliOptions, 'ledger'> {
+  /** `--strict`: refuse misspelt forensic fields and contradicting numbers. */
+  strict?: boolean;
   /** The ledger file, or false with `--no-ledger` (routes stay in memory). */
   ledger: string | false;
 }
@@ -76,17 +83,24 @@ export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {
   addKernelOptions(cmd, defaults);
   addLedgerOption(cmd, { durability: true });
   cmd.option('--no-ledger', 'keep routes in memory only (nothing recorded)');
+  addStrictOption(cmd);
   return addLlmOptions(cmd);
+}
+
+/** The store of a routing command: the `--ledger` (created when missing), or none with `--no-ledger`. */
+export function openRoutingStore(opts: RoutingCliOptions): Ledger | undefined {
+  return opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
 }
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
 export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}, announce?: string): Promise<Kernel> {
   const flows = await loadCliFlows(opts);
   const arbiter = await arbiterFromFlags(opts);
-  const store = opts.ledger === false ? undefined : openCliLedger({ ledger: opts.ledger, ...(opts.durability ? { durability: opts.durability } : {}) }, { create: true });
+  const opened = extra.store ? undefined : openRoutingStore(opts);
+  const store = extra.store ?? opened;
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();
-  if (announce) process.stderr.write(whereLine(announce, store, flowsTarget(opts), flows.flows.keys()));
-  return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...extra });
+  if (announce && !extra.store) printErrorText(whereLine(announce, opened, flowsTarget(opts), flows.flows.keys()));
+  return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...(opts.strict ? { strict: true } : {}), ...extra });
 }

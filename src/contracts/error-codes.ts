@@ -40,6 +40,12 @@ export const ERROR_CODES = {
   CHECKPOINT_INVALID: { http: 422, summary: 'the checkpoint is unreadable or its signature does not verify' },
   /** A replay (or another reader that re-routes a run) was given flows that do not define the run's flow: pass the flows it was routed with. */
   FLOW_NOT_LOADED: { http: 422, summary: "the run's flow is not among the loaded flows (pass --flows DIR with the flows it was routed with)" },
+  /** The run reported another step than the one the kernel sent it to (and no `restart`). Nothing is recorded. */
+  STEP_MISMATCH: { http: 409, summary: 'the report comes from another step than the one the kernel sent the run to; nothing recorded (send restart to restart from it)' },
+  /** The run ended (TERMINATE): no route after it. Nothing is recorded. */
+  RUN_ENDED: { http: 409, summary: 'the run ended (TERMINATE); nothing recorded (start a new run id)' },
+  /** The run awaits a person: its escalation is open. Nothing is recorded. */
+  ESCALATION_OPEN: { http: 409, summary: 'the run awaits a person (an open escalation); nothing recorded until it is resolved' },
   UNAUTHORIZED: { http: 401, summary: 'missing or wrong credentials' },
   // Answered by `navkernel serve` only (HTTP), listed here so that every problem document's code is a stable one.
   /** No endpoint at this method and path. */

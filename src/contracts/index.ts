@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './store-errors.js';
+export * from './run-errors.js';
 export * from './route-request.js';
 export * from './report-formats.js';
 export * from './decision.js';

@@ -59,6 +59,33 @@ export interface RunState {
   returns: ReturnPoint[];
   /** USD spent on tier 3 in this run. */
   spent_usd: number;
+  /**
+   * Where the run stands (docs/run-states.md): `routing` (the kernel expects a report from `at`), `awaiting_person`
+   * (an escalation is open: `escalation_id`), `ended` (TERMINATE). Absent in states recorded before navkernel 0.2:
+   * such a run is `routing` with no expected step, and is held from its next route on.
+   */
+  lifecycle?: RunLifecycle;
+  /** The step the kernel sent the run to, from which it expects the next report; null or absent: any step of the run's flow (a new run). */
+  at?: RunPosition | null;
+  /** The open escalation while `lifecycle` is `awaiting_person`. */
+  escalation_id?: string;
+  /** `<flow>/<step>` -> times the kernel sent the run there over the whole run (never reset; bounded by max_visits). */
+  visits?: Record<string, number>;
+  /** The last steps the kernel sent the run to (`<flow>/<step>`, oldest first, at most 6): names the cycle at a visit cap. */
+  trail?: string[];
+  /** The flow of the run's first route, whose `bounds.max_routes` caps the run. */
+  started_in?: string;
+}
+
+/** What a run is doing (docs/run-states.md). */
+export type RunLifecycle = 'routing' | 'awaiting_person' | 'ended';
+
+/** A step of a flow: where the kernel sent a run. */
+export interface RunPosition {
+  flow: string;
+  step: string;
+  /** Set when a LOOP sent the run back to `step`: the step that loops, whose report is accepted too (docs/run-states.md). */
+  loop?: string;
 }
 
 /**
@@ -125,6 +152,11 @@ export interface KernelStore {
   append(record: RouteRecord, state: RunState): Promise<void>;
   /** Waits for pending appends (and any derived files) and releases the store. */
   close(): Promise<void>;
+  /**
+   * The escalation as stored, for stores that keep escalations (the ledgers, MemoryStore): the kernel asks it when a
+   * run awaiting a person is routed again, to learn whether a person resolved it and where the run goes.
+   */
+  escalation?(escalation_id: string): Promise<StoredEscalation | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -422,4 +454,5 @@ export interface DecisionsMirror {
 /** A full ledger: every part (the kernel's store, the run reader, statistics, escalations), and optionally a decisions.jsonl mirror. */
 export interface Ledger extends KernelStore, RunReader, StatsReader, EscalationStore {
   readonly mirror: DecisionsMirror | undefined;
+  escalation(escalation_id: string): Promise<StoredEscalation | undefined>;
 }

@@ -161,6 +161,18 @@ export const ReportFiles = z
   })
   .strict();
 
+/**
+ * The runner says it restarted the run from `step_completed` instead of the step the kernel sent it to (a crash, a
+ * person re-running a step): the report is accepted from any step of the flow the run is in, and the restart is
+ * recorded with the request and named in the decision's warnings (docs/run-states.md). Without it, a report from
+ * another step than the expected one is refused (STEP_MISMATCH) and nothing is recorded.
+ */
+export const Restart = z
+  .object({
+    reason: z.string().min(1).max(2000).describe('Why the runner restarts from this step (recorded, shown in the decision)'),
+  })
+  .strict();
+
 /** What a flow runner sends to `kernel.route()` after a step finishes. */
 export const RouteRequest = z
   .object({
@@ -179,6 +191,7 @@ export const RouteRequest = z
     iteration: Iteration.optional(),
     envelope: Envelope.optional(),
     reports: ReportFiles.optional(),
+    restart: Restart.optional(),
   })
   .strict();
 
@@ -192,3 +205,4 @@ export type Iteration = z.infer<typeof Iteration>;
 export type Envelope = z.infer<typeof Envelope>;
 export type RouteRequest = z.infer<typeof RouteRequest>;
 export type ReportFiles = z.infer<typeof ReportFiles>;
+export type Restart = z.infer<typeof Restart>;

@@ -45,6 +45,12 @@ export const RunStateDoc = z.object({
   signatures: z.record(z.string(), z.object({ seen: z.int(), detours: z.int() })),
   returns: z.array(z.object({ flow: z.string(), step: z.string(), via: z.enum(['step', 'flow', 'nodes']), target: z.string(), nodes: z.array(ProposedNode).optional() })),
   spent_usd: z.number(),
+  lifecycle: z.enum(['routing', 'awaiting_person', 'ended']).optional().describe('Where the run stands (docs/run-states.md); absent in states recorded before navkernel 0.2'),
+  at: z.object({ flow: z.string(), step: z.string(), loop: z.string().optional() }).nullable().optional().describe('The step the kernel sent the run to (the next report must come from it, or carry `restart`)'),
+  escalation_id: z.string().optional().describe('The open escalation while the run awaits a person'),
+  visits: z.record(z.string(), z.int()).optional().describe('`<flow>/<step>` -> times the kernel sent the run there (never reset)'),
+  trail: z.array(z.string()).optional().describe('The last steps the kernel sent the run to, oldest first (at most 6)'),
+  started_in: z.string().optional().describe('The flow of the run\'s first route (its bounds.max_routes caps the run)'),
 }).loose().describe('RunState of src/contracts/ports.ts; fields added there later are passed through');
 
 /** One recorded route of a run as the run page shows it. */

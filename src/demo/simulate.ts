@@ -39,7 +39,24 @@ const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
  * step from a seeded PRNG (failures, repeated signatures, divergence, envelopes) and follows the kernel's
  * decisions. It is what `navkernel demo` and the routing-economics bench drive.
  */
-export async function simulate(kernel: Kernel, scenario: Scenario, options: { runPrefix?: string; onStep?: (s: SimulatedStep) => void; maxStepsPerRun?: number } = {}): Promise<SimulationSummary> {
+/**
+ * A simulated person resolving an escalation (CONTINUE to `next`, or TERMINATE), as `navkernel resolve` would: callers
+ * with a ledger or MemoryStore pass `resolveEscalation` of navkernel/runs over it.
+ */
+export type SimulatedResolver = (resolution: { escalation_id: string; decision: 'CONTINUE' | 'TERMINATE'; next?: string }) => Promise<void | false>;
+
+export interface SimulateOptions {
+  runPrefix?: string;
+  onStep?: (s: SimulatedStep) => void;
+  maxStepsPerRun?: number;
+  /**
+   * A person who resolves each escalation (the run goes on to the step's next, or ends); one that answers false leaves
+   * it open. Without one, a run stops at its first escalation.
+   */
+  resolve?: SimulatedResolver;
+}
+
+export async function simulate(kernel: Kernel, scenario: Scenario, options: SimulateOptions = {}): Promise<SimulationSummary> {
   const rand = seededRandom(scenario.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const summary: SimulationSummary = { scenario: scenario.name, routes: 0, byTier: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 }, byDecision: {}, byRule: {}, offRoad: 0, escalations: 0, llmCostUsd: 0, elapsedMs: 0, runIds: [] };
@@ -48,7 +65,9 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
 
   const sequence = flowSequence(scenario, kernel.flows);
   for (let r = 0; r < scenario.runs; r++) {
-    const run_id = `${options.runPrefix ?? scenario.name}-run-${r + 1}`;
+    const firstRunId = `${options.runPrefix ?? scenario.name}-run-${r + 1}`;
+    // Each flow of the sequence is a run of its own (a run that ended takes no more routes): -f2, -f3, … after the first.
+    let run_id = firstRunId;
     const visits = new Map<string, number>();
     const lastSignature = new Map<string, string>();
     let divergedLeft = scenario.divergedRuns.includes(r) ? 2 : 0;
@@ -68,7 +87,18 @@ export async function simulate(kernel: Kernel, scenario: Scenario, options: { ru
       record(summary, decision);
       options.onStep?.({ request, decision });
       ({ flowId, stepId } = follow(decision, flowId, stepId, step));
+      if (decision.decision === 'ESCALATE') {
+        // A (simulated) person settles it: on to the step's next, or the run ends.
+        // A resolver that answers false leaves the escalation open: the run stops there.
+        const next = step?.def.next;
+        const resolved = options.resolve ? await options.resolve({ escalation_id: decision.escalation_id!, ...(next ? { decision: 'CONTINUE', next } : { decision: 'TERMINATE' }) }) : false;
+        stepId = resolved === false ? null : (next ?? null);
+      }
       if (stepId === null && ++seqIndex < sequence.length) {
+        summary.runIds.push(run_id);
+        summary.llmCostUsd += (await kernel.runState(run_id))?.spent_usd ?? 0;
+        run_id = `${firstRunId}-f${seqIndex + 1}`;
+        visits.clear();
         flowId = sequence[seqIndex]!;
         stepId = kernel.flows.get(flowId)!.firstStep;
       }
@@ -141,7 +171,7 @@ function record(s: SimulationSummary, d: Decision): void {
   if (d.decision === 'ESCALATE') s.escalations++;
 }
 
-/** Where a runner goes after a decision. An escalation is settled by a (simulated) person: move on. */
+/** Where a runner goes after a decision (an escalation waits for a person: see simulate). */
 function follow(d: Decision, flowId: string, stepId: string, step: CompiledStep | undefined): { flowId: string; stepId: string | null } {
   switch (d.decision) {
     case 'CONTINUE':
@@ -153,7 +183,7 @@ function follow(d: Decision, flowId: string, stepId: string, step: CompiledStep 
     case 'INJECT_FLOW':
       return { flowId: d.inject_flow!, stepId: d.next_step_id };
     case 'ESCALATE':
-      return { flowId, stepId: step?.def.next ?? (step ? null : stepId) };
+      return { flowId, stepId: null };
     case 'TERMINATE':
       return { flowId, stepId: null };
   }

@@ -4,6 +4,7 @@ import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
 import { inputWarnings } from './request-guard.js';
 import { didYouMean } from '../contracts/nearest-name.js';
+import { forensicIssues, forensicWarnings } from './forensic-checks.js';
 
 /** The injected node `step` is, if the run is inside injected nodes of this flow. */
 function findInjectedNode(state: RunState, flow: string, step: string): { point: ReturnPoint; index: number } | undefined {
@@ -52,6 +53,11 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
   if (node) w.node = node;
   const notes = inputWarnings.get(request);
   if (notes) w.notes = notes;
+  // Misspelt fields and contradicting numbers (src/kernel/forensic-checks.ts): said in the decision, never guessed at.
+  if (request.forensics !== undefined || request.iteration !== undefined || request.envelope !== undefined) {
+    const issues = forensicIssues(request);
+    if (issues.length) w.notes = [...(w.notes ?? []), ...forensicWarnings(issues)];
+  }
   // A proposed next step that is no edge is refused whichever tier decides (tier 1 may decide by another rule).
   const proposed = request.envelope?.next_step_id;
   if (step && proposed && !step.edges.has(proposed))

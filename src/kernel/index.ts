@@ -9,3 +9,5 @@ export { emptyRunState } from './run-state.js';
 export { SUCCESS_STATUSES } from './route-work.js';
 export { flowWarnings, type FlowWarning } from './flows/flow-warnings.js';
 export { proveBounds, witnessText, type BoundsProof, type BoundedCycle, type CycleBound, type ProofEdgeKind, type ProofNode, type RouteBound, type WitnessEdge } from './flows/bounds-proof.js';
+export { resolutionOf, type ResolvedEscalation } from './resolution.js';
+export { resolvedRunState } from './run-state.js';

@@ -1,5 +1,6 @@
 import { runContext } from './run-machine.js';
-import { provideRunMachine, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { loadOnActor, provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { resolutionOf } from './resolution.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -10,7 +11,7 @@ import { buildRouteWork } from './build-work.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import { MemoryStore } from './memory-store.js';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
-import { emptyRunState } from './run-state.js';
+import { emptyRunState, resolvedRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
 
 export interface KernelOptions {
@@ -45,6 +46,11 @@ export interface KernelOptions {
   limits?: RequestGuardOptions['limits'];
   /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
   redact?: RequestGuardOptions['redact'];
+  /**
+   * Refuse a request whose forensics hold a misspelt field (`concern` for `concerns`) or numbers that contradict each
+   * other (`iteration.current` above `max`), instead of routing it with a warning (default false). docs/run-states.md.
+   */
+  strict?: boolean;
 }
 
 /** What the caller of `route()` knows about a request that the request itself cannot say. */
@@ -107,19 +113,33 @@ export function createKernel(options: KernelOptions): Kernel {
     return actor;
   }
 
+  // Idle actors whose run ended or was evicted, reused for the next new run (LOAD): starting an actor costs several
+  // routes' worth of time, and most runs are short.
+  const spare: RunActor[] = [];
+  const maxSpare = 64;
+
   function startActor(run_id: string, run: RunState): RunActor {
-    const actor = startRunActor(machine, run, arbiter !== undefined);
+    const reused = spare.pop();
+    let actor: RunActor;
+    if (reused) loadOnActor((actor = reused), run);
+    else actor = startRunActor(machine, run, arbiter !== undefined);
     actors.set(run_id, actor);
     if (actors.size > maxLiveRuns) evictOne();
     return actor;
   }
 
-  /** Stops the least recently used idle actor: O(1) unless the oldest runs are all busy. */
+  /** Takes a run's actor out of the live set, keeping it for another run when there is room. */
+  function release(run_id: string, actor: RunActor): void {
+    actors.delete(run_id);
+    if (spare.length < maxSpare) spare.push(actor);
+    else actor.stop();
+  }
+
+  /** Releases the least recently used idle actor: O(1) unless the oldest runs are all busy. */
   function evictOne(): void {
     for (const [id, actor] of actors) {
       if (busy.has(id)) continue;
-      actor.stop();
-      actors.delete(id);
+      release(id, actor);
       return;
     }
   }
@@ -129,7 +149,7 @@ export function createKernel(options: KernelOptions): Kernel {
     actors.delete(run_id);
   }
 
-  const parse = createRequestGuard({ validate, ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
+  const parse = createRequestGuard({ validate, ...(options.strict ? { strict: true } : {}), ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();
@@ -160,6 +180,8 @@ export function createKernel(options: KernelOptions): Kernel {
       dropActor(req.run_id);
       throw e;
     }
+    // An ended run takes no more routes: its actor serves the next new run (a late route reloads the run, ended).
+    if (outcome.decision.decision === 'TERMINATE' && actors.get(req.run_id) === actor) release(req.run_id, actor);
     return outcome.decision;
   }
 
@@ -176,9 +198,23 @@ export function createKernel(options: KernelOptions): Kernel {
         }
       }
       const actor = liveActor(req.run_id) ?? startActor(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
+      // A run awaiting a person: has one resolved its escalation? The resolution says where the run goes.
+      const waiting = runContext(actor).run;
+      if (waiting.lifecycle === 'awaiting_person' && waiting.escalation_id !== undefined && store.escalation) {
+        const resolved = resolutionOf(await store.escalation(waiting.escalation_id));
+        if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
+      }
       try {
         return await routeNow(req, actor, requestHash, t0, principal);
       } catch (e) {
+        // Refused by the run's state as this kernel holds it: another writer (another kernel, process or host) may
+        // have moved the run on. Refuse only what the store's head refuses too.
+        if (e instanceof NavkernelError && REFUSALS.has(e.code)) {
+          const head = attempt < maxRetries ? await store.loadRun(req.run_id) : undefined;
+          if (head === undefined || head.seq === runContext(actor).run.seq) throw e;
+          dropActor(req.run_id);
+          continue;
+        }
         // Another writer recorded this run's next seq first: reload the run and route again on its new head.
         if (!(e instanceof NavkernelError && e.code === 'LEDGER_CONFLICT') || attempt >= maxRetries) throw e;
       }
@@ -227,6 +263,7 @@ export function createKernel(options: KernelOptions): Kernel {
     async close() {
       await Promise.all([...busy.values()].map((p) => p.then(noop, noop)));
       for (const actor of actors.values()) actor.stop();
+      for (const actor of spare.splice(0)) actor.stop();
       actors.clear();
       await store.close();
     },
@@ -234,6 +271,9 @@ export function createKernel(options: KernelOptions): Kernel {
 }
 
 function noop(): void {}
+
+/** The codes of a route refused by the run's state (docs/run-states.md). */
+const REFUSALS: ReadonlySet<string> = new Set(['STEP_MISMATCH', 'RUN_ENDED', 'ESCALATION_OPEN']);
 
 /** The principal a route is recorded with (null: none), or INVALID_OPTION for one that is not a name. */
 function principalOf(options: RouteOptions | undefined): string | null {

@@ -1,5 +1,5 @@
 import type { Decision } from '../contracts/decision.js';
-import type { KernelStore, RouteRecord, RunState } from '../contracts/ports.js';
+import type { KernelStore, RouteRecord, RunState, StoredEscalation } from '../contracts/ports.js';
 import { LedgerConflictError } from '../contracts/store-errors.js';
 
 export interface MemoryStoreOptions {
@@ -19,6 +19,8 @@ export interface MemoryStoreOptions {
 
 interface MemoryRun {
   state: RunState;
+  /** The run's escalations (ids), forgotten with it. */
+  escalations?: string[];
   /** Tells a run routed afresh after being forgotten from its earlier self (whose keys may linger). */
   generation: number;
 }
@@ -36,6 +38,7 @@ interface Recorded {
 export class MemoryStore implements KernelStore {
   private readonly runs = new Map<string, MemoryRun>();
   private readonly requests = new Map<string, Recorded>();
+  private readonly escalations = new Map<string, StoredEscalation>();
   private generation = 0;
   readonly records: RouteRecord[] = [];
   readonly maxRuns: number;
@@ -90,9 +93,61 @@ export class MemoryStore implements KernelStore {
       this.requests.set(key, { decision: record.decision, request_hash: record.request_hash, generation: run.generation });
       if (this.requests.size > this.maxRequestIds) this.requests.delete(this.requests.keys().next().value as string);
     }
-    if (this.runs.size > this.maxRuns) this.runs.delete(this.runs.keys().next().value as string);
+    const d = record.decision;
+    if (d.decision === 'ESCALATE' && d.escalation_id !== undefined) {
+      this.escalations.set(d.escalation_id, {
+        escalation_id: d.escalation_id,
+        run_id: record.run_id,
+        seq: record.seq,
+        flow: record.flow,
+        step: record.step,
+        reason: d.reason,
+        opened_ts: record.ts,
+        status: 'open',
+        resolution: null,
+        resolved_by: null,
+        resolved_ts: null,
+        resolution_hash: null,
+      });
+      (run.escalations ??= []).push(d.escalation_id);
+    }
+    if (this.runs.size > this.maxRuns) {
+      const oldest = this.runs.keys().next().value as string;
+      for (const id of this.runs.get(oldest)!.escalations ?? []) this.escalations.delete(id);
+      this.runs.delete(oldest);
+    }
     if (this.keepRecords) this.records.push(record);
     return Promise.resolve();
+  }
+
+  /** An escalation of a run this store holds (open until `resolveEscalation`). */
+  escalation(escalation_id: string): Promise<StoredEscalation | undefined> {
+    const e = this.escalations.get(escalation_id);
+    return Promise.resolve(e ? { ...e } : undefined);
+  }
+
+  /** A run's escalations by seq. */
+  runEscalations(run_id: string): Promise<StoredEscalation[]> {
+    const ids = this.runs.get(run_id)?.escalations ?? [];
+    return Promise.resolve(ids.map((id) => ({ ...this.escalations.get(id)! })));
+  }
+
+  /** Open escalations of a run. */
+  openEscalationCount(run_id: string): Promise<number> {
+    return this.runEscalations(run_id).then((es) => es.filter((e) => e.status === 'open').length);
+  }
+
+  /** Records a person's resolution (`resolveEscalation` of navkernel/runs checks it against the flow first); false when it was not open. */
+  resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
+    const e = this.escalations.get(escalation_id);
+    if (!e || e.status !== 'open') return Promise.resolve(false);
+    Object.assign(e, { status: 'resolved', resolution: resolution_json, resolved_by: by, resolved_ts: ts, resolution_hash });
+    return Promise.resolve(true);
+  }
+
+  /** A memory store keeps no hash chain. */
+  routeHash(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
   }
 
   close(): Promise<void> {

@@ -5,8 +5,10 @@ import type { RouteRequest } from '../contracts/route-request.js';
 import type { RunState } from '../contracts/index.js';
 import { IdempotencyConflictError } from '../contracts/store-errors.js';
 import type { FlowSet } from './flows/compiled-flow.js';
-import { provideRunMachine, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
-import { emptyRunState } from './run-state.js';
+import { provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { runContext } from './run-machine.js';
+import type { ResolvedEscalation } from './resolution.js';
+import { emptyRunState, resolvedRunState } from './run-state.js';
 
 export interface RecordedRouterOptions {
   flows: FlowSet;
@@ -16,6 +18,11 @@ export interface RecordedRouterOptions {
   arbiterTimeoutMs?: number;
   /** Idempotency keys remembered, as the kernel's default MemoryStore (default 100,000, the most recent). */
   maxRequestIds?: number;
+  /**
+   * The recorded resolution of an escalation, if a person resolved it: a run awaiting a person goes where it says
+   * before its next request is routed, as the kernel learns it from its store. Without it, such a run stays open.
+   */
+  resolution?: (escalation_id: string) => ResolvedEscalation | undefined;
 }
 
 /** Routes recorded requests one after another, at their recorded times, holding nothing but the runs' states. */
@@ -26,6 +33,8 @@ export interface RecordedRouter {
    * Throws (or rejects) where `route()` would reject. Routes of one router must not overlap: await each.
    */
   route(request: RouteRequest, ts: string): Decision | Promise<Decision>;
+  /** The run's state after its last routed request (undefined for a run not routed). */
+  state(run_id: string): RunState | undefined;
   /** Stops the run actors. */
   close(): void;
 }
@@ -87,6 +96,11 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
       let actor = actors.get(req.run_id);
       if (!actor) actors.set(req.run_id, (actor = startRunActor(machine, committed.get(req.run_id) ?? emptyRunState(req.run_id), hasArbiter)));
       const run_id = req.run_id;
+      const waiting = runContext(actor).run;
+      if (waiting.lifecycle === 'awaiting_person' && waiting.escalation_id !== undefined) {
+        const resolved = options.resolution?.(waiting.escalation_id);
+        if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
+      }
       let routed;
       try {
         routed = routeOnActor(actor, req, flows, lastIso, hasArbiter);
@@ -102,6 +116,9 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
           throw e;
         },
       );
+    },
+    state(run_id) {
+      return committed.get(run_id);
     },
     close() {
       for (const actor of actors.values()) actor.stop();

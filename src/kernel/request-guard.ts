@@ -3,6 +3,7 @@ import { checkInputLimits, repairStrings, resolveLimits, type InputLimits } from
 import type { RouteRequest } from '../contracts/route-request.js';
 import { compileValidator } from '../contracts/validate.js';
 import { createRedactor, type RedactOptions } from '../redact.js';
+import { forensicIssues } from './forensic-checks.js';
 
 /** Warnings about a request the guard repaired (free text with a lone surrogate), kept beside it until it is routed. */
 export const inputWarnings = new WeakMap<RouteRequest, string[]>();
@@ -15,6 +16,11 @@ export interface RequestGuardOptions {
   limits?: Partial<InputLimits>;
   /** Secret redaction (on by default); `false` turns it off. */
   redact?: RedactOptions | false;
+  /**
+   * Refuse a request with a misspelt forensic field or numbers that contradict each other (INVALID_FORENSICS, or
+   * INVALID_REQUEST for `iteration`) instead of routing it with a warning. Default false.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -37,6 +43,10 @@ export function createRequestGuard(options: RequestGuardOptions = {}, source = '
       const r = validateRequest!(request);
       if (!r.success) throw routeRequestError(source, r.issues);
       req = r.data;
+      if (options.strict) {
+        const issues = forensicIssues(req);
+        if (issues.length) throw routeRequestError(source, issues);
+      }
       if (repaired) inputWarnings.set(req, repaired.map((x) => `${x.path} held a lone surrogate (ill-formed Unicode); it was replaced with U+FFFD`));
     }
     if (!redactor) return req;

@@ -8,7 +8,10 @@ import { buildRouteWork } from './build-work.js';
 import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
-import { runContext, runMachine, type ArbiterResult, type RouteOutcome } from './run-machine.js';
+import { runContext, runMachine, type ArbiterResult, type RouteOutcome, type RunContext } from './run-machine.js';
+import { stateValueOf, type RunRefusal } from '../../machines/kernel.machine.js';
+import type { NavkernelError } from '../contracts/errors.js';
+import { EscalationOpenError, RunEndedError, StepMismatchError } from '../contracts/run-errors.js';
 import { buildCandidates } from './tiers/candidates.js';
 
 /** The run machine with tier 3 provided: `arbiter` (or none), each call capped at `timeoutMs`. */
@@ -19,7 +22,13 @@ export function provideRunMachine(arbiter: ArbiterPort | undefined, timeoutMs: n
       arbiter: fromPromise<unknown, unknown>(async ({ input, signal }): Promise<ArbiterResult> => {
         const w = input as RouteWork;
         if (!arbiter) return { failure: 'no arbiter' };
-        const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+        // A plain timer, not AbortSignal.timeout(): AbortSignal.any() holds its sources weakly, and a collected
+        // timeout signal never fires (a hanging port then hung the route; seen under GC pressure).
+        const ctl = new AbortController();
+        const abort = ctl.signal;
+        const timer = setTimeout(() => ctl.abort(new Error('timeout')), timeoutMs);
+        const onAbort = () => ctl.abort(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
         try {
           const answer = await Promise.race([
             arbiter({
@@ -40,6 +49,9 @@ export function provideRunMachine(arbiter: ArbiterPort | undefined, timeoutMs: n
           return { answer };
         } catch (e) {
           return { failure: e instanceof Error ? e.message : String(e) };
+        } finally {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
         }
       }),
     },
@@ -49,9 +61,16 @@ export function provideRunMachine(arbiter: ArbiterPort | undefined, timeoutMs: n
 export type RunMachine = ReturnType<typeof provideRunMachine>;
 export type RunActor = Actor<RunMachine>;
 
-/** A started actor of `machine` for a run in `state`. */
+/**
+ * A started actor of `machine` for a run in `state`, restored where the run stands: routing (waiting for the report
+ * of the step it was sent to), awaiting a person, or ended.
+ */
 export function startRunActor(machine: RunMachine, state: RunState, hasArbiter: boolean): RunActor {
-  const actor = createActor(machine, { input: { run: state, hasArbiter } });
+  const lifecycle = state.lifecycle;
+  const actor =
+    lifecycle === 'awaiting_person' || lifecycle === 'ended'
+      ? createActor(machine, { input: { run: state, hasArbiter }, snapshot: machine.resolveState({ value: stateValueOf(lifecycle), context: { run: state, hasArbiter } }) })
+      : createActor(machine, { input: { run: state, hasArbiter } });
   actor.start();
   return actor;
 }
@@ -68,16 +87,44 @@ function settled(snapshotContext: unknown, work: RouteWork): Routed {
   return { outcome, work };
 }
 
+/** The typed error for a refused route (nothing was recorded). */
+export function refusalError(run_id: string, r: RunRefusal): NavkernelError {
+  switch (r.code) {
+    case 'STEP_MISMATCH':
+      return r.restart
+        ? new StepMismatchError(run_id, r.expected, r.reported, `run ${JSON.stringify(run_id)} is in flow ${r.expected.flow} (sent to ${r.expected.step}); a restart must be from a step of that flow, not ${r.reported.flow}/${r.reported.step}; nothing was recorded`)
+        : new StepMismatchError(run_id, r.expected, r.reported);
+    case 'RUN_ENDED':
+      return new RunEndedError(run_id, r.seq);
+    case 'ESCALATION_OPEN':
+      return new EscalationOpenError(run_id, r.escalation_id);
+  }
+}
+
 /**
- * Routes `req` at time `ts` on the run's actor: the ROUTE event through the machine's tiers, then the decision's
- * targets checked. Synchronous when no tier-3 call is pending (tiers 1, 2, 4 and 5 decide inside `send`); a
- * promise while the machine waits for tier 3. Throws (or rejects) for an unknown flow or step, or a decision
- * naming a target that does not exist; the actor has then moved on and must be dropped.
+ * Routes `req` at time `ts` on the run's actor: the ROUTE event through the machine (its refusals, then the tiers),
+ * then the decision's targets checked. Synchronous when no tier-3 call is pending (tiers 1, 2, 4 and 5 decide
+ * inside `send`); a promise while the machine waits for tier 3. Throws a typed refusal (STEP_MISMATCH, RUN_ENDED,
+ * ESCALATION_OPEN: the actor is unchanged), or throws (or rejects) for an unknown flow or step, or a decision naming
+ * a target that does not exist; the actor has then moved on and must be dropped.
  */
 export function routeOnActor(actor: RunActor, req: RouteRequest, flows: FlowSet, ts: string, hasArbiter: boolean): Routed | Promise<Routed> {
   const work = buildRouteWork(req, flows, runContext(actor).run, ts, hasArbiter);
-  actor.send({ type: 'ROUTE', work });
+  actor.send({ type: 'ROUTE', report: { flow: req.flow, step: req.step_completed, restart: req.restart !== undefined }, work });
   const snap = actor.getSnapshot();
-  if (snap.value === 'idle') return settled(snap.context, work);
-  return waitFor(actor, (s) => s.value === 'idle', { timeout: Infinity }).then((s) => settled(s.context, work));
+  const context = snap.context as unknown as RunContext;
+  if (context.refusal) throw refusalError(req.run_id, context.refusal);
+  const value = snap.value;
+  if (typeof value === 'string' || value.routing !== 'arbitrating') return settled(context, work);
+  return waitFor(actor, (s) => typeof s.value === 'string' || s.value.routing !== 'arbitrating', { timeout: Infinity }).then((s) => settled(s.context, work));
+}
+
+/** Puts another run into a live, idle actor (LOAD): it stands where `run` stands, as a new actor would. */
+export function loadOnActor(actor: RunActor, run: RunState): void {
+  actor.send({ type: 'LOAD', run });
+}
+
+/** Applies a person's resolution to a run awaiting one (RESOLVED): the actor moves on to routing or ended. */
+export function resolveOnActor(actor: RunActor, run: RunState): void {
+  actor.send({ type: 'RESOLVED', run });
 }

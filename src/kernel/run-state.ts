@@ -1,16 +1,29 @@
-import type { Decision, ReturnPoint, RunState } from '../contracts/index.js';
+import type { Decision, ReturnPoint, RunPosition, RunState } from '../contracts/index.js';
+import type { EscalationResolution } from '../contracts/ledger.js';
 import type { RouteWork, TierResult } from './route-work.js';
 import { signatureFacts } from './signature-facts.js';
+import { destinationOf, TRAIL_LENGTH, visitKey } from './bounds.js';
 
-/** The state of a run never seen before. */
+/** The state of a run never seen before: routing, and any step of its flow may report first. */
 export function emptyRunState(run_id: string): RunState {
-  return { v: 1, run_id, seq: 0, loops: {}, signatures: {}, returns: [], spent_usd: 0 };
+  return { v: 1, run_id, seq: 0, loops: {}, signatures: {}, returns: [], spent_usd: 0, lifecycle: 'routing', at: null };
+}
+
+/** `state` with the run sent to `to`: its visit counted and its trail extended. */
+function sentTo(visits: Record<string, number> | undefined, trail: string[] | undefined, to: RunPosition): { visits: Record<string, number>; trail: string[] } {
+  const key = visitKey(to);
+  const t = trail ?? [];
+  return {
+    visits: { ...visits, [key]: (visits?.[key] ?? 0) + 1 },
+    trail: t.length >= TRAIL_LENGTH ? [...t.slice(t.length - TRAIL_LENGTH + 1), key] : [...t, key],
+  };
 }
 
 /**
  * The run's state after a decision: a new object (the old one may be a persisted snapshot).
  * Loop counters reset when the step is left by CONTINUE, so a later pass through the same loop gets its full
- * budget; signature sightings are kept for the whole run.
+ * budget; signature sightings and step visits are kept for the whole run. Where the decision sends the run becomes
+ * the step the next report must come from (`at`); ESCALATE leaves it to a person, TERMINATE ends it.
  */
 export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number): RunState {
   const prev = w.state;
@@ -37,5 +50,44 @@ export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number)
   else if (d.decision === 'INJECT_NODES') push = { ...here, via: 'nodes', target: d.inject_nodes![0]!.id, nodes: d.inject_nodes! };
   if (push) returns = [...returns, push];
 
-  return { v: 1, run_id: prev.run_id, seq: w.seq, loops, signatures, returns, spent_usd: prev.spent_usd + cost_usd };
+  const next: RunState = { v: 1, run_id: prev.run_id, seq: w.seq, loops, signatures, returns, spent_usd: prev.spent_usd + cost_usd, lifecycle: 'routing', at: null };
+  const to = destinationOf(d, w.flow.id);
+  if (to) {
+    // After a LOOP back to another step, the looping step may report too (its runner ran the loop's steps quietly).
+    next.at = d.decision === 'LOOP' && to.step !== w.request.step_completed && to.flow === w.flow.id ? { ...to, loop: w.request.step_completed } : to;
+    Object.assign(next, sentTo(prev.visits, prev.trail, to));
+  } else {
+    if (prev.visits) next.visits = prev.visits;
+    if (prev.trail) next.trail = prev.trail;
+    if (d.decision === 'TERMINATE') next.lifecycle = 'ended';
+    else {
+      next.lifecycle = 'awaiting_person';
+      next.escalation_id = d.escalation_id!;
+    }
+  }
+  next.started_in = prev.started_in ?? w.flow.id;
+  return next;
+}
+
+/**
+ * The run's state after a person resolved its open escalation (`navkernel resolve`, POST /v1/escalations/{id}/resolve):
+ * where the resolution sends the run becomes the step the next report must come from; a DETOUR or INJECT_FLOW
+ * pushes its return point (back to the escalated step), TERMINATE ends the run. The escalated step is `escalated`.
+ */
+export function resolvedRunState(prev: RunState, escalated: RunPosition, resolution: Pick<EscalationResolution, 'decision' | 'next_step_id' | 'inject_flow'>): RunState {
+  const next: RunState = { ...prev, lifecycle: 'routing', at: null };
+  delete next.escalation_id;
+  if (resolution.decision === 'TERMINATE' || resolution.next_step_id === null) {
+    next.lifecycle = 'ended';
+    return next;
+  }
+  let to: RunPosition = { flow: escalated.flow, step: resolution.next_step_id };
+  if (resolution.decision === 'DETOUR') next.returns = [...prev.returns, { ...escalated, via: 'step', target: resolution.next_step_id }];
+  else if (resolution.decision === 'INJECT_FLOW' && resolution.inject_flow) {
+    next.returns = [...prev.returns, { ...escalated, via: 'flow', target: resolution.inject_flow }];
+    to = { flow: resolution.inject_flow, step: resolution.next_step_id };
+  }
+  next.at = to;
+  Object.assign(next, sentTo(prev.visits, prev.trail, to));
+  return next;
 }

@@ -10,7 +10,7 @@ import { toEscalation } from './stored-rows.js';
  * it is edited. The move is checked against the flow by the caller (`resolveEscalation`); this only records it.
  * Two resolvers racing: the second gets EscalationAlreadyResolvedError naming the first.
  */
-export async function recordResolution(ledger: EscalationStore & Pick<RunReader, 'routeHash'>, row: StoredEscalation, resolution: EscalationResolution): Promise<Escalation> {
+export async function recordResolution(ledger: Pick<EscalationStore, 'escalation' | 'resolveEscalation'> & Pick<RunReader, 'routeHash'>, row: StoredEscalation, resolution: EscalationResolution): Promise<Escalation> {
   const json = canonicalJson(resolution);
   const routeHash = await ledger.routeHash(row.run_id, row.seq);
   const hash = resolutionHash(routeHash ?? '', row.escalation_id, json);

@@ -4,8 +4,8 @@ import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/le
 import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
-import { createRecordedRouter, type FlowSet } from '../kernel/index.js';
-import type { RunReader } from '../contracts/ports.js';
+import { createRecordedRouter, resolutionOf, type FlowSet, type ResolvedEscalation } from '../kernel/index.js';
+import type { EscalationReader, KernelStore, RunReader } from '../contracts/ports.js';
 import { requireRun } from '../ledger/stored-rows.js';
 import { candidateId } from '../contracts/candidate-id.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -112,7 +112,14 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   // The kernel's routing without a live kernel's bookkeeping (records, store, per-route promises): the same machine
   // and rules as route(). The stored requests are as they left route()'s guard (validated, redacted), and are
   // routed at their recorded time.
-  const router = createRecordedRouter({ flows, ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}) });
+  // A person's resolutions of the run's escalations: a run that awaited one goes on where it said, as it did live.
+  const resolutions = new Map<string, ResolvedEscalation>();
+  const escalations = (ledger as Partial<EscalationReader>).runEscalations;
+  if (escalations) for (const e of await escalations.call(ledger, run_id)) {
+    const r = resolutionOf(e);
+    if (r) resolutions.set(e.escalation_id, r);
+  }
+  const router = createRecordedRouter({ flows, resolution: (id) => resolutions.get(id), ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}) });
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
   const none: LlmCallRecord[] = [];
@@ -121,6 +128,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   const flowsHashes: string[] = [];
   let lastFlowsHash: string | undefined;
   let done = 0;
+  let lastRecorded: { seq: number; flow: string; step: string; json: string } | undefined;
   try {
     chunks: for await (const rows of ledger.replayChunks(run_id, 0, PAGE)) {
       const calls = new Map<number, LlmCallRecord[]>();
@@ -161,7 +169,22 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
             if (divergences.length >= max) break chunks;
           }
         }
+        lastRecorded = { seq, flow: request.flow, step: request.step_completed, json: recordedJson };
         if (++done % PAGE === 0) options.onProgress?.(done, run.last_seq);
+      }
+    }
+    // Where the run stands after the replay (its return points, the step it was sent to, its lifecycle) against
+    // where the recording left it: a divergence here, even with every decision the same, is one of the run's state.
+    const loadRun = (ledger as Partial<KernelStore>).loadRun;
+    if (divergences.length < max && done === run.last_seq && loadRun && lastRecorded) {
+      const recordedState = await loadRun.call(ledger, run_id);
+      const nowState = router.state(run_id);
+      if (recordedState?.lifecycle !== undefined && nowState) {
+        const fields = (['returns', 'at', 'lifecycle'] as const).filter((k) => JSON.stringify(recordedState[k] ?? null) !== JSON.stringify(nowState[k] ?? null));
+        if (fields.length) {
+          const d = replayedDecision(JSON.parse(lastRecorded.json) as Decision);
+          divergences.push({ seq: lastRecorded.seq, flow: lastRecorded.flow, step: lastRecorded.step, fields: fields.map((f) => `state.${f}`), recorded: d, now: d });
+        }
       }
     }
   } finally {

@@ -29,7 +29,7 @@ const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_
  * graph: the step exists (CONTINUE / DETOUR), is the step's loop target (LOOP), the flow is injectable
  * (INJECT_FLOW). The ledger binds the resolution to the ESCALATE row's hash (`recordResolution`).
  */
-export async function resolveEscalation(ledger: RunReader & EscalationStore, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Promise<Escalation> {
+export async function resolveEscalation(ledger: Pick<EscalationStore, 'escalation' | 'resolveEscalation'> & Pick<RunReader, 'routeHash'>, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Promise<Escalation> {
   const row = await ledger.escalation(input.escalation_id);
   if (!row) throw new UnknownEscalationError(input.escalation_id);
   if (row.status === 'resolved') throw new EscalationAlreadyResolvedError(row.escalation_id, row.resolved_by ?? '?', row.resolved_ts ?? '?');

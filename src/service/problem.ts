@@ -33,6 +33,9 @@ const TITLES: Record<ApiErrorCode, string> = {
   URI_TOO_LONG: 'A path segment is too long',
   HEADERS_TOO_LARGE: 'The request line and headers are too large',
   TOO_BUSY: 'As many heavy reads are running and waiting as the server allows',
+  STEP_MISMATCH: 'The report comes from another step than the one the run was sent to',
+  RUN_ENDED: 'The run ended',
+  ESCALATION_OPEN: 'The run awaits a person: its escalation is open',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

@@ -46,6 +46,8 @@ import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type Serv
 export interface ServiceOptions {
   flows: FlowSet;
   ledger: ServiceLedger;
+  /** Refuse misspelt forensic fields and contradicting numbers (`KernelOptions.strict`, `--strict`). */
+  strict?: boolean;
   /** Tier 3 (see `KernelOptions.arbiter`). */
   arbiter?: ArbiterPort;
   /** @deprecated The former name of `arbiter`. */
@@ -144,7 +146,7 @@ export function createService(options: ServiceOptions): Service {
   const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
   const bodyLimit = options.bodyLimit ?? DEFAULT_LIMITS.maxBytes;
   // One size limit for the body and the request inside it (navkernel serve --max-bytes).
-  const kernel = createKernel({ flows, store, limits: { maxBytes: bodyLimit }, ...(arbiter ? { arbiter } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const kernel = createKernel({ flows, store, limits: { maxBytes: bodyLimit }, ...(arbiter ? { arbiter } : {}), ...(options.strict ? { strict: true } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const openapi = buildOpenApi();
   const principals = options.principals ?? createPrincipalDirectory(options.token !== undefined ? { token: options.token } : {});
   const sharedToken = options.principals && options.token !== undefined ? createPrincipalDirectory({ token: options.token }) : undefined;

@@ -108,6 +108,7 @@ export function observedStore(inner: KernelStore, onAppend: (record: RouteRecord
       return r;
     }) as KernelStore['append'],
     close: () => inner.close(),
+    ...(inner.escalation ? { escalation: (id: string) => inner.escalation!(id) } : {}),
   };
 }
 

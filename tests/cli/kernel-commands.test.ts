@@ -45,7 +45,8 @@ describe('navkernel route', () => {
   });
 
   it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {
-    const r = runCli(['route', '-q', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-3', 'VERIFIED')].join('\n'));
+    // The refused line 2 is not routed: the run is still at build-step-2, which line 3 reports.
+    const r = runCli(['route', '-q', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-2', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(1);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(answers).toHaveLength(3);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArbiterAnswer, ArbiterPort } from '../../src/contracts/index.js';
 import { createKernel, loadFlows } from '../../src/kernel/index.js';
-import { CHARTERS, req, testFlows } from '../support/kernel-fixtures.js';
+import { CHARTERS, req, ruleKernel, testFlows } from '../support/kernel-fixtures.js';
 
 const answer = (a: Partial<ArbiterAnswer>): ArbiterAnswer => ({ rejected: [], calls: [], cost_usd: 0, ...a });
 const proposing = (proposal: ArbiterAnswer['proposal']): ArbiterPort => async () => answer({ proposal });
@@ -99,7 +99,7 @@ describe('goal alignment (seed 003): off-road moves must serve the charter goal'
   });
 
   it('leaves tier 2 signature detours and non-off-road moves alone', async () => {
-    const k = createKernel({ flows: testFlows() });
+    const k = ruleKernel({ flows: testFlows() });
     const lint = { forensics: { lint: { errors: 2 } } };
     await k.route(req('linear', 'FAILED', lint));
     expect(await k.route(req('linear', 'FAILED', lint))).toMatchObject({ decision: 'DETOUR', tier: 2, rule: 'signature_detour' });

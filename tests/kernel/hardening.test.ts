@@ -135,9 +135,10 @@ describe('secret redaction', () => {
     let i = 0;
     for (const s of SECRET_CORPUS) {
       const run_id = `sec-${i++}`;
+      // Three runs per secret (a run whose first route escalates takes no more routes until a person resolves it).
       await kernel.route(req('write', 'DONE', { run_id, forensics: { error_output: s.inText, concerns: [{ severity: 'HIGH', description: s.inText }], tests: { failed: 1, failures: [{ message: s.inText }] }, extra: { deep: [s.inText] } } as RouteRequest['forensics'] }));
-      await kernel.route(req('check', 'UNVERIFIED', { run_id, forensics: { error_output: s.inText, ...NAMED_SECRETS } as RouteRequest['forensics'], envelope: { recommendation: s.inText } }));
-      await kernel.route(req('review', 'WHATEVER', { run_id, forensics: { lint: { output: s.inText } }, envelope: { next_step_id: 'triage', recommendation: 'ESCALATE' } }));
+      await kernel.route(req('check', 'UNVERIFIED', { run_id: `${run_id}-check`, forensics: { error_output: s.inText, ...NAMED_SECRETS } as RouteRequest['forensics'], envelope: { recommendation: s.inText } }));
+      await kernel.route(req('review', 'WHATEVER', { run_id: `${run_id}-review`, forensics: { lint: { output: s.inText } }, envelope: { next_step_id: 'triage', recommendation: 'ESCALATE' } }));
     }
     await kernel.close();
     const blobs = filesUnder(dir).map((f) => readFileSync(f).toString('latin1'));

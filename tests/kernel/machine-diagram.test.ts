@@ -12,14 +12,30 @@ describe('machine diagrams', () => {
     });
   }
 
-  it('draws the kernel tiers as guarded transitions in order', () => {
+  it('draws the refusal, then the kernel tiers, as guarded transitions in order, each going on, to a person or to the end', () => {
     const lines = machineMermaid(MACHINES.kernel!).split('\n');
-    expect(lines.filter((l) => l.startsWith('  idle -->'))).toEqual([
-      '  idle --> idle: ROUTE [fastPathDecides]',
-      '  idle --> idle: ROUTE [deterministicDecides]',
-      '  idle --> arbitrating: ROUTE [arbiterAvailable]',
-      '  idle --> idle: ROUTE [envelopeDecides]',
-      '  idle --> idle: ROUTE',
+    expect(lines.filter((l) => l.startsWith('    idle -->'))).toEqual([
+      '    idle --> idle: ROUTE [reportsAnotherStep]',
+      '    idle --> idle: ROUTE [fastPathGoesOn]',
+      '    idle --> ended: ROUTE [fastPathEnds]',
+      '    idle --> awaitingPerson: ROUTE [fastPathEscalates]',
+      '    idle --> idle: ROUTE [deterministicGoesOn]',
+      '    idle --> ended: ROUTE [deterministicEnds]',
+      '    idle --> awaitingPerson: ROUTE [deterministicEscalates]',
+      '    idle --> arbitrating: ROUTE [arbiterAvailable]',
+      '    idle --> idle: ROUTE [envelopeGoesOn]',
+      '    idle --> ended: ROUTE [envelopeEnds]',
+      '    idle --> awaitingPerson: ROUTE [envelopeEscalates]',
+      '    idle --> awaitingPerson: ROUTE',
     ]);
+  });
+
+  it('draws what a run is: routing, awaiting a person, ended, and the refusals of the last two', () => {
+    const lines = machineMermaid(MACHINES.kernel!).split('\n');
+    expect(lines).toContain('  state routing {');
+    expect(lines).toContain('  awaitingPerson --> routing: RESOLVED');
+    expect(lines).toContain('  awaitingPerson --> ended: RESOLVED [resolutionEnds]');
+    expect(lines).toContain('  awaitingPerson --> awaitingPerson: ROUTE');
+    expect(lines).toContain('  ended --> ended: ROUTE');
   });
 });

@@ -51,7 +51,8 @@ describe('createRecordedRouter', () => {
     const ts = '2025-01-01T00:00:00.000Z';
     const kernel = createKernel({ flows, validate: false, redact: false, clock: () => Date.parse(ts) });
     const router = createRecordedRouter({ flows });
-    const first: RouteRequest = { run_id: 'r', flow: 'build', step_completed: 'build-step-3', status: 'UNVERIFIED', forensics: { lint: { errors: 3, fixable: 3 } } };
+    // The runner reports build-step-3 again and again: it says it restarts from it (docs/run-states.md).
+    const first: RouteRequest = { run_id: 'r', flow: 'build', step_completed: 'build-step-3', status: 'UNVERIFIED', forensics: { lint: { errors: 3, fixable: 3 } }, restart: { reason: 're-run' } };
     const unknown: RouteRequest = { ...first, step_completed: 'no-such-step' };
     for (const req of [first, unknown, first]) {
       const want = await kernel.route(req).then((d) => JSON.stringify(d), (e: unknown) => e);

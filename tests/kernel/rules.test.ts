@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidForensicsError } from '../../src/contracts/index.js';
-import { createKernel, defineFlows, MemoryStore } from '../../src/kernel/index.js';
-import { TEST_FLOWS, req, testFlows } from '../support/kernel-fixtures.js';
+import { defineFlows, MemoryStore } from '../../src/kernel/index.js';
+import { TEST_FLOWS, req, ruleKernel, testFlows } from '../support/kernel-fixtures.js';
+
+// These tests exercise one rule at a time, reporting steps in whatever order the rule needs (ruleKernel: the runner
+// restarts from each step it reports, and a person lets an escalated run go on).
+const createKernel = ruleKernel;
 
 const kernel = () => createKernel({ flows: testFlows(), clock: () => 0 });
 
@@ -170,7 +174,7 @@ describe('signature sightings, futile loops, timestamps', () => {
   it("stamps each decision with the kernel clock's ISO-8601 UTC time", async () => {
     let t = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
     const k = createKernel({ flows: testFlows(), clock: () => t++ });
-    expect((await k.route(req('write', 'done'))).ts).toBe('2026-01-02T03:04:05.678Z');
+    expect((await k.route(req('write', 'VERIFIED'))).ts).toBe('2026-01-02T03:04:05.678Z');
     expect((await k.route(req('check', 'UNVERIFIED'))).ts).toBe('2026-01-02T03:04:05.679Z');
     const rejected = await k.route(req('check', 'UNVERIFIED', { envelope: { recommendation: 'nope' } }));
     expect(rejected.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -217,7 +221,7 @@ describe('ends of the graph', () => {
   it('terminates a linear step with no next on success, and a loop step with no next on exit', async () => {
     const k = kernel();
     expect(await k.route(req('wrap-up', 'PASSED'))).toMatchObject({ decision: 'TERMINATE', tier: 1, rule: 'success_end' });
-    expect(await k.route(req('polish', 'shiny'))).toMatchObject({ decision: 'TERMINATE', tier: 1, rule: 'loop_exit_end' });
+    expect(await k.route(req('polish', 'shiny', { run_id: 'run-2' }))).toMatchObject({ decision: 'TERMINATE', tier: 1, rule: 'loop_exit_end' });
   });
 
   it('loops a step onto itself when its loop has no `to`, and offers terminate only where the step can end', async () => {

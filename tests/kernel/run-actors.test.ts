@@ -20,8 +20,17 @@ describe('run actors', () => {
     const restarted = createKernel({ flows: testFlows(), store, clock });
     const uninterrupted = createKernel({ flows: testFlows(), clock });
     await uninterrupted.route(req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } }));
+    // Both runs escalated: the restarted kernel restores the run awaiting its person, as the first kernel holds it.
     const next = req('linear', 'FAILED', { forensics: { lint: { errors: 1 } } });
-    expect(await restarted.route(next)).toEqual(await uninterrupted.route(next));
+    const refusal = (e: unknown) => ({ code: (e as { code: string }).code, message: (e as Error).message });
+    expect(await restarted.route(next).catch(refusal)).toEqual(await uninterrupted.route(next).catch(refusal));
+    expect(await restarted.route(next).catch(refusal)).toMatchObject({ code: 'ESCALATION_OPEN' });
+    // And where a routing run stands: sent to check, a restarted kernel refuses review as the first would.
+    await before.route(req('write', 'VERIFIED', { run_id: 'run-2' }));
+    const again = createKernel({ flows: testFlows(), store, clock });
+    expect(await again.route(req('review', 'APPROVED', { run_id: 'run-2' })).catch(refusal)).toEqual(await before.route(req('review', 'APPROVED', { run_id: 'run-2' })).catch(refusal));
+    expect(await again.route(req('review', 'APPROVED', { run_id: 'run-2' })).catch(refusal)).toMatchObject({ code: 'STEP_MISMATCH', message: expect.stringContaining('build/check') });
+    expect(await again.route(req('check', 'VERIFIED', { run_id: 'run-2' }))).toMatchObject({ decision: 'CONTINUE', next_step_id: 'review' });
   });
 
   it('returns the recorded decision for a repeated request_id and records nothing new', async () => {

@@ -4,14 +4,24 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReport, Escalation, ReplayReport, RunSummary, VerifyReport, WhyReport } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
+import { resolveEscalation } from '../../src/runs/index.js';
 import { runCli } from '../support/cli.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
 import { ledgerKernel, sampleFlows, tmpDir } from './helpers.js';
 
 const t = tmpDir();
 beforeAll(async () => {
-  const { kernel } = ledgerKernel(t.file, await sampleFlows());
-  await simulate(kernel, HARSH_SCENARIO);
+  const flows = await sampleFlows();
+  const { kernel, ledger } = ledgerKernel(t.file, flows);
+  // One flow per work item: each run is harsh-run-N (the simulator routes each flow of a sequence as its own run);
+  // a person lets each escalated run go on, except the first escalation outside harsh-run-1 (which replay uses).
+  let leftOpen = false;
+  await simulate(kernel, { ...HARSH_SCENARIO, sequence: ['build'] }, {
+    resolve: async (r) => {
+      if (!leftOpen && (await ledger.escalation(r.escalation_id))!.run_id !== 'harsh-run-1') return !(leftOpen = true);
+      await resolveEscalation(ledger, flows, { ...r, by: 'ann', reason: 'go on' });
+    },
+  });
   await kernel.close();
 });
 afterAll(() => t.cleanup());
@@ -29,13 +39,13 @@ describe('ledger commands', () => {
   });
 
   it('audit explains a run and --why a step; the ledger can come from NAVKERNEL_LEDGER', () => {
-    const text = runCli(['audit', 'harsh-run-2'], '', { NAVKERNEL_LEDGER: t.file });
+    const text = runCli(['audit', 'harsh-run-1'], '', { NAVKERNEL_LEDGER: t.file });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/Decisions by tier and rule:/);
     expect(text.stdout).toMatch(/Off-road decisions \(\d+\):/);
-    const report = JSON.parse(cli('audit', 'harsh-run-2', '--json').stdout) as AuditReport;
-    expect(report.run.run_id).toBe('harsh-run-2');
-    const why = JSON.parse(cli('audit', 'harsh-run-2', '--why', 'build-step-3', '--json').stdout) as WhyReport;
+    const report = JSON.parse(cli('audit', 'harsh-run-1', '--json').stdout) as AuditReport;
+    expect(report.run.run_id).toBe('harsh-run-1');
+    const why = JSON.parse(cli('audit', 'harsh-run-1', '--why', 'build-step-3', '--json').stdout) as WhyReport;
     expect(why.entries.length).toBeGreaterThan(0);
     expect(why.entries.every((e) => e.step === 'build-step-3' || e.next_step_id === 'build-step-3' || e.return_to === 'build-step-3' || e.detour_target === 'build-step-3')).toBe(true);
   });
@@ -97,7 +107,8 @@ describe('ledger commands', () => {
   });
 
   it('resolve records a validated resolution once', () => {
-    const audit = JSON.parse(cli('audit', 'harsh-run-5', '--json').stdout) as AuditReport;
+    const open = cli('runs', '--json').stdout.trim().split('\n').map((l) => JSON.parse(l) as RunSummary).find((r) => r.open_escalations > 0)!;
+    const audit = JSON.parse(cli('audit', open.run_id, '--json').stdout) as AuditReport;
     const esc = audit.escalations.find((e) => e.status === 'open')!;
     const bad = cli('resolve', esc.escalation_id, '--decision', 'CONTINUE', '--next', 'nowhere', '--by', 'ada', '--reason', 'x', '--flows', CHARTERS);
     expect(bad.code).toBe(2);

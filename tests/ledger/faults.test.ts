@@ -14,7 +14,8 @@ import { ledgerFixtures, steppingClock, tmpDir } from './helpers.js';
 const fx = ledgerFixtures();
 
 const RUN = 'disk-full-run';
-const request = (i: number) => ({ run_id: RUN, flow: 'build', step_completed: 'build-step-1', status: i % 4 === 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `q${i}`, forensics: { tests: { passed: i, failed: 2 } } });
+// The runner re-runs build-step-3 (restart): its microloop LOOPs (off-road, a decisions.jsonl line) and continues at its cap.
+const request = (i: number) => ({ run_id: RUN, flow: 'build', step_completed: 'build-step-3', status: i % 4 === 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `q${i}`, forensics: { tests: { passed: i, failed: 2 } }, restart: { reason: 're-run' } });
 
 describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', () => {
   it('warns, loses no decision, and verify --repair rebuilds the file once the disk has room', async () => {

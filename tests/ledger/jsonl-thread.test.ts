@@ -23,7 +23,8 @@ afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
 
-const request = (run_id: string, i: number) => ({ run_id, flow: 'build', step_completed: 'build-step-1', status: i % 4 === 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `q${i}`, forensics: { tests: { passed: i, failed: 2 } } });
+// The runner re-runs build-step-3 (restart): its microloop LOOPs (off-road, a decisions.jsonl line) and continues at its cap.
+const request = (run_id: string, i: number) => ({ run_id, flow: 'build', step_completed: 'build-step-3', status: i % 4 === 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `q${i}`, forensics: { tests: { passed: i, failed: 2 } }, restart: { reason: 're-run' } });
 
 /** Every run's files hold exactly the database's off-road lines, in seq order. */
 async function expectFilesMatch(file: string, runBase: string, runIds: string[]): Promise<number> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Decision, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js';
-import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
+import { MemoryStore, createKernel, type FlowSet, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { listRuns, replayRun } from '../../src/runs/index.js';
 import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
@@ -57,7 +57,8 @@ describe('several processes, one ledger', () => {
 
     const ledger = openLedger(file, { create: false });
     expect(ledger.sql.routeCount()).toBe(total);
-    expect((await listRuns(ledger)).length).toBe(4 * RUNS);
+    // The simulator routes each flow of its sequence as a run of its own.
+    expect((await listRuns(ledger)).length).toBe(4 * expected.runIds.length);
     const report = await verifyLedger(ledger);
     expect(report.issues).toEqual([]);
     expect(report.routes).toBe(total);
@@ -71,16 +72,28 @@ describe('crash safety', () => {
     // A long run: the simulated runner goes through the SDLC flows many times under one run id (long enough for
     // ten kills even when a child answers many lines between the parent's kill decision and the kill).
     const reference: { request: RouteRequest; decision: Decision }[] = [];
-    const memory = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * reference.length) });
+    // Each flow of the sequence is a run of its own; request i of a run is decided at CLOCK_START + i seconds, as the
+    // resuming child decides it.
+    let index = 0;
+    const inner = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * index) });
+    const memory: Kernel = {
+      ...inner,
+      flows: inner.flows,
+      liveRuns: 0,
+      route: (r, o) => {
+        index = reference.filter((x) => x.request.run_id === (r as RouteRequest).run_id).length;
+        return inner.route(r, o);
+      },
+    };
     await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 20 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
-    memory.close();
+    await inner.close();
     expect(reference.length).toBeGreaterThan(400);
     const requests = reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
     const requestsFile = path.join(dir, 'requests.json');
     writeFileSync(requestsFile, JSON.stringify(requests));
 
     const rand = seededRandom(20250101);
-    const acknowledged: Decision[] = [];
+    const acknowledged: { id: string; decision: Decision }[] = [];
     let kills = 0;
     for (let attempt = 0; attempt < 200; attempt++) {
       const child = start(['resume', file, requestsFile]);
@@ -92,7 +105,7 @@ describe('crash safety', () => {
       const exit = await child.exit;
       for (const line of child.lines) {
         const ack = parseAck(line);
-        if (ack) acknowledged.push(ack.decision);
+        if (ack) acknowledged.push(ack);
       }
       if (exit.signal === 'SIGKILL') {
         kills++;
@@ -106,18 +119,30 @@ describe('crash safety', () => {
     expect(kills).toBeGreaterThanOrEqual(10);
 
     const ledger = openLedger(file, { create: false });
-    const rows = ledger.sql.db.prepare("SELECT seq, decision_json FROM routes WHERE run_id = 'crash-run-1' ORDER BY seq").all() as { seq: number; decision_json: string }[];
-    expect(rows.map((r) => r.seq)).toEqual(reference.map((_, i) => i + 1));
-    // The restarted runs decided exactly what one uninterrupted run decides.
-    rows.forEach((r, i) => expect(JSON.parse(r.decision_json), `seq ${r.seq}`).toEqual(reference[i]!.decision));
-    for (const d of acknowledged) expect(JSON.parse(rows[d.seq! - 1]!.decision_json)).toEqual(d);
+    const runIds = [...new Set(reference.map((x) => x.request.run_id))];
+    const rowsOf = (run: string) => ledger.sql.db.prepare('SELECT seq, decision_json FROM routes WHERE run_id = ? ORDER BY seq').all(run) as { seq: number; decision_json: string }[];
+    // The restarted runs decided exactly what uninterrupted runs decide.
+    const recorded = new Map<string, unknown>();
+    for (const run of runIds) {
+      const mine = reference.filter((x) => x.request.run_id === run);
+      const rows = rowsOf(run);
+      expect(rows.map((r) => r.seq)).toEqual(mine.map((_, i) => i + 1));
+      rows.forEach((r, i) => expect(JSON.parse(r.decision_json), `${run} seq ${r.seq}`).toEqual(mine[i]!.decision));
+      for (const r of rows) recorded.set(`${run}:${r.seq}`, JSON.parse(r.decision_json));
+    }
+    const runOfAck = new Map(requests.map((r) => [r.request_id, r.run_id]));
     expect(acknowledged.length).toBeGreaterThan(0);
+    for (const a of acknowledged) expect(recorded.get(`${runOfAck.get(a.id)}:${a.decision.seq}`)).toEqual(a.decision);
 
     const report = await verifyLedger(ledger);
     expect(report.issues).toEqual([]);
-    const replay = await replayRun(ledger, 'crash-run-1', flows);
-    expect(replay.divergences).toEqual([]);
-    expect(replay.routes).toBe(reference.length);
+    let replayed = 0;
+    for (const run of runIds) {
+      const replay = await replayRun(ledger, run, flows);
+      expect(replay.divergences).toEqual([]);
+      replayed += replay.routes;
+    }
+    expect(replayed).toBe(reference.length);
     await ledger.close();
   }, 180_000);
 });
@@ -125,12 +150,13 @@ describe('crash safety', () => {
 describe('two processes on one run (issue 12 item 4)', () => {
   it('serialise their routes: no gap, no duplicate, decisions.jsonl in seq order; with SIGKILLs, verify --repair rebuilds and every acknowledged decision is present', async () => {
     const { file } = tmp();
+    // A run per round (80 routes from two processes): hundreds of routes on one run would pass its bounds.
     const RUN = 'shared-run';
     const rand = seededRandom(7);
     const acked = new Map<string, Decision>();
     let kills = 0;
     for (let round = 0; round < 6; round++) {
-      const kids = ['a', 'b'].map((p) => start(['hammer', file, RUN, `r${round}${p}`, '40']));
+      const kids = ['a', 'b'].map((p) => start(['hammer', file, `${RUN}-${round}`, `r${round}${p}`, '40']));
       // Kill one of the two in most rounds, at a random moment.
       const victim = round % 3 === 2 ? undefined : kids[Math.floor(rand() * 2)]!;
       const after = 1 + Math.floor(rand() * 30);
@@ -152,8 +178,11 @@ describe('two processes on one run (issue 12 item 4)', () => {
     }
     expect(kills).toBeGreaterThanOrEqual(3);
     const ledger = openLedger(file, { create: false });
-    const rows = ledger.sql.db.prepare('SELECT seq, request_id, decision_json FROM routes WHERE run_id = ? ORDER BY seq').all(RUN) as { seq: number; request_id: string; decision_json: string }[];
-    expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+    const rows = ledger.sql.db.prepare("SELECT run_id, seq, request_id, decision_json FROM routes WHERE run_id LIKE 'shared-run-%' ORDER BY run_id, seq").all() as { run_id: string; seq: number; request_id: string; decision_json: string }[];
+    for (let round = 0; round < 6; round++) {
+      const mine = rows.filter((r) => r.run_id === `${RUN}-${round}`);
+      expect(mine.map((r) => r.seq)).toEqual(mine.map((_, i) => i + 1));
+    }
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(rows.length);
     const byId = new Map(rows.map((r) => [r.request_id, JSON.parse(r.decision_json) as Decision]));
     for (const [id, d] of acked) expect(byId.get(id), id).toEqual(d);

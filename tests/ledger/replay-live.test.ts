@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -6,6 +7,7 @@ import { tmpDir } from './helpers.js';
 
 describe('replay --live', () => {
   const t = tmpDir();
+  let RUN = 'live-run-1';
   afterAll(() => t.cleanup());
   const script = (name: string, pick: string[]) => {
     const file = path.join(t.dir, name);
@@ -18,13 +20,17 @@ describe('replay --live', () => {
   it('replays from the recorded answers by default, and asks the model again only with --live', () => {
     const demo = runCli(['demo', '-q', '--ledger', t.file, '--run-prefix', 'live', '--llm', loopFirst]);
     expect(demo.code).toBe(0);
-    const audit = JSON.parse(runCli(['audit', 'live-run-1', '--json', '--ledger', t.file]).stdout);
+    // The demo routes each flow of its sequence as a run of its own: take the first run where tier 3 looped.
+    const db = new Database(t.file, { readonly: true });
+    RUN = db.prepare("SELECT run_id FROM routes WHERE decision = 'LOOP' AND tier = 3 ORDER BY ts, run_id, seq LIMIT 1").pluck().get() as string;
+    db.close();
+    const audit = JSON.parse(runCli(['audit', RUN, '--json', '--ledger', t.file]).stdout);
     expect(audit.arbiter.decided).toBeGreaterThan(0);
 
     // A script that would answer differently does not matter without --live: the recorded answers are used.
-    expect(runCli(['replay', 'live-run-1', '--ledger', t.file, '--llm', continueFirst]).code).toBe(0);
-    expect(runCli(['replay', 'live-run-1', '--ledger', t.file, '--live', '--llm', loopFirst]).code).toBe(0);
-    const diverged = runCli(['replay', 'live-run-1', '--ledger', t.file, '--live', '--llm', continueFirst, '--json']);
+    expect(runCli(['replay', RUN, '--ledger', t.file, '--llm', continueFirst]).code).toBe(0);
+    expect(runCli(['replay', RUN, '--ledger', t.file, '--live', '--llm', loopFirst]).code).toBe(0);
+    const diverged = runCli(['replay', RUN, '--ledger', t.file, '--live', '--llm', continueFirst, '--json']);
     expect(diverged.code).toBe(1);
     const report = JSON.parse(diverged.stdout);
     expect(report.divergences[0].recorded).toMatchObject({ tier: 3, decision: 'LOOP' });
@@ -32,7 +38,7 @@ describe('replay --live', () => {
   });
 
   it('refuses --live without a model', () => {
-    const r = runCli(['replay', 'live-run-1', '--ledger', t.file, '--live']);
+    const r = runCli(['replay', RUN, '--ledger', t.file, '--live']);
     expect(r.code).toBe(2); // a usage error (src/cli/conventions.ts)
     expect(r.stderr).toMatch(/--live needs --llm/);
   });

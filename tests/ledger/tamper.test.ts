@@ -27,7 +27,18 @@ beforeAll(async () => {
   await simulate(a.kernel, HARSH_SCENARIO);
   await a.kernel.close();
   const b = ledgerKernel(golden.file, flows);
-  await simulate(b.kernel, HARSH_SCENARIO, { runPrefix: 'plain' });
+  // A person lets each run go on after its first escalation (resolved CONTINUE), so a run can hold a resolved
+  // escalation and a later open one.
+  const resolved = new Set<string>();
+  await simulate(b.kernel, HARSH_SCENARIO, {
+    runPrefix: 'plain',
+    resolve: async (r) => {
+      const run = (await b.ledger.escalation(r.escalation_id))!.run_id;
+      if (resolved.has(run)) return false;
+      resolved.add(run);
+      await resolveEscalation(b.ledger, flows, { ...r, by: 'ada', reason: 'enough' });
+    },
+  });
   await b.kernel.close();
   const db = new Database(golden.file);
   const call = db.prepare('SELECT run_id, seq FROM llm_calls ORDER BY run_id, seq LIMIT 1').get() as { run_id: string; seq: number };
@@ -36,9 +47,6 @@ beforeAll(async () => {
   ESC_RUN = esc;
   const escs = db.prepare('SELECT escalation_id, seq FROM escalations WHERE run_id = ? ORDER BY seq').all(esc) as { escalation_id: string; seq: number }[];
   db.close();
-  const ledger = openLedger(golden.file, { create: false });
-  await resolveEscalation(ledger, flows, { escalation_id: escs[0]!.escalation_id, decision: 'TERMINATE', by: 'ada', reason: 'enough' });
-  await ledger.close();
   RESOLVED_SEQ = escs[0]!.seq;
   ESC_SEQ = escs[1]!.seq;
 });
@@ -137,7 +145,7 @@ const CASES: Case[] = [
   esc('reason', "'forged'", 'open'),
   esc('opened_ts', "'2030-01-01T00:00:00.000Z'", 'open'),
   esc('status', "'resolved'", 'open'),
-  esc('resolution', "replace(resolution, 'TERMINATE', 'CONTINUE')", 'resolved'),
+  esc('resolution', "replace(resolution, 'CONTINUE', 'TERMINATE')", 'resolved'),
   esc('resolved_by', "'mallory'", 'resolved'),
   esc('resolved_ts', "'2030-01-01T00:00:00.000Z'", 'resolved'),
   esc('resolution_hash', 'randomblob(32)', 'resolved', 'resolution'),

@@ -12,6 +12,8 @@ import { PostgresLedger, verifyLedger } from '../../src/ledger/index.js';
 import { sampleFlows, steppingClock } from '../ledger/helpers.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
+const STEPS = [['build-step-1', 'VERIFIED'], ['build-step-2', 'VERIFIED'], ['build-step-3', 'VERIFIED'], ['build-review', 'APPROVED']] as const;
+
 // A role of its own, so that killing "the kernel's connections" (WHERE usename = role) touches no other test's.
 const role = `kf_${randomBytes(5).toString('hex')}`;
 let url = '';
@@ -77,8 +79,9 @@ describePostgres('a kernel on PostgreSQL whose connections are killed mid-load',
         for (let i = 0; acked.size < target; i++) {
           const request_id = `${run_id}-q${i}`;
           const request = {
-            run_id, flow: 'build', step_completed: 'build-step-1', status: i % 3 ? 'VERIFIED' : 'UNVERIFIED', request_id,
-            forensics: { tests: { passed: 1, failed: i % 3 ? 0 : 1 } },
+            // The build steps in turn, each passing (restart): a run's visits spread over four steps, no escalation.
+            run_id, flow: 'build', step_completed: STEPS[i % 4]![0], status: STEPS[i % 4]![1], request_id,
+            forensics: { tests: { passed: 1, failed: 0 } }, restart: { reason: 'the test goes round the build steps' },
           };
           // The caller's contract: on STORE_UNAVAILABLE, retry the same request (same request_id) until answered.
           for (;;) {
@@ -110,7 +113,7 @@ describePostgres('a kernel on PostgreSQL whose connections are killed mid-load',
     await admin.end();
     const fresh = await kernel.route({ run_id: 'kf-after', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', request_id: 'kf-after-1' });
     acked.set('kf-after-1', { run_id: 'kf-after', decision: fresh });
-    const again = await kernel.route({ run_id: runs[1]!, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', request_id: 'kf-again-1' });
+    const again = await kernel.route({ run_id: runs[1]!, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', request_id: 'kf-again-1', restart: { reason: 'again' } });
     acked.set('kf-again-1', { run_id: runs[1]!, decision: again });
     await kernel.close();
 

@@ -28,10 +28,12 @@ function url(): string {
   return u;
 }
 
+// The build steps in turn, each passing (restart: docs/run-states.md): a run's visits spread over four steps, no escalation.
+const STEPS = [['build-step-1', 'VERIFIED'], ['build-step-2', 'VERIFIED'], ['build-step-3', 'VERIFIED'], ['build-review', 'APPROVED']] as const;
 function request(run_id: string, i: number): RouteRequest {
   return {
-    run_id, flow: 'build', step_completed: 'build-step-1', status: i % 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `${run_id}-q${i}`,
-    forensics: { tests: { passed: 1, failed: i % 3 ? 0 : 1 } },
+    run_id, flow: 'build', step_completed: STEPS[i % 4]![0], status: STEPS[i % 4]![1], request_id: `${run_id}-q${i}`,
+    forensics: { tests: { passed: 1, failed: 0 } }, restart: { reason: 'the test goes round the build steps' },
   } as RouteRequest;
 }
 

@@ -31,7 +31,7 @@ describePostgres('the run register on PostgreSQL', () => {
     await Promise.all(
       kernels.flatMap((k, i) => [
         ...Array.from({ length: 30 }, (_, j) => k.route({ run_id: `r${i}-${j}`, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' })),
-        k.route({ run_id: 'contested', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' }),
+        k.route({ run_id: 'contested', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', restart: { reason: 'four kernels report it' } }),
       ]),
     );
     for (const k of kernels) await k.close();

@@ -104,7 +104,7 @@ describe('request errors: their own code, the same words on both transports (28.
   const base = { run_id: 'm', flow: 'fixbug', step_completed: 'implement', status: 'FAILED' };
   const cases: [string, Record<string, unknown>, string, string][] = [
     ['a misspelt step', { ...base, step_completed: 'implment' }, 'INVALID_REQUEST', '$.step_completed: expected a step of flow fixbug (reproduce, implement, review, fix-lint, done), got "implment"; did you mean "implement"?'],
-    ['a misspelt top-level field', { ...base, forensic: {} }, 'INVALID_REQUEST', '$.forensic: is not an allowed property; did you mean "forensics"? (allowed: run_id, flow, step_completed, agent, status, request_id, forensics, iteration, envelope, reports)'],
+    ['a misspelt top-level field', { ...base, forensic: {} }, 'INVALID_REQUEST', '$.forensic: is not an allowed property; did you mean "forensics"? (allowed: run_id, flow, step_completed, agent, status, request_id, forensics, iteration, envelope, reports, restart)'],
     ['a number sent as a string', { ...base, iteration: { current: '2' } }, 'INVALID_REQUEST', '$.iteration.current: expected integer, got a string ("2")'],
     ['a misspelt flow', { ...base, flow: 'fixbgu' }, 'INVALID_REQUEST', '$.flow: expected one of the loaded flows (fixbug), got "fixbgu"; did you mean "fixbug"?'],
     ['a forensics field of the wrong type', { ...base, forensics: { tests: { failed: '2' } } }, 'INVALID_FORENSICS', '$.forensics.tests.failed: expected integer, got a string ("2")'],

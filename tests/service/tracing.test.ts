@@ -33,7 +33,7 @@ describe('OpenTelemetry spans', () => {
     exporter.reset();
     expect((await post(s.base, '/v1/route', { run_id: 'otel', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' })).status).toBe(200);
     // A status no rule knows at a branching step: tier 3 decides.
-    const res = await post(s.base, '/v1/route', { run_id: 'otel', flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' });
+    const res = await post(s.base, '/v1/route', { run_id: 'otel-gate', flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { tier: number }).tier).toBe(3);
     const spans = exporter.getFinishedSpans();

@@ -71,11 +71,21 @@ describe('the web UI in headless Chromium', () => {
   });
 
   it('opens a run: the flow drawn with the path taken highlighted, loop counts, the timeline by tier', async () => {
-    await page.goto(`${s.base}/#/runs/demo-run-1`);
+    // The demo routes each flow of its sequence as a run of its own: open the first build run where tier 3 decided.
+    const listed = (await (await fetch(`${s.base}/v1/runs?flow=build&limit=500`)).json()) as { runs: { run_id: string }[] };
+    let run = '';
+    for (const r of listed.runs) {
+      const d = (await (await fetch(`${s.base}/v1/runs/${r.run_id}`)).json()) as { decisions: { decision: { tier: number; decision: string } }[] };
+      if (d.decisions.some((x) => x.decision.tier === 3) && d.decisions.some((x) => x.decision.decision === 'LOOP')) {
+        run = r.run_id;
+        break;
+      }
+    }
+    expect(run).not.toBe('');
+    await page.goto(`${s.base}/#/runs/${run}`);
     await page.waitForSelector('main[data-ready="run"]');
     const flows = await page.$$eval('.diagram[data-flow]', (ds) => ds.map((d) => d.getAttribute('data-flow')));
-    expect(flows[0]).toBe('signal');
-    expect(flows).toContain('build');
+    expect(flows[0]).toBe('build');
     // Mermaid drew SVG, with visited steps classed and taken edges thickened.
     const build = page.locator('.diagram[data-flow="build"] svg');
     expect(await build.count()).toBe(1);
@@ -85,7 +95,7 @@ describe('the web UI in headless Chromium', () => {
     expect(labels.join(' ')).toMatch(/✔ \d+×/);
     expect(labels.join(" ")).toMatch(/\d+ loops?/);
     const timeline = page.locator('#timeline > li');
-    const detail = (await (await fetch(`${s.base}/v1/runs/demo-run-1`)).json()) as { decisions: { decision: { tier: number } }[] };
+    const detail = (await (await fetch(`${s.base}/v1/runs/${run}`)).json()) as { decisions: { decision: { tier: number } }[] };
     expect(await timeline.count()).toBe(detail.decisions.length);
     const tiers = await timeline.evaluateAll((lis) => lis.map((li) => Number(li.getAttribute('data-tier'))));
     expect(tiers).toEqual(detail.decisions.map((d) => d.decision.tier));

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FlowInput, RouteRequest } from '../../src/contracts/index.js';
-import { defineFlows } from '../../src/kernel/index.js';
+import { EscalationOpenError, type FlowInput, type RouteRequest } from '../../src/contracts/index.js';
+import { createKernel, defineFlows, MemoryStore, type Kernel, type KernelOptions, type RouteOptions } from '../../src/kernel/index.js';
+import { resolveEscalation } from '../../src/runs/index.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHARTERS = path.join(ROOT, 'charters');
@@ -56,3 +57,34 @@ export const FIXBUG_FLOW: FlowInput = {
   ],
   detours: { lint_errors: 'fix-lint' },
 };
+
+/**
+ * A kernel for rule tests whose runner reports steps in whatever order a rule needs: each request says the runner
+ * restarts from its step (`restart`), and a person lets an escalated run go on from the step it reports next
+ * (the escalation is resolved CONTINUE to it, as `navkernel resolve` would). The run-time holds themselves are
+ * tested in tests/kernel/run-states.test.ts.
+ */
+export function ruleKernel(options: Omit<KernelOptions, 'store'> & { store?: MemoryStore }): Kernel {
+  const store = options.store ?? new MemoryStore();
+  const k = createKernel({ ...options, store });
+  const route = async (request: unknown, o?: RouteOptions) => {
+    const r = { restart: { reason: 'the rule test reports steps out of order' }, ...(request as RouteRequest) };
+    try {
+      return await k.route(r, o);
+    } catch (e) {
+      if (!(e instanceof EscalationOpenError)) throw e;
+      await resolveEscalation(store, options.flows, { escalation_id: e.escalation_id, decision: 'CONTINUE', next: r.step_completed, by: 'test', reason: 'a person lets the run go on' });
+      return k.route(r, o);
+    }
+  };
+  return {
+    route,
+    candidates: (r) => k.candidates(r),
+    runState: (id) => k.runState(id),
+    flows: k.flows,
+    get liveRuns() {
+      return k.liveRuns;
+    },
+    close: () => k.close(),
+  };
+}

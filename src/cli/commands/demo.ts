@@ -4,7 +4,9 @@ import type { Decision } from '../../contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type SimulatedStep, type SimulationSummary } from '../../demo/index.js';
 import path from 'node:path';
 import { packageRoot, sampleChartersDir } from '../../package-root.js';
-import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
+import { addRoutingOptions, openRoutingKernel, openRoutingStore, type RoutingCliOptions } from '../kernel-options.js';
+import { MemoryStore } from '../../kernel/index.js';
+import { resolveEscalation } from '../../runs/index.js';
 import { UsageError, writeJson } from '../conventions.js';
 import { runsFolderFor } from '../ledger-option.js';
 import { DEFAULT_LEDGER_FILE } from '../../ledger/index.js';
@@ -74,17 +76,22 @@ export function registerDemoCommand(program: Command): void {
   cmd.action(async (opts: DemoOptions) => {
     const scenario = SCENARIOS[opts.scenario];
     if (!scenario) throw new UsageError(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
-    const kernel = await openRoutingKernel(opts);
+    // The demo's person resolves each escalation (navkernel resolve would): the run goes on to the step's next, or ends.
+    const store = openRoutingStore(opts) ?? new MemoryStore();
+    const kernel = await openRoutingKernel(opts, { store });
+    const resolve = async (r: { escalation_id: string; decision: string; next?: string }) => {
+      await resolveEscalation(store, kernel.flows, { ...r, by: 'demo', reason: 'the simulated person lets the run go on', via: 'cli' });
+    };
     try {
       const quiet = opts.quiet || opts.json;
       const runPrefix = opts.runPrefix ?? `${scenario.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
       const flows = [...kernel.flows.flows.values()];
       const longestStep = Math.max(...flows.flatMap((f) => [...f.steps.keys()].map((s) => f.id.length + 1 + s.length)));
       const widths: DemoWidths = {
-        where: `${runPrefix}-run-${scenario.runs}`.length + 1 + longestStep,
+        where: `${runPrefix}-run-${scenario.runs}-f${scenario.sequence.length}`.length + 1 + longestStep,
         target: Math.max(...flows.flatMap((f) => [...f.steps.keys()].map((s) => s.length)), ...flows.map((f) => targetOf({ inject_flow: f.id, next_step_id: f.firstStep }).length)),
       };
-      const summary = await simulate(kernel, scenario, quiet ? { runPrefix } : { runPrefix, onStep: (s) => printStep(s, widths) });
+      const summary = await simulate(kernel, scenario, quiet ? { runPrefix, resolve } : { runPrefix, resolve, onStep: (s) => printStep(s, widths) });
       const ledger = opts.ledger === false ? null : path.resolve(opts.ledger);
       const runsFolder = ledger ? runsFolderFor(ledger) : null;
       if (opts.json) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { PostgresLedger } from '../../ledger/index.js';
 import { createNavigator, type NavigatorOptions } from '../../navigator/index.js';
-import { addKernelOptions, openRoutingKernel, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, addStrictOption, openRoutingKernel, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, type LlmFlags } from '../llm-options.js';
 import { addNavigatorOptions, type NavigatorCliOptions } from '../navigator-options.js';
@@ -11,6 +11,7 @@ interface McpCliOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags, Na
   repo?: string[];
   allowResolve?: boolean;
   runBase: string;
+  strict?: boolean;
 }
 
 /** `navkernel mcp`: the MCP server on stdio, for coding agents (docs/integrations.md). */
@@ -22,7 +23,7 @@ export function registerMcpCommand(program: Command): void {
     .option('--allow-resolve', 'offer the resolve tool (an agent may then record decisions on open escalations)')
     .option('--run-base <dir>', 'RUN_BASE: where the navigator cache lives (<run-base>/.cache)', 'runs')
     .addHelpText('after', '\nExample (Claude Code):\n  claude mcp add navkernel -- npx navkernel mcp --repo .\n\nNeeds the optional package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk).');
-  addNavigatorOptions(addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: McpCliOptions) => {
+  addNavigatorOptions(addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true })))).action(async (opts: McpCliOptions) => {
     const { requireMcpSdk, serveMcpStdio } = await import('../../integrations/mcp/index.js');
     // Without the SDK, fail before opening (or creating) anything.
     requireMcpSdk();
@@ -30,7 +31,7 @@ export function registerMcpCommand(program: Command): void {
     let kernel: Awaited<ReturnType<typeof openRoutingKernel>>;
     try {
       if (ledger instanceof PostgresLedger) await ledger.ready();
-      kernel = await openRoutingKernel({ ...opts, ledger: false }, { store: ledger });
+      kernel = await openRoutingKernel({ ...opts, ledger: false }, { store: ledger, ...(opts.strict ? { strict: true } : {}) });
     } catch (err) {
       await ledger.close();
       throw err;

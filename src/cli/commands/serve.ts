@@ -2,13 +2,14 @@ import { statSync, unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
-import { addKernelOptions, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
+import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
 import { BUNDLE_SUFFIX } from '../../ledger/archive/bundle.js';
 import { isPostgresUrl } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 
 interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
+  strict?: boolean;
   host: string;
   port: string;
   token?: string;
@@ -60,7 +61,7 @@ export function registerServeCommand(program: Command): void {
     .option('-q, --quiet', 'do not print the start-up line (which ledger and flows) on stderr; the "listening on" line stays')
     .option('--allow-host <name>', 'a host name the Host header may name besides loopback ones (repeatable; e.g. behind a reverse proxy). Without a token only loopback names are answered (DNS rebinding)', (v: string, all: string[]) => [...all, hostName(v)], [] as string[])
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
-  addLlmOptions(addLedgerOption(addKernelOptions(cmd), { durability: true })).action(async (opts: ServeOptions) => {
+  addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: ServeOptions) => {
     // A reports root that is not a folder would fail every request naming reports: say so at start-up instead.
     if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
       throw new NavkernelError('INVALID_OPTION', `--reports-root ${JSON.stringify(opts.reportsRoot)} is not a folder`);
@@ -84,6 +85,7 @@ export function registerServeCommand(program: Command): void {
       ...(opts.reportsRoot ? { reportsRoot: opts.reportsRoot } : {}),
       ...(opts.allowHost.length ? { allowedHosts: opts.allowHost } : {}),
       ...(heavy ? { heavyReads: heavy } : {}),
+      ...(opts.strict ? { strict: true } : {}),
     });
     let address: string;
     try {

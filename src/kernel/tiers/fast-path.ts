@@ -23,7 +23,9 @@ export function fastPath(w: RouteWork): TierResult | undefined {
     return { decision: decide(w, 'TERMINATE', 1, 'terminal_step', `${stepId} is a terminal step of flow ${w.flow.id}`, { confidence: 1 }) };
   }
 
-  if (step.def.returns && top?.via === 'step' && top.target === stepId && top.flow === w.flow.id)
+  // The step a DETOUR sent the run to returns to where the detour said (its return_to), `returns: true` or not (a
+  // person's DETOUR may name any step): a decision never says one thing and does another.
+  if (top?.via === 'step' && top.target === stepId && top.flow === w.flow.id)
     return { decision: decide(w, 'CONTINUE', 1, 'utility_return', `utility step ${stepId} done; returning to ${top.step}, which detoured here`, { next_step_id: top.step, confidence: 1 }) };
 
   const explicit = w.request.envelope?.next_step_id;
