@@ -21,8 +21,9 @@ export const ownDist = (): string => path.resolve(path.dirname(fileURLToPath(imp
 
 /** The request the hammer mode routes as `${prefix}-${i}`: the same body every time, so a retry is idempotent. */
 export function hammerRequest(run: string, prefix: string, i: number): RouteRequest {
-  // The build steps in turn, each passing (restart: the hammer reports whichever step it likes), so a run's visits
-  // spread over four steps and stay inside its bounds (docs/run-states.md); never an escalation.
+  // The build steps in turn, each passing (restart: the hammer reports whichever step it likes). Each step is visited
+  // every fourth route: a run of more than about 20 routes passes the shipped build flow's visit caps and escalates,
+  // so longer hammering loads charters with the bounds raised (tests/support/long-run-charters.ts).
   const [step, status] = (
     [
       ['build-step-1', 'VERIFIED'],

@@ -14,7 +14,10 @@ import { ledgerFixtures, steppingClock, tmpDir } from './helpers.js';
 const fx = ledgerFixtures();
 
 const RUN = 'disk-full-run';
-// The runner re-runs build-step-3 (restart): its microloop LOOPs (off-road, a decisions.jsonl line) and continues at its cap.
+// The runner re-runs build-step-3 (restart): its microloop LOOPs (off-road, a decisions.jsonl line) and continues at its
+// cap to build-review, until build-review's max_visits (5) is reached: route 12 ESCALATEs (visit_cap) and the run waits
+// for a person, so these tests route at most 12 times.
+const ROUTES = 12;
 const request = (i: number) => ({ run_id: RUN, flow: 'build', step_completed: 'build-step-3', status: i % 4 === 3 ? 'VERIFIED' : 'UNVERIFIED', request_id: `q${i}`, forensics: { tests: { passed: i, failed: 2 } }, restart: { reason: 're-run' } });
 
 describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', () => {
@@ -30,9 +33,10 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
     const ledger = openLedger(file, { runBase: runs, onWarning: (w) => warnings.push(w) });
     const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
     const decisions: Decision[] = [];
-    for (let i = 0; i < 30; i++) decisions.push(await kernel.route(request(i)));
+    for (let i = 0; i < ROUTES; i++) decisions.push(await kernel.route(request(i)));
     await kernel.close();
     expect(decisions.filter((d) => d.decision !== 'CONTINUE').length).toBeGreaterThan(5);
+    expect(decisions[ROUTES - 1]).toMatchObject({ decision: 'ESCALATE', rule: 'visit_cap' });
     expect(warnings.length).toBeGreaterThan(0);
     expect(warnings[0]).toMatchObject({ code: 'JSONL_WRITE_FAILED', run_id: RUN, flow: 'build', file: jsonl });
 
@@ -62,11 +66,11 @@ describe.skipIf(!existsSync('/dev/full'))('a full disk under decisions.jsonl', (
     mkdirSync(path.dirname(jsonl), { recursive: true });
     symlinkSync('/dev/full', jsonl);
     let kernel = createKernel({ flows: fx.flows, store: openLedger(file, { onWarning: () => undefined }), clock: steppingClock() });
-    for (let i = 0; i < 10; i++) await kernel.route(request(i));
+    for (let i = 0; i < ROUTES / 2; i++) await kernel.route(request(i));
     await kernel.close();
     rmSync(jsonl);
     kernel = createKernel({ flows: fx.flows, store: openLedger(file), clock: steppingClock() });
-    for (let i = 10; i < 20; i++) await kernel.route(request(i));
+    for (let i = ROUTES / 2; i < ROUTES; i++) await kernel.route(request(i));
     await kernel.close();
     const ledger = openLedger(file, { create: false });
     expect((await verifyLedger(ledger, { repair: false })).issues).toEqual([]);

@@ -7,7 +7,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { decisionsJsonlPath, openLedger as openSrcLedger, readJsonl } from '../../src/ledger/index.js';
 import { expectedLines } from '../../src/ledger/jsonl-mirror.js';
-import { sampleFlows, steppingClock, tmpDir } from './helpers.js';
+import { steppingClock, tmpDir } from './helpers.js';
+import { longRunFlows } from '../support/long-run-charters.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/ledger/index.js');
 type DistLedger = typeof import('../../src/ledger/index.js');
@@ -15,7 +16,8 @@ type DistLedger = typeof import('../../src/ledger/index.js');
 let flows: FlowSet;
 let dist: DistLedger;
 beforeAll(async () => {
-  flows = await sampleFlows();
+  // A run here takes up to 40 routes re-running build-step-3: past the shipped build flow's bounds (visit_cap).
+  flows = await longRunFlows();
   dist = (await import(DIST)) as DistLedger;
 });
 const cleanups: (() => void)[] = [];

@@ -9,6 +9,7 @@ import { listRuns, replayRun } from '../../src/runs/index.js';
 import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { sampleFlows, tmpDir } from './helpers.js';
+import { longRunCharters } from '../support/long-run-charters.js';
 
 // Real child processes run the compiled child of the crash harness (scripts/crash/child.ts, shared with
 // `npm run crash`; dist/ is built by `npm test`'s tsc step). They run from a snapshot of dist/ taken once, so a
@@ -33,8 +34,8 @@ function tmp() {
   return t;
 }
 
-function start(args: string[]) {
-  return startChild(CHILD, args, { cwd: ROOT, env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
+function start(args: string[], charters = CHARTERS) {
+  return startChild(CHILD, args, { cwd: ROOT, env: { ...process.env, NAVKERNEL_TEST_CHARTERS: charters } });
 }
 
 describe('several processes, one ledger', () => {
@@ -150,13 +151,15 @@ describe('crash safety', () => {
 describe('two processes on one run (issue 12 item 4)', () => {
   it('serialise their routes: no gap, no duplicate, decisions.jsonl in seq order; with SIGKILLs, verify --repair rebuilds and every acknowledged decision is present', async () => {
     const { file } = tmp();
-    // A run per round (80 routes from two processes): hundreds of routes on one run would pass its bounds.
+    // A run per round (80 routes from two processes, the build steps in turn): past the shipped build flow's visit
+    // caps, so the children load its charters with the bounds raised (longRunCharters).
     const RUN = 'shared-run';
+    const charters = longRunCharters();
     const rand = seededRandom(7);
     const acked = new Map<string, Decision>();
     let kills = 0;
     for (let round = 0; round < 6; round++) {
-      const kids = ['a', 'b'].map((p) => start(['hammer', file, `${RUN}-${round}`, `r${round}${p}`, '40']));
+      const kids = ['a', 'b'].map((p) => start(['hammer', file, `${RUN}-${round}`, `r${round}${p}`, '40'], charters));
       // Kill one of the two in most rounds, at a random moment.
       const victim = round % 3 === 2 ? undefined : kids[Math.floor(rand() * 2)]!;
       const after = 1 + Math.floor(rand() * 30);

@@ -50,7 +50,8 @@ afterAll(async () => {
 describe('replay', () => {
   it('reproduces every recorded run with the same flows, tier-3 answers included, without calling a model', async () => {
     const runs = await listRuns(ledger);
-    expect(runs.length).toBe(2 * HARSH_SCENARIO.runs + 1);
+    // One run per flow of each work item's sequence (a run ends at its flow's terminal step), plus the lint run.
+    expect(runs.length).toBe(2 * HARSH_SCENARIO.runs * HARSH_SCENARIO.sequence.length + 1);
     let tier3 = 0;
     for (const run of runs) {
       const progress: number[] = [];

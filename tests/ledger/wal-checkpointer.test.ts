@@ -9,16 +9,23 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKernel, type Kernel } from '../../src/kernel/index.js';
 import { openLedger as openSrcLedger, verifyLedger, type SqliteLedger } from '../../src/ledger/index.js';
 import { ledgerFixtures, steppingClock, tmpDir } from './helpers.js';
+import { longRunFlows } from '../support/long-run-charters.js';
+import type { FlowSet } from '../../src/kernel/index.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/ledger/index.js');
 type DistLedger = typeof import('../../src/ledger/index.js');
 
 const fx = ledgerFixtures();
+// The sample flows with the build flow's bounds raised: a run here takes 20 routes, past build-review's max_visits.
+let flows: FlowSet;
+beforeAll(async () => {
+  flows = await longRunFlows();
+});
 
 // About 3 KB of forensics per route, so that a few thousand routes write tens of MB of WAL frames.
 const NOTES = 'x'.repeat(3000);
-// The runner goes round build-step-1 to -3 whatever the kernel says (restart), 20 routes per run: well inside a
-// run's bounds (docs/run-states.md).
+// The runner goes round build-step-1 to -3 whatever the kernel says (restart), 20 routes per run (inside the bounds
+// of longRunFlows; the shipped build flow would escalate at build-review's 6th visit).
 const request = (run_id: string, i: number) => ({
   run_id,
   flow: 'build',
@@ -63,7 +70,7 @@ describe('the routing connection without the thread', () => {
     const t = tmpDir();
     fx.cleanups.push(t.cleanup);
     const ledger = openSrcLedger(t.file, { jsonl: false, walCheckpoint: 'thread' });
-    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     for (let i = 0; i < 10; i++) await round(kernel, t.file, i);
     expect(await ledger.walCheckpointStats()).toEqual({ active: false, thread: false, threadPasses: 0, threadFrames: 0, tailCheckpoints: 0, capCheckpoints: 0 });
     expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
@@ -77,7 +84,7 @@ describe('the routing connection without the thread', () => {
     const cap = 2 * 1024 * 1024;
     // From the sources there is no compiled worker: `thread` takes over at startBytes and only the cap is left.
     const ledger = openSrcLedger(t.file, { jsonl: false, walCheckpoint: 'thread', walCheckpointLimits: { startBytes: 256 * 1024, capBytes: cap, checkEvery: 2 } });
-    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     let largest = 0;
     const rounds = 400; // 6,400 routes of ~3 KB: over 20 MB of frames without checkpoints
     for (let i = 0; i < rounds; i++) largest = Math.max(largest, await round(kernel, t.file, i));
@@ -96,7 +103,7 @@ describe('the routing connection without the thread', () => {
     const t = tmpDir();
     fx.cleanups.push(t.cleanup);
     const ledger = openSrcLedger(t.file, { jsonl: false, walCheckpoint: 'inline', walCheckpointLimits: { startBytes: 1, checkEvery: 1 } });
-    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     for (let i = 0; i < 4; i++) await round(kernel, t.file, i);
     expect(ledger.walCheckpointStats()).toBeUndefined();
     expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
@@ -114,7 +121,7 @@ describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
     const t = tmpDir();
     fx.cleanups.push(t.cleanup);
     const ledger = dist.openLedger(t.file, { jsonl: false, walCheckpointLimits: { startBytes: 256 * 1024, resetFrames: 300, checkEvery: 2 } }) as SqliteLedger;
-    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     let n = 0;
     // Rounds until the routing connection has completed three tail checkpoints (the thread caught up each time), at most 3,000.
     for (; n < 3000 && ((await ledger.walCheckpointStats())?.tailCheckpoints ?? 0) < 3; n++) await round(kernel, t.file, n);
@@ -139,7 +146,7 @@ describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
     fx.cleanups.push(t.cleanup);
     const cap = 2 * 1024 * 1024;
     const ledger = dist.openLedger(t.file, { jsonl: false, walCheckpointLimits: { startBytes: 256 * 1024, capBytes: cap, checkEvery: 2 } }) as SqliteLedger;
-    const kernel = createKernel({ flows: fx.flows, store: ledger, clock: steppingClock() });
+    const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     let n = 0;
     for (; n < 3000 && !(await ledger.walCheckpointStats())?.thread; n++) await round(kernel, t.file, n);
     expect((await ledger.walCheckpointStats())?.thread).toBe(true);

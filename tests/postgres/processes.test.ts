@@ -12,6 +12,7 @@ import { PostgresLedger, verifyLedger } from '../../src/ledger/index.js';
 import { listRuns, replayRun } from '../../src/runs/index.js';
 import { sampleFlows } from '../ledger/helpers.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
+import { longRunCharters } from '../support/long-run-charters.js';
 import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
@@ -37,8 +38,8 @@ function fresh(): string {
   return u;
 }
 
-function start(args: string[]) {
-  return startChild(CHILD, args, { cwd: ROOT, env: { ...process.env, NAVKERNEL_TEST_CHARTERS: CHARTERS } });
+function start(args: string[], charters = CHARTERS) {
+  return startChild(CHILD, args, { cwd: ROOT, env: { ...process.env, NAVKERNEL_TEST_CHARTERS: charters } });
 }
 
 describePostgres('several processes, one PostgreSQL ledger', () => {
@@ -67,7 +68,10 @@ describePostgres('several processes, one PostgreSQL ledger', () => {
 
   it('routes ONE run from four processes at once: every acknowledged request recorded once, no gap, chain intact', async () => {
     const url = fresh();
-    const kids = ['a', 'b', 'c', 'd'].map((p) => start(['hammer', url, 'shared', p, '20']));
+    // 80 routes on one run, the build steps in turn: past the shipped build flow's visit caps, so the children load
+    // its charters with the bounds raised.
+    const charters = longRunCharters();
+    const kids = ['a', 'b', 'c', 'd'].map((p) => start(['hammer', url, 'shared', p, '20'], charters));
     const acked: string[] = [];
     for (const k of kids) {
       const exit = await k.exit;
