@@ -9,15 +9,18 @@ import { createKernel, type FlowSet, type Kernel } from '../../src/kernel/index.
 import { PostgresLedger, verifyLedger } from '../../src/ledger/index.js';
 import { parsePostgresUrl as parsePostgresUrlForTests } from '../../src/ledger/postgres/url.js';
 import { startPostgresPair, type PostgresPair } from '../../scripts/postgres-pair.js';
-import { sampleFlows, steppingClock } from '../ledger/helpers.js';
+import { steppingClock } from '../ledger/helpers.js';
+import { longRunFlows } from '../support/long-run-charters.js';
 import { describePostgres } from '../support/postgres.js';
 
 let flows: FlowSet;
 beforeAll(async () => {
-  flows = await sampleFlows();
+  // Runs of 35 routes and more, the build steps in turn: past the shipped build flow's visit caps (a run would
+  // escalate and wait for a person), so its bounds are raised.
+  flows = await longRunFlows();
 });
 
-// The build steps in turn, each passing (restart: docs/run-states.md): a run's visits spread over four steps, no escalation.
+// The build steps in turn, each passing (restart: docs/run-states.md).
 const STEPS = [['build-step-1', 'VERIFIED'], ['build-step-2', 'VERIFIED'], ['build-step-3', 'VERIFIED'], ['build-review', 'APPROVED']] as const;
 const request = (run_id: string, i: number): RouteRequest => ({
   run_id,
@@ -92,17 +95,27 @@ describePostgres('failover to a promoted standby through a multi-host URL', () =
     let promotedAt = 0;
     let stop = false;
     const runsPerKernel = 3;
+    const failures: unknown[] = [];
     const workers = kernels.flatMap((k, ki) =>
       Array.from({ length: runsPerKernel }, async (_, r) => {
         const run_id = `fo-k${ki}-r${r}`;
-        for (let i = 1; !stop; i++) {
-          const d = await routeUntilAcked(k, request(run_id, i), stats);
-          acks.push({ run_id, request_id: `${run_id}-${i}`, seq: d.seq!, at: Date.now() });
+        try {
+          for (let i = 1; !stop; i++) {
+            const d = await routeUntilAcked(k, request(run_id, i), stats);
+            acks.push({ run_id, request_id: `${run_id}-${i}`, seq: d.seq!, at: Date.now() });
+          }
+        } catch (e) {
+          failures.push(e);
         }
       }),
     );
+    // Waits for the load to reach a point; a worker that failed (any error but STORE_UNAVAILABLE) fails the test here
+    // instead of leaving it waiting for routes that never come.
     const until = async (cond: () => boolean) => {
-      while (!cond()) await new Promise((r) => setTimeout(r, 10));
+      while (!cond()) {
+        if (failures.length > 0) throw failures[0];
+        await new Promise((r) => setTimeout(r, 10));
+      }
     };
     await until(() => acks.length >= 120);
     killedAt = Date.now();
