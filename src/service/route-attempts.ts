@@ -77,6 +77,8 @@ export class RouteAttempts {
         return inner.append(record, state);
       },
       close: () => inner.close(),
+      // Without it the kernel never learns that a person resolved a run's escalation: the run stays refused.
+      ...(inner.escalation ? { escalation: (id: string) => inner.escalation!(id) } : {}),
     };
   }
 }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RouteRequest } from '../../src/contracts/index.js';
 import { EventHub, type EventSink } from '../../src/service/events.js';
 import { GATE_RUN, post, routeAll, startServer, type TestServer } from './helpers.js';
+import { longRunFlows } from '../support/long-run-charters.js';
 
 interface SseEvent {
   id?: string;
@@ -86,7 +87,8 @@ describe('GET /v1/events', () => {
   });
 
   it('streams every committed decision; a client that reconnects with Last-Event-ID misses nothing and gets nothing twice', async () => {
-    s = await startServer();
+    // 30 routes a run round three build steps: past the shipped build flow's visit caps, so its bounds are raised.
+    s = await startServer({ flows: await longRunFlows() });
     const base = s.base;
     const first = follow(`${base}/v1/events`);
     await first.until(() => first.status === 200);

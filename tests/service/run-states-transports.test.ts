@@ -97,4 +97,17 @@ describe('run-time refusals on every transport', () => {
     const res = await post(s.base, '/v1/route', { ...bad, run_id: 's2' });
     expect(((await res.json()) as { warnings: string[] }).warnings).toContainEqual(expect.stringContaining('forensics.test is not a field the kernel reads'));
   });
+
+  it('ESCALATION_OPEN ends when a person resolves it over HTTP: the next route goes where the resolution says', async () => {
+    const run = 't-resolved-over-http';
+    const escalated = (await (await post(s.base, '/v1/route', req(run, 'reproduce', 'HUH'))).json()) as { decision: string; escalation_id: string };
+    expect(escalated.decision).toBe('ESCALATE');
+    expect((await post(s.base, '/v1/route', req(run, 'implement', 'VERIFIED'))).status).toBe(409);
+    const resolved = await post(s.base, `/v1/escalations/${escalated.escalation_id}/resolve`, { decision: 'CONTINUE', next: 'implement', by: 'ana', reason: 'reproduced by hand' });
+    expect(resolved.status).toBe(200);
+    // serve's kernel reads the resolution from its store: the run is sent to implement, and implement reports.
+    const after = await post(s.base, '/v1/route', req(run, 'implement', 'VERIFIED'));
+    expect(after.status).toBe(200);
+    expect(((await after.json()) as { decision: string; seq: number })).toMatchObject({ decision: 'CONTINUE', seq: 2 });
+  });
 });
