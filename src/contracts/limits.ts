@@ -64,6 +64,53 @@ const isWellFormed: (s: string) => boolean =
  * or InvalidForensicsError (issue codes `ill_formed_unicode`, `not_json`), each naming the JSON path.
  */
 export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_LIMITS, source = 'route()', options: { repairFreeText?: boolean } = {}): RepairedString[] | undefined {
+  // The common case, a well-formed request far inside the limits, is confirmed by a walk that allocates nothing; any
+  // doubt (a limit near, a bad value) takes the walk below, which names the path.
+  if (limits.maxDepth <= FAST_MAX_DEPTH && limits.maxBytes >= FAST_MIN_BYTES) {
+    const size = fastSize(value, 0, limits.maxDepth);
+    if (size >= 0 && size * 3 <= limits.maxBytes) return undefined;
+  }
+  return checkInputLimitsSlowly(value, limits, source, options);
+}
+
+/** Deepest maxDepth the recursive walk serves (its stack is that deep at most). */
+const FAST_MAX_DEPTH = 256;
+/** Smallest maxBytes the recursive walk serves: below it, the exact walk measures from the start. */
+const FAST_MIN_BYTES = 4096;
+
+/**
+ * A lower bound of the JSON size of `v` (as the walk below sums it), or -1 when `v` is not plain well-formed JSON
+ * within `maxDepth` levels, or grows past 1 GiB: the caller then walks again with paths.
+ */
+function fastSize(v: unknown, depth: number, maxDepth: number): number {
+  if (typeof v === 'string') return isWellFormed(v) ? v.length + 2 : -1;
+  if (typeof v === 'number') return Number.isFinite(v) ? 8 : -1;
+  if (v === null || v === undefined || typeof v === 'boolean') return 8;
+  if (typeof v !== 'object' || depth >= maxDepth) return -1;
+  let size = 0;
+  if (Array.isArray(v)) {
+    size = 2 + v.length;
+    for (let i = 0; i < v.length; i++) {
+      const s = fastSize(v[i], depth + 1, maxDepth);
+      if (s < 0) return -1;
+      size += s;
+    }
+  } else {
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== Object.prototype && proto !== null) return -1;
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (!isWellFormed(k)) return -1;
+      const s = fastSize((v as Record<string, unknown>)[k], depth + 1, maxDepth);
+      if (s < 0) return -1;
+      size += s + k.length + 4;
+    }
+    size += 2;
+  }
+  return size > 1 << 30 ? -1 : size;
+}
+
+function checkInputLimitsSlowly(value: unknown, limits: InputLimits, source: string, options: { repairFreeText?: boolean }): RepairedString[] | undefined {
   let repaired: RepairedString[] | undefined;
   // A lower bound of the JSON size, summed as the walk goes: string lengths in UTF-16 units (never more than
   // their UTF-8 bytes) plus punctuation. Exact bytes are computed only when the bound gets close to the limit.

@@ -183,6 +183,10 @@ describe.each(STORE_FACTORIES)('archive conformance: $name', (factory) => {
 
   it('signed checkpoints: hold across archiving, fail for a newest run deleted with its register entry, a truncated run, or another key', async () => {
     const l = await recorded();
+    // The newest run waits for a person (gate-decide answers HOLD, which no branch knows), so archiving keeps it: each
+    // simulated run now ends or stops at its first escalation, and the last one routed may have ended.
+    const k = createKernel({ flows, store: l, clock: steppingClock(Date.UTC(2026, 0, 2)) });
+    expect((await k.route({ run_id: 'open-newest', flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' })).decision).toBe('ESCALATE');
     const cp = await createCheckpoint(l, keys.priv, steppingClock(Date.UTC(2026, 0, 2)));
     expect(cp.statement.register_size).toBe((await l.runRegister()).length);
     expect((await verifyCheckpoint(l, cp, keys.pub)).issues).toEqual([]);
@@ -200,6 +204,7 @@ describe.each(STORE_FACTORIES)('archive conformance: $name', (factory) => {
     // The newest run deleted whole, register entry included: verify passes (as it always did) but the checkpoint fails.
     const register = await l.runRegister();
     const newest = register[register.length - 1]!.run_id;
+    expect(newest).toBe('open-newest');
     expect((await l.run(newest)) !== undefined).toBe(true);
     await loc.deleteRunRows(newest);
     await loc.sql(`DELETE FROM run_register WHERE run_id = '${newest}'`);
