@@ -25,6 +25,9 @@ const t = tmpDir();
 let run: string;
 let other: string;
 let escalation: string;
+// The escalated step of `run`: each flow of the simulated sequence is a run of its own, so audit --why asks about a
+// step of the run's own flow.
+let escalatedStep: string;
 
 beforeAll(async () => {
   const { kernel } = ledgerKernel(t.file, await sampleFlows());
@@ -40,7 +43,9 @@ beforeAll(async () => {
   other = runs.find((r) => r.run_id !== run && r.run_id.startsWith(HOSTILE_ID) && !r.run_id.endsWith('-sig'))!.run_id;
   expect(run.startsWith(HOSTILE_ID)).toBe(true);
   const audit = JSON.parse(runCli(['audit', run, '--json', '--ledger', t.file]).stdout) as AuditReport;
-  escalation = audit.escalations.find((e) => !e.resolution)!.escalation_id;
+  const open = audit.escalations.find((e) => !e.resolution)!;
+  escalation = open.escalation_id;
+  escalatedStep = open.step;
 }, 120_000);
 afterAll(() => t.cleanup());
 
@@ -53,7 +58,7 @@ function expectSafe(out: { stdout: string; stderr: string }, what: string): void
 
 describe('hostile ledger text printed by the CLI', () => {
   it('runs, audit, audit --why, replay: escaped, and still readable (the escapes are visible)', () => {
-    for (const args of [['runs'], ['audit', run], ['audit', run, '--why', 'build-step-3'], ['audit', `${HOSTILE_ID}-sig`], ['replay', run, '--flows', CHARTERS], ['replay', '--all', '--flows', CHARTERS]]) {
+    for (const args of [['runs'], ['audit', run], ['audit', run, '--why', escalatedStep], ['audit', `${HOSTILE_ID}-sig`], ['replay', run, '--flows', CHARTERS], ['replay', '--all', '--flows', CHARTERS]]) {
       const out = cli(...args);
       expect(out.code, `${args[0]}: ${out.stderr}`).toBeLessThanOrEqual(1);
       expectSafe(out, args.join(' '));

@@ -40,7 +40,11 @@ const EDITS: Record<string, { sqlite: string; postgres: string }> = {
   archived_to: { sqlite: "SET archived_to = '/elsewhere/run.bundle.json.gz'", postgres: "SET archived_to = '/elsewhere/run.bundle.json.gz'" },
   archived_seq: { sqlite: 'SET archived_seq = archived_seq + 1', postgres: 'SET archived_seq = archived_seq + 1' },
   archived_hash: { sqlite: "SET archived_hash = zeroblob(32)", postgres: "SET archived_hash = decode(repeat('00', 32), 'hex')" },
-  bundle_sha256: { sqlite: "SET bundle_sha256 = replace(bundle_sha256, substr(bundle_sha256, 1, 1), 'f')", postgres: "SET bundle_sha256 = 'f' || substr(bundle_sha256, 2)" },
+  // The first hex digit changed, whatever it was (a digest that starts with 'f' was left as it was before).
+  bundle_sha256: {
+    sqlite: "SET bundle_sha256 = (CASE WHEN substr(bundle_sha256, 1, 1) = 'f' THEN '0' ELSE 'f' END) || substr(bundle_sha256, 2)",
+    postgres: "SET bundle_sha256 = (CASE WHEN substr(bundle_sha256, 1, 1) = 'f' THEN '0' ELSE 'f' END) || substr(bundle_sha256, 2)",
+  },
   archived_ts: { sqlite: "SET archived_ts = '2020-01-01T00:00:00.000Z'", postgres: "SET archived_ts = '2020-01-01T00:00:00.000Z'" },
 };
 
