@@ -117,7 +117,9 @@ export function registerDemoCommand(program: Command): void {
       const where = ledger
         ? `recorded in ${path.relative(process.cwd(), ledger) || ledger}; every decision but CONTINUE also in ${path.join(path.relative(process.cwd(), runsFolder!) || '.', '<run>', '<flow>', 'routing', 'decisions.jsonl')}`
         : 'nothing recorded (--no-ledger)';
-      process.stdout.write(`\n${summary.runIds.length} runs: ${runs}, ${where}\n`);
+      // A run ends at its flow's terminal step: each work item goes through the sequence as one run per flow.
+      const perFlow = scenario.sequence.length > 1 ? ` (${scenario.runs} work items × ${scenario.sequence.length} flows, ${scenario.sequence.join(' → ')}: a run ends at its flow's terminal step, so each flow is a run of its own, -f2 … -f${scenario.sequence.length} after the first)` : '';
+      process.stdout.write(`\n${summary.runIds.length} runs${perFlow}: ${runs}, ${where}\n`);
       // npx: in a clone navkernel is not on PATH; npx finds the package's own bin there and in a project that installed it.
       if (ledger) process.stdout.write(`next: npx navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
     } finally {
