@@ -38,12 +38,6 @@ export interface ArbiterAnswer {
 /** Tier 3, the arbiter, as a port: `createKernel({ arbiter })`. */
 export type ArbiterPort = (input: ArbiterInput) => Promise<ArbiterAnswer>;
 
-/** @deprecated Tier 3's former name: use `ArbiterPort`. */
-export type NavigatorPort = ArbiterPort;
-/** @deprecated Tier 3's former name: use `ArbiterInput`. */
-export type NavigatorInput = ArbiterInput;
-/** @deprecated Tier 3's former name: use `ArbiterAnswer`. */
-export type NavigatorAnswer = ArbiterAnswer;
 
 /** The per-run state that survives restarts: loop counters, signature attempts, detour return points. */
 export interface RunState {
@@ -433,8 +427,6 @@ export interface EscalationStore extends EscalationReader {
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean>;
 }
 
-/** @deprecated The former wide read port: every read part and the escalations' write. Take the part you use. */
-export interface LedgerReader extends RunReader, StatsReader, EscalationStore {}
 
 /**
  * A ledger's decisions.jsonl mirror, when it writes one: files derived from the store, never the truth.

@@ -25,8 +25,6 @@ export interface KernelOptions {
    * seed's word "navigator", so recorded ledgers read the same).
    */
   arbiter?: ArbiterPort;
-  /** @deprecated The former name of `arbiter`; used only when `arbiter` is absent. */
-  navigator?: ArbiterPort;
   /** Time source (epoch milliseconds or a Date) for recorded timestamps. Decisions never depend on it. */
   clock?: () => number | Date;
   /** Check each request's limits and validate it against `schemas/route-request.schema.json` (default true; `false` skips both). */
@@ -40,8 +38,6 @@ export interface KernelOptions {
   maxConflictRetries?: number;
   /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
   arbiterTimeoutMs?: number;
-  /** @deprecated The former name of `arbiterTimeoutMs`. */
-  navigatorTimeoutMs?: number;
   /** Depth and size limits of a request (default 64 levels, 1 MiB). docs/security.md. */
   limits?: RequestGuardOptions['limits'];
   /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
@@ -80,7 +76,7 @@ export interface Kernel {
 /** Creates a routing kernel. See docs/kernel.md. */
 export function createKernel(options: KernelOptions): Kernel {
   const { flows } = options;
-  const arbiter = options.arbiter ?? options.navigator;
+  const arbiter = options.arbiter;
   const store = options.store ?? new MemoryStore();
   const clock = options.clock ?? Date.now;
   // Formatting a Date costs more than routing a tier-1 decision: reuse the string within a millisecond.
@@ -94,7 +90,7 @@ export function createKernel(options: KernelOptions): Kernel {
   };
   const validate = options.validate ?? true;
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
-  const timeoutMs = options.arbiterTimeoutMs ?? options.navigatorTimeoutMs ?? 30_000;
+  const timeoutMs = options.arbiterTimeoutMs ?? 30_000;
 
   const machine = provideRunMachine(arbiter, timeoutMs);
 

@@ -41,13 +41,7 @@ export function storedToWrite(route: StoredRoute, calls: StoredLlmCall[], escala
 
 /** Writes stored rows into a destination ledger, each run's routes in seq order (the run heads follow). */
 async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
-  if (to instanceof SqliteLedger) {
-    to.sql.batch(() => {
-      for (const w of writes) to.sql.append(w);
-    });
-    return;
-  }
-  if (to instanceof PostgresLedger) return to.importWrites(writes);
+  if (to instanceof SqliteLedger || to instanceof PostgresLedger) return to.importWrites(writes);
   throw new TypeError('navkernel migrate writes to a SQLite or a PostgreSQL ledger');
 }
 

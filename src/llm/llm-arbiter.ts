@@ -271,5 +271,3 @@ function ms(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-/** @deprecated Tier 3's former name: use `createLlmArbiter`. */
-export const createLlmNavigator = createLlmArbiter;

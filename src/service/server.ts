@@ -50,8 +50,6 @@ export interface ServiceOptions {
   strict?: boolean;
   /** Tier 3 (see `KernelOptions.arbiter`). */
   arbiter?: ArbiterPort;
-  /** @deprecated The former name of `arbiter`. */
-  navigator?: ArbiterPort;
   /** A single bearer token with every scope (principal `shared-token`). Required, or `principals`, to bind beyond loopback. */
   token?: string;
   /** Principals with scopes (`serve --tokens FILE`); combined with `token` when both are given. */
@@ -142,7 +140,7 @@ export function createService(options: ServiceOptions): Service {
     lastRecord.set(record.run_id, record);
     publishRoute(events, record);
   });
-  const untraced = options.arbiter ?? options.navigator;
+  const untraced = options.arbiter;
   const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
   const bodyLimit = options.bodyLimit ?? DEFAULT_LIMITS.maxBytes;
   // One size limit for the body and the request inside it (navkernel serve --max-bytes).

@@ -4,6 +4,7 @@ import type { ArchiveSelection, ArchiveStore, ReclaimReport, RunRows, Tombstone 
 import type { SqliteLedger } from '../sqlite-ledger.js';
 import { tombstoneSeal } from '../chain.js';
 import { ArchiveError } from './errors.js';
+import { ledgerSql } from '../sqlite-ledger.js';
 
 /** A run is finished when terminated (as the run listing says) and without an open escalation. */
 export const FINISHED_SQL =
@@ -18,7 +19,7 @@ export class SqliteArchiveStore implements ArchiveStore {
   private readonly db: Database.Database;
 
   constructor(private readonly ledger: SqliteLedger) {
-    this.db = ledger.sql.db;
+    this.db = ledgerSql(ledger).db;
   }
 
   archivableRuns(sel: ArchiveSelection): Promise<string[]> {
