@@ -82,6 +82,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram', 'forensics'],
   // The MCP server and the LangGraph edge: thin adapters over the public API below them.
   integrations: ['contracts', 'kernel', 'ledger', 'runs', 'navigator', 'repomap'],
+  // navkernel/testing, the store conformance kit: drives stores through the kernel and the run readers.
+  testing: ['contracts', 'kernel', 'ledger', 'runs', 'demo'],
 };
 
 describe('module structure', () => {
