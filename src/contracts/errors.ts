@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.js';
+
 /** One problem found while validating a document: where it is and what was expected there. */
 export interface ValidationIssue {
   /** JSON path of the offending value, e.g. `$.forensics.tests.failed`. */
@@ -26,8 +28,8 @@ export function formatIssue(issue: ValidationIssue): string {
 
 /** Base of every error navkernel throws on purpose. `code` is stable; match on it, not on the message. */
 export class NavkernelError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'NavkernelError';
     this.code = code;
@@ -39,7 +41,7 @@ export class ValidationError extends NavkernelError {
   readonly issues: ValidationIssue[];
   /** Where the document came from: a file, `stdin line 3`, `route()`. */
   readonly source: string;
-  constructor(code: string, source: string, issues: ValidationIssue[]) {
+  constructor(code: ErrorCode, source: string, issues: ValidationIssue[]) {
     // An issue whose path already starts with the source (a flow file's) is not prefixed with it twice.
     const own = `${source}: `;
     super(code, `${source}: ${issues.map((i) => formatIssue(i)).map((t) => (t.startsWith(own) ? t.slice(own.length) : t)).join('; ')}`);

@@ -245,6 +245,7 @@ export interface StoredRun {
   last_step: string;
 }
 
+/** An escalation as a store keeps it: where it opened, and its resolution once resolved. */
 export interface StoredEscalation {
   escalation_id: string;
   run_id: string;

@@ -14,6 +14,7 @@ import { createRequestGuard, type RequestGuardOptions } from './request-guard.js
 import { emptyRunState, resolvedRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
 
+/** Options of createKernel: the flows, the store, tier 3 (the arbiter), limits and the clock. */
 export interface KernelOptions {
   /** The flows to route (from `loadFlows()` or `defineFlows()`). */
   flows: FlowSet;
@@ -59,6 +60,7 @@ export interface RouteOptions {
   principal?: string | null;
 }
 
+/** A routing kernel: route() a step report to the next move; close() when done. */
 export interface Kernel {
   /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
   route(request: unknown, options?: RouteOptions): Promise<Decision>;

@@ -44,6 +44,7 @@ export interface CheckpointStatement {
   tombstones_root?: string;
 }
 
+/** A signed statement of a ledger at one moment: its runs, their heads and the run register. */
 export interface Checkpoint {
   statement: CheckpointStatement;
   /** Ed25519 signature of canonicalJson(statement), base64. */
@@ -109,6 +110,7 @@ export interface CheckpointIssue {
   message: string;
 }
 
+/** What verifyCheckpoint found: whether the ledger still holds what the checkpoint signed. */
 export interface CheckpointReport {
   ok: boolean;
   /** What the checkpoint covers. */

@@ -17,6 +17,7 @@ export class LedgerNotEmptyError extends NavkernelError {
   }
 }
 
+/** What copyLedger copied: runs, routes, escalations and model calls. */
 export interface CopyReport {
   runs: number;
   routes: number;

@@ -30,6 +30,7 @@ import { ThreadedMirror, mirrorThreadAvailable } from './threaded-mirror.js';
 import { type AppendWrite, type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
 import { WalCheckpointer, checkpointerThreadAvailable, type WalCheckpointLimits, type WalCheckpointStats } from './wal-checkpointer.js';
 
+/** Options of a SQLite ledger: durability, the decisions.jsonl mirror, WAL checkpoints. */
 export interface LedgerOptions {
   /**
    * `normal` (default): synchronous=NORMAL in WAL. Survives any crash of the process (SIGKILL included):
@@ -82,6 +83,7 @@ export function ledgerSql(ledger: SqliteLedger): LedgerSql {
   return sqlOf(ledger);
 }
 
+/** The ledger file used when none is named: runs/ledger.sqlite. */
 export const DEFAULT_LEDGER_FILE = path.join('runs', 'ledger.sqlite');
 
 interface QueuedAppend {

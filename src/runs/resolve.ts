@@ -6,6 +6,7 @@ import type { FlowSet } from '../kernel/index.js';
 import { createRedactor, type Redactor } from '../redact.js';
 import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError, recordResolution } from '../ledger/index.js';
 
+/** A person's resolution of an escalation: the decision, where the run goes, who and why. */
 export interface ResolveInput {
   escalation_id: string;
   decision: string;

@@ -2,11 +2,16 @@
 // each token. A presented bearer token is hashed and compared with every principal's hash in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { NavkernelError } from '../contracts/index.js';
+
+// yaml (CommonJS, ~50 ms to load) is required on first use, not when the package is imported.
+let yaml: typeof import('yaml') | undefined;
+const yamlModule = (): typeof import('yaml') => (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /** What a principal may do: route (runners), read (runs, audit, verify, replay, stats), resolve (escalations), admin. */
 export const SCOPES = ['route', 'read', 'resolve', 'admin'] as const;
+/** What a principal may do: route, read, resolve or admin. */
 export type Scope = (typeof SCOPES)[number];
 
 /** An authenticated caller. */
@@ -44,7 +49,7 @@ function sha256(text: string): Buffer {
 export function parseTokensFile(text: string, file: string): Principal[] & { digests: Buffer[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yamlModule().parse(text);
   } catch (e) {
     throw new TokensFileError(`${file}: not YAML or JSON: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
   }

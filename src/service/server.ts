@@ -43,6 +43,7 @@ import { RouteAttempt, RouteAttempts } from './route-attempts.js';
 import { RunQueue } from './run-queue.js';
 import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type ServiceMetrics } from './telemetry.js';
 
+/** Options of createService: the flows, the ledger, tier 3, tokens and principals, limits. */
 export interface ServiceOptions {
   flows: FlowSet;
   ledger: ServiceLedger;
@@ -81,6 +82,7 @@ export interface ServiceOptions {
   reportsRoot?: string;
 }
 
+/** The HTTP service: listen(), close(), and its Fastify instance to mount. */
 export interface Service {
   readonly app: FastifyInstance;
   readonly kernel: Kernel;

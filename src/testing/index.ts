@@ -14,6 +14,7 @@ export { STORE_PORTS, type StorePart } from './store-ports.js';
 /** Every part, in the order they are checked. */
 export const STORE_PARTS = Object.keys(STORE_PORTS) as StorePart[];
 
+/** Options of storeConformance: the parts the store implements. */
 export interface StoreConformanceOptions {
   /**
    * The parts the store implements (default: all of them). A kernel-only store (like `MemoryStore`) passes

@@ -12,6 +12,7 @@ import { BundleLedger } from './bundle-ledger.js';
 import { ArchiveError, NotArchivableError } from './errors.js';
 import { archiveStoreFor } from './store-for.js';
 
+/** Which finished runs archiveRuns moves out of the ledger, and where their bundles go. */
 export interface ArchiveOptions {
   /** The folder bundles are written to (created when missing). */
   to: string;
@@ -33,6 +34,7 @@ export interface ArchiveOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** What archiveRuns moved: the runs, their bundles and what was reclaimed. */
 export interface ArchiveReport {
   archived: { run_id: string; file: string; routes: number; bytes: number }[];
   /** Runs that changed between their bundle and the delete (routed or resolved meanwhile): left in the ledger, their bundle removed. */
@@ -171,6 +173,7 @@ export async function verifyBundle(b: BundleLedger): Promise<VerifyIssue[]> {
   return issues;
 }
 
+/** What verifyArchive found in a folder of run bundles. */
 export interface ArchiveVerifyReport {
   ok: boolean;
   bundles: number;
