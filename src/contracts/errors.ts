@@ -52,32 +52,12 @@ export class ValidationError extends NavkernelError {
 }
 
 /**
- * The route request's forensics do not match the schema (code INVALID_FORENSICS). Also the base class of
- * {@link InvalidRequestError}, so `instanceof InvalidForensicsError` still catches every bad route request.
+ * The error for problems of a route request: a ValidationError with code INVALID_FORENSICS when every problem is inside
+ * `$.forensics`, else INVALID_REQUEST (a request-level field, or a flow or step the kernel does not know).
  */
-export class InvalidForensicsError extends ValidationError {
-  constructor(source: string, issues: ValidationIssue[], code: 'INVALID_FORENSICS' | 'INVALID_REQUEST' = 'INVALID_FORENSICS') {
-    super(code, source, issues);
-    this.name = 'InvalidForensicsError';
-  }
-}
-
-/**
- * A request-level field of a route request (run_id, flow, step_completed, status, iteration, envelope, an unknown
- * top-level member) is wrong, or it names a flow or step the kernel does not know: code INVALID_REQUEST.
- */
-export class InvalidRequestError extends InvalidForensicsError {
-  constructor(source: string, issues: ValidationIssue[]) {
-    super(source, issues, 'INVALID_REQUEST');
-    this.name = 'InvalidRequestError';
-  }
-}
-
-/** The error for problems of a route request: INVALID_FORENSICS when every one is inside `$.forensics`, else INVALID_REQUEST. */
-export function routeRequestError(source: string, issues: ValidationIssue[]): InvalidForensicsError {
-  return issues.length > 0 && issues.every((i) => i.path === '$.forensics' || i.path.startsWith('$.forensics.') || i.path.startsWith('$.forensics['))
-    ? new InvalidForensicsError(source, issues)
-    : new InvalidRequestError(source, issues);
+export function routeRequestError(source: string, issues: ValidationIssue[]): ValidationError {
+  const forensicsOnly = issues.length > 0 && issues.every((i) => i.path === '$.forensics' || i.path.startsWith('$.forensics.') || i.path.startsWith('$.forensics['));
+  return new ValidationError(forensicsOnly ? 'INVALID_FORENSICS' : 'INVALID_REQUEST', source, issues);
 }
 
 /** One or more flow files are malformed or describe a broken graph. Lists every problem at once. */

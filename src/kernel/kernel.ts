@@ -62,7 +62,7 @@ export interface RouteOptions {
 
 /** A routing kernel: route() a step report to the next move; close() when done. */
 export interface Kernel {
-  /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
+  /** Routes the step a runner just finished. Rejects only for bad input (a ValidationError: INVALID_REQUEST or INVALID_FORENSICS) or a failing store. */
   route(request: unknown, options?: RouteOptions): Promise<Decision>;
   /** The legal moves from a request's step, as tier 3 would be offered them. */
   candidates(request: unknown): Promise<CandidateMove[]>;

@@ -9,12 +9,9 @@ import { SqliteLedger } from './sqlite-ledger.js';
 
 const PAGE = 2000;
 
-/** The destination of a copy already holds runs: a copy goes into an empty ledger only. */
-export class LedgerNotEmptyError extends NavkernelError {
-  constructor(location: string, runs: number) {
-    super('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel migrate copies into an empty ledger only`);
-    this.name = 'LedgerNotEmptyError';
-  }
+/** The destination of a copy already holds runs (LEDGER_NOT_EMPTY): a copy goes into an empty ledger only. */
+function ledgerNotEmpty(location: string, runs: number): NavkernelError {
+  return new NavkernelError('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel migrate copies into an empty ledger only`);
 }
 
 /** What copyLedger copied: runs, routes, escalations and model calls. */
@@ -49,7 +46,7 @@ async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
 /** Copies every run of `from` into the empty ledger `to`. */
 export async function copyLedger(from: RunReader & EscalationReader, to: Ledger, onProgress?: (report: CopyReport) => void): Promise<CopyReport> {
   const existing = await to.runIds();
-  if (existing.length > 0) throw new LedgerNotEmptyError(to.location, existing.length);
+  if (existing.length > 0) throw ledgerNotEmpty(to.location, existing.length);
   const report: CopyReport = { runs: 0, routes: 0, llm_calls: 0, escalations: 0, resolutions: 0 };
   for (const run_id of await from.runIds()) {
     const escalations = await from.runEscalations(run_id);

@@ -1,42 +1,22 @@
-// The store contract (src/contracts/ports.ts), run against every store factory, one describe per part of the port:
-// KernelStore (the kernel), RunReader (audit, replay, verify, export), StatsReader (listing, /v1/stats), EscalationStore.
+// The store contract beyond navkernel/testing's kit (kit.test.ts runs the kit's checks per port part on every store):
+// tampering behind the store's back, the CLI on it, and the listing and stats against the former per-run code.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  IdempotencyConflictError,
-  LedgerConflictError,
-  type Decision,
-  type Ledger,
-  type ReplayTuple,
-  type RouteRecord,
-  type RouteRequest,
-  type RunState,
-} from '../../src/contracts/index.js';
+import type { Ledger, RouteRequest } from '../../src/contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
-import { MemoryStore, createKernel, emptyRunState, type FlowSet } from '../../src/kernel/index.js';
+import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { verifyLedger } from '../../src/ledger/index.js';
-import { auditRun, listRuns, listedSummary, replayRun, resolveEscalation, whyStep } from '../../src/runs/index.js';
-import type { LedgerStats, RunPageKey, RunPageQuery, RunSummary } from '../../src/contracts/index.js';
+import { listedSummary, resolveEscalation } from '../../src/runs/index.js';
+import type { LedgerStats } from '../../src/contracts/index.js';
 import { serviceLedger } from '../../src/service/index.js';
 import { legacyListRuns, legacyStats } from '../../bench/runs-listing.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
-import { ESCALATION_READER, STORE_PORTS } from './ports.js';
 
 let flows: FlowSet;
 beforeAll(async () => {
   flows = await sampleFlows();
 });
-
-function record(run_id: string, seq: number, over: Partial<RouteRecord> = {}): RouteRecord {
-  const request: RouteRequest = { run_id, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' };
-  const decision = { decision: 'CONTINUE', next_step_id: 'build-step-2', tier: 1, rule: 'happy_path', reason: 'ok', needs_human: false, seq, rejected: [] } as unknown as Decision;
-  return {
-    run_id, seq, flow: 'build', step: 'build-step-1', request_id: null, request_hash: '', request, decision, latency_us: 1, cost_usd: 0,
-    kernel_version: 'test', flows_hash: 'f'.repeat(64), ts: `2025-01-01T00:00:${String(seq % 60).padStart(2, '0')}.000Z`, llm_calls: [], ...over,
-  };
-}
-const stateAt = (run_id: string, seq: number): RunState => ({ ...emptyRunState(run_id), seq });
 
 /** A gate run that ends in an open escalation (gate-decide answers a status no branch knows). */
 const gateRun = (run_id: string): RouteRequest[] => [
@@ -45,26 +25,6 @@ const gateRun = (run_id: string): RouteRequest[] => [
   { run_id, flow: 'gate', step_completed: 'gate-security', status: 'VERIFIED' },
   { run_id, flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' },
 ];
-
-/** Every page of a listing, `limit` runs at a time, following `next`; checks `total` is the same on every page. */
-async function allPages(s: Ledger, q: Omit<RunPageQuery, 'limit' | 'after'>, limit: number): Promise<{ runs: RunSummary[]; total: number; pages: number }> {
-  const runs: RunSummary[] = [];
-  let total: number | undefined;
-  let pages = 0;
-  for (let after: RunPageKey | undefined; ; ) {
-    const page = await s.runPage({ ...q, limit, ...(after ? { after } : {}) });
-    pages++;
-    expect(page.runs.length).toBeLessThanOrEqual(limit);
-    if (total === undefined) total = page.total;
-    else expect(page.total).toBe(total);
-    runs.push(...page.runs.map(listedSummary));
-    if (!page.next) break;
-    expect(page.runs.length).toBe(limit);
-    expect(page.next).toEqual({ created_ts: page.runs[limit - 1]!.created_ts, run_id: page.runs[limit - 1]!.run_id });
-    after = page.next;
-  }
-  return { runs, total: total!, pages };
-}
 
 /** /v1/stats answers: equal, except USD sums, which may differ in their last bits with the order of summation. */
 function expectSameStats(actual: LedgerStats, expected: LedgerStats): void {
