@@ -11,6 +11,7 @@ import type { Decision, RouteRequest } from '../src/contracts/index.js';
 import { createKernel, defineFlows, type Kernel } from '../src/kernel/index.js';
 import { openLedger } from '../src/ledger/index.js';
 import { percentile, table, type BenchSection } from './stats.js';
+import { ledgerSql } from '../src/ledger/sqlite-ledger.js';
 
 const MAX_ITERATIONS = 3;
 
@@ -206,7 +207,7 @@ export async function benchLangGraph(opts: { quick: boolean }): Promise<BenchSec
       const saver = new SqliteSaver(db);
       const lg = langgraphSide(saver, 'db', () => dirBytes(tmp) - dirBytes(nkDir), () => db.close());
       const m = await alternate(nk, lg, rounds, runsPerRound);
-      sync = `ledger synchronous=${ledger.sql.db.pragma('synchronous', { simple: true })}, SqliteSaver synchronous=${db.pragma('synchronous', { simple: true })} (1 = NORMAL), both WAL`;
+      sync = `ledger synchronous=${ledgerSql(ledger).db.pragma('synchronous', { simple: true })}, SqliteSaver synchronous=${db.pragma('synchronous', { simple: true })} (1 = NORMAL), both WAL`;
       // Closing the last connection checkpoints the WAL into the main file, so the sizes compare like for like.
       await nk.close();
       await lg.close();

@@ -13,6 +13,7 @@ import { openLedger, type Durability } from '../src/ledger/index.js';
 import { replayRun } from '../src/runs/index.js';
 import { packageRoot } from '../src/package-root.js';
 import { fmt, measure, table, type BenchSection } from './stats.js';
+import { ledgerSql } from '../src/ledger/sqlite-ledger.js';
 
 export const flowsOnce = (() => {
   let p: Promise<FlowSet> | undefined;
@@ -172,7 +173,7 @@ export async function latencyAsLedgerGrows(sizes: readonly number[], sample: num
         const n = Math.min(20_000, size - rows);
         // Tier 1/2 routes append synchronously inside route(), so one outer transaction holds the whole batch.
         const pending: Promise<unknown>[] = [];
-        ledger.sql.db.transaction(() => {
+        ledgerSql(ledger).db.transaction(() => {
           for (let i = 0; i < n; i++) {
             const r = fill[i % fill.length]!;
             pending.push(kernel.route({ ...r, run_id: `${r.run_id}-b${batch}-${Math.floor(i / fill.length)}` }));
@@ -182,7 +183,7 @@ export async function latencyAsLedgerGrows(sizes: readonly number[], sample: num
         rows += n;
         batch++;
       }
-      ledger.sql.checkpoint();
+      ledgerSql(ledger).checkpoint();
       const suffix = `-at-${size}`;
       const m = await measure(Math.min(sample, probe.length), (i) => kernel.route({ ...probe[i]!, run_id: probe[i]!.run_id + suffix }));
       rows += Math.min(sample, probe.length);
@@ -237,8 +238,8 @@ export async function bytesPerDecision(runs: number): Promise<{ routes: number; 
     const ledger = openLedger(t.file);
     const kernel = createKernel({ flows, store: ledger });
     const s = await simulate(kernel, { ...DEMO_SCENARIO, runs }, { runPrefix: 'bytes' });
-    ledger.sql.checkpoint();
-    ledger.sql.db.exec('VACUUM');
+    ledgerSql(ledger).checkpoint();
+    ledgerSql(ledger).db.exec('VACUUM');
     const sqlite = statSync(t.file).size;
     await kernel.close();
     const jsonl = dirBytes(t.dir) - statSync(t.file).size;

@@ -3,19 +3,20 @@
 import type { RouteRequest } from '../src/contracts/index.js';
 import { defineFlows, type FlowSet } from '../src/kernel/index.js';
 import type { SqliteLedger } from '../src/ledger/index.js';
+import { ledgerSql } from '../src/ledger/sqlite-ledger.js';
 
 /** Routes `reqs` with the ledger inside one outer transaction (the ledger's own transactions nest as savepoints). */
 export async function routeInTransaction(ledger: SqliteLedger, route: (r: RouteRequest) => Promise<unknown>, reqs: Iterable<RouteRequest>): Promise<number> {
   let n = 0;
-  ledger.sql.db.exec('BEGIN');
+  ledgerSql(ledger).db.exec('BEGIN');
   try {
     for (const r of reqs) {
       await route(r);
       n++;
     }
-    ledger.sql.db.exec('COMMIT');
+    ledgerSql(ledger).db.exec('COMMIT');
   } catch (e) {
-    if (ledger.sql.db.inTransaction) ledger.sql.db.exec('ROLLBACK');
+    if (ledgerSql(ledger).db.inTransaction) ledgerSql(ledger).db.exec('ROLLBACK');
     throw e;
   }
   return n;

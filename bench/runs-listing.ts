@@ -18,6 +18,7 @@ import { summarizeRun } from '../src/runs/index.js';
 import { serviceLedger } from '../src/service/index.js';
 import { flowsOnce } from './ledger.js';
 import { table } from './stats.js';
+import { ledgerSql } from '../src/ledger/sqlite-ledger.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The former code (src/runs/audit.ts listRuns/summary, src/service/server.ts GET /v1/runs, src/service/ledger-reader.ts
@@ -119,11 +120,11 @@ export async function buildListingLedger(file: string, runs: number): Promise<{ 
   const flows = await flowsOnce();
   const ledger = openLedger(file, { jsonl: false });
   const kernel = createKernel({ flows, store: ledger, validate: false });
-  ledger.sql.db.exec('BEGIN');
+  ledgerSql(ledger).db.exec('BEGIN');
   const divergedRuns = Array.from({ length: Math.ceil(runs / 10) }, (_, i) => i * 10);
   const sim = await simulate(kernel, { ...DEMO_SCENARIO, runs, sequence: ['build', 'gate'], divergedRuns }, { runPrefix: 'list' });
   await ledger.flush();
-  ledger.sql.db.exec('COMMIT');
+  ledgerSql(ledger).db.exec('COMMIT');
   await kernel.close();
   return { routes: sim.routes };
 }

@@ -18,6 +18,7 @@ import { BENCH_REPOS, navigatorSizeSeries, timeNavigation } from './navigator.js
 import { concurrentRuns } from './postgres.js';
 import { percentile, table, type BenchSection } from './stats.js';
 import { writeLineChart, writeStackedChart } from './svg-chart.js';
+import { ledgerSql } from '../src/ledger/sqlite-ledger.js';
 
 export { LONG_FLOWS, longRun, routeInTransaction };
 
@@ -36,7 +37,7 @@ const us = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1000;
 
 /** The routes table's indexes and their columns, read from the ledger file itself. */
 function routeIndexes(ledger: SqliteLedger): string {
-  const db = ledger.sql.db;
+  const db = ledgerSql(ledger).db;
   const list = db.pragma('index_list(routes)') as { name: string; unique: number; origin: string; partial: number }[];
   return list
     .map((ix) => {
@@ -48,7 +49,7 @@ function routeIndexes(ledger: SqliteLedger): string {
 
 /** How the runs table is keyed, read from its CREATE statement. */
 function runsKey(ledger: SqliteLedger): string {
-  const sql = (ledger.sql.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'").pluck().get() as string | undefined) ?? '';
+  const sql = (ledgerSql(ledger).db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'").pluck().get() as string | undefined) ?? '';
   const pk = /(\w+)\s+TEXT\s+PRIMARY KEY/i.exec(sql)?.[1] ?? /PRIMARY KEY\s*\(([^)]*)\)/i.exec(sql)?.[1] ?? 'its primary key';
   return `\`runs\` (one row per run: head hash, last seq) is ${/WITHOUT ROWID/i.test(sql) ? 'a WITHOUT ROWID table' : 'a table'} keyed by ${pk}`;
 }
@@ -86,7 +87,7 @@ async function ledgerGrowth(sizes: readonly number[], sampleRuns: number): Promi
     let probe = 0;
     for (const size of sizes) {
       while (rows < size) await routeInTransaction(ledger, (r) => filler.route(r), fillRuns(Math.min(size, rows + 20_000)));
-      ledger.sql.db.pragma('wal_checkpoint(TRUNCATE)');
+      ledgerSql(ledger).db.pragma('wal_checkpoint(TRUNCATE)');
       // A fresh kernel on its own connection (as a restarted runner would have): nothing is live, so every run is looked up first.
       const kernel = createKernel({ flows: BENCH_FLOWS, store: openLedger(file, { durability: 'normal', jsonl: false }), validate: true });
       const fresh: number[] = [];
@@ -110,7 +111,7 @@ async function ledgerGrowth(sizes: readonly number[], sampleRuns: number): Promi
       points.push({ rows: size, newP50: percentile(fresh, 50), newP99: percentile(fresh, 99), oldP50: percentile(old, 50), oldP99: percentile(old, 99), perSecond });
     }
     const indexes = routeIndexes(ledger);
-    const plan = (ledger.sql.db.prepare('EXPLAIN QUERY PLAN SELECT state FROM routes WHERE run_id = ? ORDER BY seq DESC LIMIT 1').all('fill-1') as { detail: string }[])
+    const plan = (ledgerSql(ledger).db.prepare('EXPLAIN QUERY PLAN SELECT state FROM routes WHERE run_id = ? ORDER BY seq DESC LIMIT 1').all('fill-1') as { detail: string }[])
       .map((p) => p.detail)
       .join('; ');
     const runs = runsKey(ledger);

@@ -33,9 +33,9 @@ export async function benchStartup({ quick }: { quick: boolean }): Promise<Bench
   const version = median(times(() => wallMs([bin, '--version'])));
   const route = median(times(() => wallMs([bin, 'route', '--no-ledger', '--flows', 'charters'], request + '\n')));
   const entries = [
-    ['`navkernel/kernel`', 'dist/src/kernel/index.js'],
-    ['`navkernel/navigator`', 'dist/src/navigator/index.js'],
-    ['`navkernel` (everything)', 'dist/src/index.js'],
+    ['`navkernel/kernel`', 'dist/src/kernel/entry.js'],
+    ['`navkernel/service`', 'dist/src/service/entry.js'],
+    ['`navkernel` (the root API)', 'dist/src/index.js'],
   ] as const;
   const imports = entries.map(([label, file]) => {
     const samples = Array.from({ length: runs }, () => importCost(file));
@@ -64,7 +64,7 @@ export async function benchStartup({ quick }: { quick: boolean }): Promise<Bench
       route_one_ms: route,
       kernel_import_ms: kernel.ms,
       kernel_import_rss_mb: kernel.rssMb,
-      navigator_import_ms: imports[1]!.ms,
+      service_import_ms: imports[1]!.ms,
       full_import_ms: imports[2]!.ms,
       full_import_rss_mb: imports[2]!.rssMb,
     },

@@ -3,16 +3,13 @@
 //
 //   npx tsc -p examples/tsconfig.json && node dist-examples/embed-kernel/runner.js [LEDGER_FILE]
 //
-// In your own project the imports are the same: `npm install navkernel`, then import from 'navkernel/kernel' (the
-// kernel alone), 'navkernel/ledger' (the store) and 'navkernel/runs' (audit, replay, resolve).
+// In your own project the imports are the same: `npm install navkernel`, then import from 'navkernel' (the kernel,
+// the ledgers, audit/replay/resolve: docs/api.md), or from 'navkernel/kernel' for the kernel alone.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Decision, RouteRequest } from 'navkernel/contracts';
-import { createKernel, loadFlows } from 'navkernel/kernel';
-import { openLedger } from 'navkernel/ledger';
-import { auditRun } from 'navkernel/runs';
+import { auditRun, createKernel, loadFlows, openLedger, type Decision, type RouteRequest } from 'navkernel';
 
 const charters = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'charters');
 const ledgerFile = process.argv[2] ?? path.join(mkdtempSync(path.join(tmpdir(), 'navkernel-example-')), 'ledger.sqlite');

@@ -13,9 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotation, Command } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { createKernel, loadFlows } from 'navkernel/kernel';
+import { createKernel, loadFlows, openLedger } from 'navkernel';
 import { kernelGraph, NavkernelAnnotation, type StepReport } from 'navkernel/langgraph';
-import { openLedger } from 'navkernel/ledger';
 
 const flows = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'custom-flow');
 const folder = process.argv[2] ?? mkdtempSync(path.join(tmpdir(), 'navkernel-langgraph-'));

@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CommanderError } from 'commander';
 import { NavkernelError } from '../contracts/errors.js';
+import type { ErrorCode } from '../contracts/error-codes.js';
 import { inLine, jsonLine, printErrorText } from './terminal-text.js';
 
 /** The exit codes shared by every command. Commands with their own outcomes (navigate, explore) use 3 and up. */
@@ -23,7 +24,7 @@ export const EXIT = { OK: 0, FINDING: 1, USAGE: 2 } as const;
 
 /** A bad flag, a bad argument or a missing input: exit 2, code USAGE unless given. */
 export class UsageError extends NavkernelError {
-  constructor(message: string, code = 'USAGE') {
+  constructor(message: string, code: ErrorCode = 'USAGE') {
     super(code, message);
     this.name = 'UsageError';
   }
@@ -35,7 +36,7 @@ export class UsageError extends NavkernelError {
  */
 export class ExitCodeError extends NavkernelError {
   readonly exitCode: number;
-  constructor(code: string, message: string, exitCode: number, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, exitCode: number, options?: { cause?: unknown }) {
     super(code, message, options);
     this.name = 'ExitCodeError';
     this.exitCode = exitCode;
@@ -138,7 +139,7 @@ export function finding(): void {
 
 /** A parsed error: what `main` prints and the exit code it returns. */
 export interface CliError {
-  code: string;
+  code: ErrorCode;
   message: string;
   exitCode: number;
 }

@@ -66,7 +66,7 @@ export interface ArchiveStore {
    * already is left alone and returned in `skipped`.
    */
   bury(items: readonly { tombstone: Tombstone; resolved_escalations: number }[]): Promise<{ buried: string[]; skipped: string[] }>;
-  /** Writes a bundle's rows back and clears the tombstone, in one transaction (ArchiveError when they do not fit). */
+  /** Writes a bundle's rows back and clears the tombstone, in one transaction (archiveInvalid when they do not fit). */
   unbury(rows: RunRows): Promise<void>;
   /** Every tombstone of the run register, by ordinal. */
   tombstones(): Promise<Tombstone[]>;

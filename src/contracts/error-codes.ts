@@ -71,6 +71,56 @@ export const ERROR_CODES = {
   TOO_BUSY: { http: 503, summary: 'as many heavy reads (verify, replay) are running and waiting as the server allows; retry later' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },
+  // Issue 38: every code a surface (CLI, co-process, HTTP, MCP, the library) shows, closed. Add new codes at the end,
+  // each with its HTTP status and a sentence in docs/errors.md (a test checks both).
+  // Options, files and configuration.
+  USAGE: { http: 400, summary: 'a bad command line: an unknown command or flag, a missing or extra argument' },
+  INVALID_OPTION: { http: 400, summary: 'an option or argument has a value outside what it accepts' },
+  INVALID_CONFIG: { http: 400, summary: 'a configuration (a tokens file, an explorer budget or task) is wrong' },
+  PATH_NOT_FOUND: { http: 404, summary: 'a file or folder named on the command line or in a request does not exist' },
+  PATH_OUTSIDE_ROOT: { http: 403, summary: 'a path resolves outside the folder it must stay in (the repository, the allowed repositories)' },
+  CANNOT_READ: { http: 422, summary: 'a named file exists but cannot be read (permissions, a folder where a file is expected)' },
+  CANNOT_WRITE: { http: 500, summary: 'an output file or folder cannot be written' },
+  FILE_ERROR: { http: 500, summary: 'another filesystem error on a named path' },
+  MISSING_PACKAGE: { http: 500, summary: 'a feature needs an optional package that is not installed (the message names it)' },
+  // Ledgers.
+  LEDGER_NOT_FOUND: { http: 404, summary: 'no ledger at the named location' },
+  NOT_A_LEDGER: { http: 422, summary: 'the file or database is not a navkernel ledger; it was not opened' },
+  LEDGER_TOO_NEW: { http: 422, summary: 'the ledger was written by a newer navkernel; upgrade to read it (nothing was changed)' },
+  LEDGER_NOT_WRITABLE: { http: 403, summary: 'the database role cannot write the ledger (grant it the privileges, or open it read-only)' },
+  LEDGER_NOT_EMPTY: { http: 409, summary: 'a copy (migrate) goes into an empty ledger only' },
+  // Flows and documents.
+  INVALID_FLOW: { http: 422, summary: 'a flow file is malformed or describes a broken graph (every problem is listed)' },
+  UNKNOWN_FLOW: { http: 404, summary: 'no flow of that id among the loaded flows' },
+  UNKNOWN_STEP: { http: 404, summary: 'no step of that id in the flows of the run' },
+  MISSING_NODE: { http: 422, summary: 'a LangGraph graph has no node for a step the flow (or the kernel) routes to' },
+  INVALID_CAPSULE: { http: 422, summary: 'a CNF capsule (the navigator\'s task) fails its schema or cannot be read' },
+  INVALID_REGISTRY: { http: 422, summary: 'a navigator registry file fails its schema' },
+  INVALID_FLIGHT_PLAN: { http: 422, summary: 'a flight plan fails its schema, or one of its custom queries does not compile' },
+  // The navigator and the explorer.
+  REPO_NOT_FOUND: { http: 404, summary: 'the repository folder does not exist' },
+  SESSION_NOT_FOUND: { http: 404, summary: 'no explorer session of that id in the ledger' },
+  INVALID_SESSION: { http: 422, summary: 'a stored explorer session does not match its schema' },
+  NAVIGATOR_FAULT: { http: 500, summary: 'the navigator stopped on an internal fault (please report)' },
+  // Models.
+  INVALID_LLM_SPEC: { http: 400, summary: 'an --llm value names no known provider, or lacks the file or model it needs' },
+  LLM_KEY_MISSING: { http: 500, summary: "the provider's API key is not set in the environment" },
+  LLM_UNPRICED: { http: 422, summary: 'no price is known for the model: add it to the pricing table' },
+  INVALID_PRICING: { http: 422, summary: 'a pricing table cannot be read or fails its schema' },
+  INVALID_SCRIPT: { http: 422, summary: "a scripted model's script cannot be read or fails its schema" },
+  LLM_TIMEOUT: { http: 504, summary: 'a model call took longer than its time limit' },
+  LLM_RATE_LIMITED: { http: 429, summary: 'the provider refused the call for its rate limit (429)' },
+  LLM_SERVER_ERROR: { http: 502, summary: 'the provider answered with a server error (5xx)' },
+  LLM_NETWORK_ERROR: { http: 502, summary: 'the provider could not be reached' },
+  LLM_CLIENT_ERROR: { http: 502, summary: 'the provider refused the call (4xx other than 429: a bad key, a model that does not exist)' },
+  LLM_ABORTED: { http: 503, summary: 'the model call was cancelled (a deadline or a shutdown)' },
+  LLM_REPLAY_MISS: { http: 422, summary: 'a recorded model has no recorded answer for this call' },
+  LLM_SCRIPT_EXHAUSTED: { http: 422, summary: 'a scripted model ran out of answers' },
+  // The service, MCP and the kernel's own checks.
+  UNSAFE_BIND: { http: 500, summary: 'serve refuses to listen beyond loopback without a token or principals' },
+  UI_NOT_BUILT: { http: 500, summary: 'the web UI is not built into this install (npm run build)' },
+  UNKNOWN_TOOL: { http: 404, summary: 'the MCP server has no tool of that name' },
+  INTERNAL_INVALID_DECISION: { http: 500, summary: 'the kernel produced a decision that breaks its own rules and refused to return it (please report)' },
 } as const satisfies Record<string, { http: number; summary: string }>;
 
 /** One of the stable error codes. */
@@ -84,7 +134,7 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
 }
 
-/** The HTTP status for a code; codes outside the stable list map to 500. */
-export function httpStatusFor(code: string): number {
-  return isErrorCode(code) ? ERROR_CODES[code].http : 500;
+/** The HTTP status for a code. A code outside the set does not typecheck; check a foreign string with isErrorCode first. */
+export function httpStatusFor(code: ErrorCode): number {
+  return ERROR_CODES[code].http;
 }

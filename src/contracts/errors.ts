@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.js';
+
 /** One problem found while validating a document: where it is and what was expected there. */
 export interface ValidationIssue {
   /** JSON path of the offending value, e.g. `$.forensics.tests.failed`. */
@@ -26,8 +28,8 @@ export function formatIssue(issue: ValidationIssue): string {
 
 /** Base of every error navkernel throws on purpose. `code` is stable; match on it, not on the message. */
 export class NavkernelError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'NavkernelError';
     this.code = code;
@@ -39,7 +41,7 @@ export class ValidationError extends NavkernelError {
   readonly issues: ValidationIssue[];
   /** Where the document came from: a file, `stdin line 3`, `route()`. */
   readonly source: string;
-  constructor(code: string, source: string, issues: ValidationIssue[]) {
+  constructor(code: ErrorCode, source: string, issues: ValidationIssue[]) {
     // An issue whose path already starts with the source (a flow file's) is not prefixed with it twice.
     const own = `${source}: `;
     super(code, `${source}: ${issues.map((i) => formatIssue(i)).map((t) => (t.startsWith(own) ? t.slice(own.length) : t)).join('; ')}`);
@@ -50,32 +52,12 @@ export class ValidationError extends NavkernelError {
 }
 
 /**
- * The route request's forensics do not match the schema (code INVALID_FORENSICS). Also the base class of
- * {@link InvalidRequestError}, so `instanceof InvalidForensicsError` still catches every bad route request.
+ * The error for problems of a route request: a ValidationError with code INVALID_FORENSICS when every problem is inside
+ * `$.forensics`, else INVALID_REQUEST (a request-level field, or a flow or step the kernel does not know).
  */
-export class InvalidForensicsError extends ValidationError {
-  constructor(source: string, issues: ValidationIssue[], code: 'INVALID_FORENSICS' | 'INVALID_REQUEST' = 'INVALID_FORENSICS') {
-    super(code, source, issues);
-    this.name = 'InvalidForensicsError';
-  }
-}
-
-/**
- * A request-level field of a route request (run_id, flow, step_completed, status, iteration, envelope, an unknown
- * top-level member) is wrong, or it names a flow or step the kernel does not know: code INVALID_REQUEST.
- */
-export class InvalidRequestError extends InvalidForensicsError {
-  constructor(source: string, issues: ValidationIssue[]) {
-    super(source, issues, 'INVALID_REQUEST');
-    this.name = 'InvalidRequestError';
-  }
-}
-
-/** The error for problems of a route request: INVALID_FORENSICS when every one is inside `$.forensics`, else INVALID_REQUEST. */
-export function routeRequestError(source: string, issues: ValidationIssue[]): InvalidForensicsError {
-  return issues.length > 0 && issues.every((i) => i.path === '$.forensics' || i.path.startsWith('$.forensics.') || i.path.startsWith('$.forensics['))
-    ? new InvalidForensicsError(source, issues)
-    : new InvalidRequestError(source, issues);
+export function routeRequestError(source: string, issues: ValidationIssue[]): ValidationError {
+  const forensicsOnly = issues.length > 0 && issues.every((i) => i.path === '$.forensics' || i.path.startsWith('$.forensics.') || i.path.startsWith('$.forensics['));
+  return new ValidationError(forensicsOnly ? 'INVALID_FORENSICS' : 'INVALID_REQUEST', source, issues);
 }
 
 /** One or more flow files are malformed or describe a broken graph. Lists every problem at once. */

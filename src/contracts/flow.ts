@@ -141,4 +141,5 @@ export const Flow = z
   })
   .strict();
 export type Flow = z.infer<typeof Flow>;
+/** A flow as written (defaults not yet applied): what defineFlows takes. */
 export type FlowInput = z.input<typeof Flow>;

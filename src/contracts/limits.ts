@@ -61,7 +61,7 @@ const isWellFormed: (s: string) => boolean =
  * stack here): nesting depth, size, and that every string and key is well-formed Unicode (a lone surrogate
  * would make two different ids collide once encoded as UTF-8), and that it is JSON at all (no NaN, Infinity,
  * BigInt, function, symbol, Date or class instance: what a library caller might pass). Throws InputTooLargeError
- * or InvalidForensicsError (issue codes `ill_formed_unicode`, `not_json`), each naming the JSON path.
+ * or a ValidationError (issue codes `ill_formed_unicode`, `not_json`), each naming the JSON path.
  */
 export function checkInputLimits(value: unknown, limits: InputLimits = DEFAULT_LIMITS, source = 'route()', options: { repairFreeText?: boolean } = {}): RepairedString[] | undefined {
   // The common case, a well-formed request far inside the limits, is confirmed by a walk that allocates nothing; any

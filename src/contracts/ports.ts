@@ -38,12 +38,6 @@ export interface ArbiterAnswer {
 /** Tier 3, the arbiter, as a port: `createKernel({ arbiter })`. */
 export type ArbiterPort = (input: ArbiterInput) => Promise<ArbiterAnswer>;
 
-/** @deprecated Tier 3's former name: use `ArbiterPort`. */
-export type NavigatorPort = ArbiterPort;
-/** @deprecated Tier 3's former name: use `ArbiterInput`. */
-export type NavigatorInput = ArbiterInput;
-/** @deprecated Tier 3's former name: use `ArbiterAnswer`. */
-export type NavigatorAnswer = ArbiterAnswer;
 
 /** The per-run state that survives restarts: loop counters, signature attempts, detour return points. */
 export interface RunState {
@@ -251,6 +245,7 @@ export interface StoredRun {
   last_step: string;
 }
 
+/** An escalation as a store keeps it: where it opened, and its resolution once resolved. */
 export interface StoredEscalation {
   escalation_id: string;
   run_id: string;
@@ -433,8 +428,6 @@ export interface EscalationStore extends EscalationReader {
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean>;
 }
 
-/** @deprecated The former wide read port: every read part and the escalations' write. Take the part you use. */
-export interface LedgerReader extends RunReader, StatsReader, EscalationStore {}
 
 /**
  * A ledger's decisions.jsonl mirror, when it writes one: files derived from the store, never the truth.

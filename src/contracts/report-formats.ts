@@ -12,6 +12,7 @@ export const REPORT_FORMATS = [
   'git-status',
 ] as const;
 
+/** A report format collectForensics reads. */
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**

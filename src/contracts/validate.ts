@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { ValidationIssue } from './errors.js';
 import { didYouMean } from './nearest-name.js';
 import { packageRoot } from '../package-root.js';
@@ -25,7 +26,11 @@ function sharedAjv(useDefaults: boolean): Ajv2020 {
   // schemas compiled here are the shipped, generated schemas/ files, checked against the 2020-12 meta-schema by
   // tests/contracts/schemas-drift.test.ts; compiling the meta-schema at run time cost two thirds of the first compile
   // (a fifth of `navkernel replay`'s start-up).
-  if (!ajv) ajvs.set(useDefaults, (ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, validateSchema: false, useDefaults })));
+  if (!ajv) {
+    // ajv (CommonJS, ~60 ms to load) is required on the first compile, not at import: `navkernel/kernel` stays light.
+    const { Ajv2020: Ajv } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    ajvs.set(useDefaults, (ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false, useDefaults })));
+  }
   return ajv;
 }
 

@@ -41,7 +41,7 @@ const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
  */
 /**
  * A simulated person resolving an escalation (CONTINUE to `next`, or TERMINATE), as `navkernel resolve` would: callers
- * with a ledger or MemoryStore pass `resolveEscalation` of navkernel/runs over it.
+ * with a ledger or MemoryStore pass `resolveEscalation` of navkernel over it.
  */
 export type SimulatedResolver = (resolution: { escalation_id: string; decision: 'CONTINUE' | 'TERMINATE'; next?: string }) => Promise<void | false>;
 

@@ -1,8 +1,12 @@
 import path from 'node:path';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
 import type { FlightPlan } from '../contracts/flight-plan.js';
 import type { NavigatorOutput } from '../contracts/explorer-report.js';
 import type { NavigatorState } from '../contracts/explorer-state.js';
+
+// yaml (CommonJS, ~50 ms to load) is required on first use, not when the package is imported.
+let yaml: typeof import('yaml') | undefined;
+const yamlModule = (): typeof import('yaml') => (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /** The FlightPlan as YAML, keys in the schema's order: the same plan always gives the same bytes. */
 export function flightPlanYaml(plan: FlightPlan): string {
@@ -12,7 +16,7 @@ export function flightPlanYaml(plan: FlightPlan): string {
     verbosity: plan.verbosity.map((r) => ({ pattern: r.pattern, ...(r.level !== undefined ? { level: r.level } : {}), ...(r.sections ? { sections: r.sections.map((s) => ({ pattern: s.pattern, level: s.level })) } : {}) })),
     custom_queries: plan.custom_queries.map((q) => ({ pattern: q.pattern, query: q.query })),
   };
-  return YAML.stringify(ordered);
+  return yamlModule().stringify(ordered);
 }
 
 /** NavigatorOutput (seed 000) from the final state and the text of its map. */

@@ -1,8 +1,12 @@
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
 import type { DecisionLogEntry, NavigatorState } from '../contracts/explorer-state.js';
 import type { LlmMessage } from '../llm/index.js';
 import { countTokens, type MapFile } from '../repomap/index.js';
 import { FINALIZE_TOOL, UPDATE_TOOL } from './tools.js';
+
+// yaml (CommonJS, ~50 ms to load) is required on first use, not when the package is imported.
+let yaml: typeof import('yaml') | undefined;
+const yamlModule = (): typeof import('yaml') => (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /** How much of the map and history one prompt shows. */
 export interface ViewLimits {
@@ -84,7 +88,7 @@ export function stateView(v: StateView): string {
     ...feedbackNote(state),
     '',
     '## FlightPlan',
-    YAML.stringify(state.flight_plan).trimEnd(),
+    yamlModule().stringify(state.flight_plan).trimEnd(),
     '',
     '## Files by rank (level rendered, tokens, path)',
     fileTable(v.files, v.limits.fileRows),

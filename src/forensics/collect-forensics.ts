@@ -18,6 +18,7 @@ export interface ForensicsInputs {
   as?: ReportFormat;
 }
 
+/** Options of collectForensics: the reports root and size limits. */
 export interface CollectOptions {
   /** Paths inside this folder are shown relative to it (default: the current folder). */
   baseDir?: string;
@@ -40,7 +41,9 @@ export interface CollectOptions {
   signal?: AbortSignal;
 }
 
+/** The largest report file read by default (256 MiB). */
 export const DEFAULT_MAX_REPORT_BYTES = 256 * 1024 * 1024;
+/** The largest JSON report file read by default (32 MiB). */
 export const DEFAULT_MAX_JSON_REPORT_BYTES = 32 * 1024 * 1024;
 
 type Lines = AsyncIterable<string[]>;

@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import { InvalidForensicsError } from '../contracts/errors.js';
+import { ValidationError } from '../contracts/errors.js';
 import { REPORT_FORMATS, type ReportFormat } from '../contracts/report-formats.js';
 import type { Forensics } from '../contracts/route-request.js';
 import { collectForensics, type CollectOptions } from './collect-forensics.js';
@@ -13,12 +13,12 @@ export interface ReportRoot extends Omit<CollectOptions, 'baseDir'> {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const bad = (p: string, message: string) => new InvalidForensicsError('route()', [{ path: p, code: 'invalid_reports', message }]);
+const bad = (p: string, message: string) => new ValidationError('INVALID_FORENSICS', 'route()', [{ path: p, code: 'invalid_reports', message }]);
 
 /**
  * A route request with `reports` turned into one without: its report files (and git tree) read under the
  * root into `forensics`, the measured values the request already holds winning over the reports'. A request
- * without `reports` is returned as it is. Throws ReportError (INVALID_REPORT) or InvalidForensicsError.
+ * without `reports` is returned as it is. Throws ReportError (INVALID_REPORT) or a ValidationError (INVALID_FORENSICS).
  */
 export async function resolveReportRequest(request: unknown, where: ReportRoot): Promise<unknown> {
   if (!isObj(request) || request.reports === undefined) return request;

@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '../contracts/errors.js';
+import { ValidationError } from '../contracts/errors.js';
 import type { ReturnPoint, RouteRequest, RunState } from '../contracts/index.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
@@ -18,13 +18,13 @@ function findInjectedNode(state: RunState, flow: string, step: string): { point:
 export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: RunState, ts: string, hasArbiter: boolean): RouteWork {
   const flow = flows.get(request.flow);
   if (!flow)
-    throw new InvalidRequestError('route()', [
+    throw new ValidationError('INVALID_REQUEST', 'route()', [
       { path: '$.flow', code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"${didYouMean(request.flow, flows.flows.keys())}` },
     ]);
   const step = flow.steps.get(request.step_completed);
   const node = step ? undefined : findInjectedNode(state, flow.id, request.step_completed);
   if (!step && !node)
-    throw new InvalidRequestError('route()', [
+    throw new ValidationError('INVALID_REQUEST', 'route()', [
       {
         path: '$.step_completed',
         code: 'unknown_step',

@@ -14,6 +14,7 @@ import { createRequestGuard, type RequestGuardOptions } from './request-guard.js
 import { emptyRunState, resolvedRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
 
+/** Options of createKernel: the flows, the store, tier 3 (the arbiter), limits and the clock. */
 export interface KernelOptions {
   /** The flows to route (from `loadFlows()` or `defineFlows()`). */
   flows: FlowSet;
@@ -25,8 +26,6 @@ export interface KernelOptions {
    * seed's word "navigator", so recorded ledgers read the same).
    */
   arbiter?: ArbiterPort;
-  /** @deprecated The former name of `arbiter`; used only when `arbiter` is absent. */
-  navigator?: ArbiterPort;
   /** Time source (epoch milliseconds or a Date) for recorded timestamps. Decisions never depend on it. */
   clock?: () => number | Date;
   /** Check each request's limits and validate it against `schemas/route-request.schema.json` (default true; `false` skips both). */
@@ -40,8 +39,6 @@ export interface KernelOptions {
   maxConflictRetries?: number;
   /** Hard cap on one tier-3 call, after which the kernel falls through (default 30 s). */
   arbiterTimeoutMs?: number;
-  /** @deprecated The former name of `arbiterTimeoutMs`. */
-  navigatorTimeoutMs?: number;
   /** Depth and size limits of a request (default 64 levels, 1 MiB). docs/security.md. */
   limits?: RequestGuardOptions['limits'];
   /** Secret redaction before anything is stored or sent (on by default; extra `patterns` configurable, `false` turns it off). */
@@ -63,8 +60,9 @@ export interface RouteOptions {
   principal?: string | null;
 }
 
+/** A routing kernel: route() a step report to the next move; close() when done. */
 export interface Kernel {
-  /** Routes the step a runner just finished. Rejects only for bad input (InvalidForensicsError) or a failing store. */
+  /** Routes the step a runner just finished. Rejects only for bad input (a ValidationError: INVALID_REQUEST or INVALID_FORENSICS) or a failing store. */
   route(request: unknown, options?: RouteOptions): Promise<Decision>;
   /** The legal moves from a request's step, as tier 3 would be offered them. */
   candidates(request: unknown): Promise<CandidateMove[]>;
@@ -80,7 +78,7 @@ export interface Kernel {
 /** Creates a routing kernel. See docs/kernel.md. */
 export function createKernel(options: KernelOptions): Kernel {
   const { flows } = options;
-  const arbiter = options.arbiter ?? options.navigator;
+  const arbiter = options.arbiter;
   const store = options.store ?? new MemoryStore();
   const clock = options.clock ?? Date.now;
   // Formatting a Date costs more than routing a tier-1 decision: reuse the string within a millisecond.
@@ -94,7 +92,7 @@ export function createKernel(options: KernelOptions): Kernel {
   };
   const validate = options.validate ?? true;
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
-  const timeoutMs = options.arbiterTimeoutMs ?? options.navigatorTimeoutMs ?? 30_000;
+  const timeoutMs = options.arbiterTimeoutMs ?? 30_000;
 
   const machine = provideRunMachine(arbiter, timeoutMs);
 

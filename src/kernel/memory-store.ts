@@ -2,6 +2,7 @@ import type { Decision } from '../contracts/decision.js';
 import type { KernelStore, RouteRecord, RunState, StoredEscalation } from '../contracts/ports.js';
 import { LedgerConflictError } from '../contracts/store-errors.js';
 
+/** Options of MemoryStore. */
 export interface MemoryStoreOptions {
   /** Keep every RouteRecord in `records` (tests, the demo). Unbounded: never for long-lived processes. */
   keepRecords?: boolean;
@@ -137,7 +138,7 @@ export class MemoryStore implements KernelStore {
     return this.runEscalations(run_id).then((es) => es.filter((e) => e.status === 'open').length);
   }
 
-  /** Records a person's resolution (`resolveEscalation` of navkernel/runs checks it against the flow first); false when it was not open. */
+  /** Records a person's resolution (`resolveEscalation` of navkernel checks it against the flow first); false when it was not open. */
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
     const e = this.escalations.get(escalation_id);
     if (!e || e.status !== 'open') return Promise.resolve(false);

@@ -25,7 +25,7 @@ export interface RequestGuardOptions {
 
 /**
  * The contract at `route()`'s door, in order: limits and well-formed Unicode (InputTooLargeError /
- * InvalidForensicsError naming the path), the schema (InvalidForensicsError), then secrets redacted from
+ * a ValidationError naming the path), the schema (ValidationError, INVALID_REQUEST or INVALID_FORENSICS), then secrets redacted from
  * everything but the identifiers (run_id, flow, step_completed, request_id), so nothing downstream — the run
  * state, the ledger, decisions.jsonl, a prompt, a log — ever holds them.
  */

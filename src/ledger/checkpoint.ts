@@ -17,7 +17,7 @@ import { canonicalJson } from '../contracts/canonical-json.js';
 import type { Ledger } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash, unsealedFields } from './chain.js';
 import { readBundle } from './archive/bundle.js';
-import { CheckpointError } from './archive/errors.js';
+import { checkpointInvalid } from './archive/errors.js';
 import { requireArchiveStore } from './archive/archive-runs.js';
 
 export const CHECKPOINT_FORMAT = 'navkernel-checkpoint';
@@ -44,6 +44,7 @@ export interface CheckpointStatement {
   tombstones_root?: string;
 }
 
+/** A signed statement of a ledger at one moment: its runs, their heads and the run register. */
 export interface Checkpoint {
   statement: CheckpointStatement;
   /** Ed25519 signature of canonicalJson(statement), base64. */
@@ -61,14 +62,14 @@ function loadKey(file: string, kind: 'private' | 'public'): KeyObject {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CheckpointError(`cannot read the ${kind} key ${file}: ${(err as Error).message}`, { cause: err });
+    throw checkpointInvalid(`cannot read the ${kind} key ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
     const key = kind === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
     if (key.asymmetricKeyType !== 'ed25519') throw new Error(`an ${String(key.asymmetricKeyType)} key, not ed25519`);
     return key;
   } catch (err) {
-    throw new CheckpointError(`${file} is not an Ed25519 ${kind} key in PEM (${(err as Error).message}); make one with: openssl genpkey -algorithm ed25519 -out key.pem`, { cause: err });
+    throw checkpointInvalid(`${file} is not an Ed25519 ${kind} key in PEM (${(err as Error).message}); make one with: openssl genpkey -algorithm ed25519 -out key.pem`, { cause: err });
   }
 }
 
@@ -109,6 +110,7 @@ export interface CheckpointIssue {
   message: string;
 }
 
+/** What verifyCheckpoint found: whether the ledger still holds what the checkpoint signed. */
 export interface CheckpointReport {
   ok: boolean;
   /** What the checkpoint covers. */
@@ -123,17 +125,17 @@ export interface CheckpointReport {
   issues: CheckpointIssue[];
 }
 
-/** Reads a checkpoint file (CheckpointError when it is not one). */
+/** Reads a checkpoint file (checkpointInvalid when it is not one). */
 export function readCheckpoint(file: string): Checkpoint {
   let v: Checkpoint;
   try {
     v = JSON.parse(readFileSync(file, 'utf8')) as Checkpoint;
   } catch (err) {
-    throw new CheckpointError(`cannot read checkpoint ${file}: ${(err as Error).message}`, { cause: err });
+    throw checkpointInvalid(`cannot read checkpoint ${file}: ${(err as Error).message}`, { cause: err });
   }
   const s = v?.statement;
   if (!s || s.format !== CHECKPOINT_FORMAT || s.version !== 1 || typeof v.signature !== 'string' || !Array.isArray(v.heads) || !Number.isSafeInteger(s.register_size)) {
-    throw new CheckpointError(`${file} is not a navkernel checkpoint (version 1)`);
+    throw checkpointInvalid(`${file} is not a navkernel checkpoint (version 1)`);
   }
   return v;
 }

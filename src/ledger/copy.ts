@@ -9,14 +9,12 @@ import { SqliteLedger } from './sqlite-ledger.js';
 
 const PAGE = 2000;
 
-/** The destination of a copy already holds runs: a copy goes into an empty ledger only. */
-export class LedgerNotEmptyError extends NavkernelError {
-  constructor(location: string, runs: number) {
-    super('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel migrate copies into an empty ledger only`);
-    this.name = 'LedgerNotEmptyError';
-  }
+/** The destination of a copy already holds runs (LEDGER_NOT_EMPTY): a copy goes into an empty ledger only. */
+function ledgerNotEmpty(location: string, runs: number): NavkernelError {
+  return new NavkernelError('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel migrate copies into an empty ledger only`);
 }
 
+/** What copyLedger copied: runs, routes, escalations and model calls. */
 export interface CopyReport {
   runs: number;
   routes: number;
@@ -41,20 +39,14 @@ export function storedToWrite(route: StoredRoute, calls: StoredLlmCall[], escala
 
 /** Writes stored rows into a destination ledger, each run's routes in seq order (the run heads follow). */
 async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
-  if (to instanceof SqliteLedger) {
-    to.sql.batch(() => {
-      for (const w of writes) to.sql.append(w);
-    });
-    return;
-  }
-  if (to instanceof PostgresLedger) return to.importWrites(writes);
+  if (to instanceof SqliteLedger || to instanceof PostgresLedger) return to.importWrites(writes);
   throw new TypeError('navkernel migrate writes to a SQLite or a PostgreSQL ledger');
 }
 
 /** Copies every run of `from` into the empty ledger `to`. */
 export async function copyLedger(from: RunReader & EscalationReader, to: Ledger, onProgress?: (report: CopyReport) => void): Promise<CopyReport> {
   const existing = await to.runIds();
-  if (existing.length > 0) throw new LedgerNotEmptyError(to.location, existing.length);
+  if (existing.length > 0) throw ledgerNotEmpty(to.location, existing.length);
   const report: CopyReport = { runs: 0, routes: 0, llm_calls: 0, escalations: 0, resolutions: 0 };
   for (const run_id of await from.runIds()) {
     const escalations = await from.runEscalations(run_id);

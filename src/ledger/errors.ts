@@ -46,26 +46,17 @@ export class LedgerNotFoundError extends NavkernelError {
   }
 }
 
-/** No escalation has this id. */
-export class UnknownEscalationError extends NavkernelError {
-  constructor(id: string) {
-    super('UNKNOWN_ESCALATION', `unknown escalation ${JSON.stringify(id)}`);
-    this.name = 'UnknownEscalationError';
-  }
+/** No escalation has this id (UNKNOWN_ESCALATION). */
+export function unknownEscalation(id: string): NavkernelError {
+  return new NavkernelError('UNKNOWN_ESCALATION', `unknown escalation ${JSON.stringify(id)}`);
 }
 
-/** The escalation was resolved before; a resolution is recorded once. */
-export class EscalationAlreadyResolvedError extends NavkernelError {
-  constructor(id: string, by: string, ts: string) {
-    super('ESCALATION_ALREADY_RESOLVED', `escalation ${JSON.stringify(id)} was already resolved by ${by} at ${ts}`);
-    this.name = 'EscalationAlreadyResolvedError';
-  }
+/** The escalation was resolved before (ESCALATION_ALREADY_RESOLVED); a resolution is recorded once. */
+export function escalationAlreadyResolved(id: string, by: string, ts: string): NavkernelError {
+  return new NavkernelError('ESCALATION_ALREADY_RESOLVED', `escalation ${JSON.stringify(id)} was already resolved by ${by} at ${ts}`);
 }
 
-/** A resolution that the flow graph does not allow (unknown step, not an injectable flow, missing target). */
-export class InvalidResolutionError extends NavkernelError {
-  constructor(message: string) {
-    super('INVALID_RESOLUTION', message);
-    this.name = 'InvalidResolutionError';
-  }
+/** A resolution that the flow graph does not allow (INVALID_RESOLUTION: unknown step, not an injectable flow, missing target). */
+export function invalidResolution(message: string): NavkernelError {
+  return new NavkernelError('INVALID_RESOLUTION', message);
 }

@@ -15,6 +15,7 @@ import { ExplorerSessionConfig, NavigatorState } from '../contracts/explorer-sta
 import type { LlmCallRecord } from '../contracts/llm-call.js';
 import { isPostgresUrl } from './postgres/url.js';
 import { SqliteLedger } from './sqlite-ledger.js';
+import { ledgerSql } from './sqlite-ledger.js';
 
 /**
  * NavigatorState persistence: one row per session, rewritten after every step in one transaction, in the
@@ -118,7 +119,7 @@ export class SqliteExplorerSessionStore implements ExplorerSessionStore {
 export function openExplorerStore(file: string, options: { create?: boolean } = {}): SqliteExplorerSessionStore {
   if (isPostgresUrl(file)) throw new NavkernelError('INVALID_CONFIG', 'explorer sessions are kept in a SQLite ledger file; a PostgreSQL ledger has none');
   const ledger = new SqliteLedger(file, { create: options.create ?? true, jsonl: false });
-  return new SqliteExplorerSessionStore(ledger.sql.db, () => void ledger.close());
+  return new SqliteExplorerSessionStore(ledgerSql(ledger).db, () => void ledger.close());
 }
 
 /**

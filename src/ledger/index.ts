@@ -1,7 +1,7 @@
 export { SqliteLedger, DEFAULT_LEDGER_FILE, type LedgerOptions } from './sqlite-ledger.js';
 export type { WalCheckpointLimits, WalCheckpointStats } from './wal-checkpointer.js';
 export { openLedger, openLedgerAt } from './open-ledger.js';
-export { copyLedger, LedgerNotEmptyError, type CopyReport } from './copy.js';
+export { copyLedger, type CopyReport } from './copy.js';
 export { exportJsonl } from './export.js';
 export { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-ledger.js';
 export { PostgresUnavailableError, LedgerNotWritableError } from './postgres/errors.js';
@@ -20,9 +20,9 @@ export {
   LedgerTooNewError,
   LedgerNotFoundError,
   LedgerConflictError,
-  UnknownEscalationError,
-  EscalationAlreadyResolvedError,
-  InvalidResolutionError,
+  unknownEscalation,
+  escalationAlreadyResolved,
+  invalidResolution,
 } from './errors.js';
 export * from './archive/index.js';
 export { createCheckpoint, verifyCheckpoint, readCheckpoint, type Checkpoint, type CheckpointStatement, type CheckpointReport, type CheckpointIssue } from './checkpoint.js';

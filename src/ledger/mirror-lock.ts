@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from '../sqlite-driver.js';
 
 /** The lock file of a RUN_BASE: a run folder never starts with a dot, so it cannot collide with one. */
 export function mirrorLockPath(runBase: string): string {
@@ -34,7 +35,7 @@ export class MirrorLock {
         if (this.ledgerFile !== undefined && !existsSync(this.ledgerFile)) throw new Error(`the ledger ${this.ledgerFile} is gone`);
         mkdirSync(dir, { recursive: true });
       }
-      this.db = new Database(this.file);
+      this.db = new (sqliteDriver())(this.file);
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.busyTimeoutMs))}`);
       const t = this.db.transaction((f: () => unknown) => f());
       this.tx = (f) => (t as unknown as { immediate: (g: () => unknown) => unknown }).immediate(f);

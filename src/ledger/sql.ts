@@ -3,7 +3,8 @@
 // (ExplorerSessionStore), keeps its statements in explorer-sessions.ts; its table is created here, by migration.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from '../sqlite-driver.js';
 import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredRunListing } from '../contracts/ports.js';
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
@@ -207,7 +208,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
   }
   let db: Database.Database;
   try {
-    db = new Database(file, { fileMustExist: !opts.create });
+    db = new (sqliteDriver())(file, { fileMustExist: !opts.create });
   } catch (err) {
     throw new NotALedgerError(file, (err as Error).message, { cause: err });
   }

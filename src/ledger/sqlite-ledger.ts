@@ -27,9 +27,10 @@ import { LruMap } from './lru.js';
 import { MirrorLock, mirrorLockPath } from './mirror-lock.js';
 import { runFoldersBeside } from './paths.js';
 import { ThreadedMirror, mirrorThreadAvailable } from './threaded-mirror.js';
-import { type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
+import { type AppendWrite, type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
 import { WalCheckpointer, checkpointerThreadAvailable, type WalCheckpointLimits, type WalCheckpointStats } from './wal-checkpointer.js';
 
+/** Options of a SQLite ledger: durability, the decisions.jsonl mirror, WAL checkpoints. */
 export interface LedgerOptions {
   /**
    * `normal` (default): synchronous=NORMAL in WAL. Survives any crash of the process (SIGKILL included):
@@ -72,6 +73,17 @@ export interface LedgerOptions {
 export type SqliteMirror = (JsonlMirror | ThreadedMirror) & { close(): void | Promise<void> };
 
 /** The default ledger file, relative to the working directory. */
+let sqlOf: (ledger: SqliteLedger) => LedgerSql;
+
+/**
+ * The SQL surface of a SQLite ledger, for navkernel's own modules (archive, explorer sessions, copy) and tests.
+ * Not exported by the package: callers outside it use the store ports.
+ */
+export function ledgerSql(ledger: SqliteLedger): LedgerSql {
+  return sqlOf(ledger);
+}
+
+/** The ledger file used when none is named: runs/ledger.sqlite. */
 export const DEFAULT_LEDGER_FILE = path.join('runs', 'ledger.sqlite');
 
 interface QueuedAppend {
@@ -91,13 +103,16 @@ interface QueuedAppend {
  * that transaction commits.
  */
 export class SqliteLedger implements Ledger {
+  static {
+    sqlOf = (ledger) => ledger.#sql;
+  }
   readonly file: string;
   readonly location: string;
   readonly runBase: string;
   readonly durability: Durability;
   readonly jsonl: boolean;
-  /** The SQL surface (one module). */
-  readonly sql: LedgerSql;
+  /** The SQL surface (one module); internal: reached through {@link ledgerSql}, never part of the public API. */
+  readonly #sql: LedgerSql;
   readonly mirror: SqliteMirror | undefined;
   private readonly mirrorLock: MirrorLock | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
@@ -112,7 +127,7 @@ export class SqliteLedger implements Ledger {
     this.runBase = options.runBase ?? runFoldersBeside(file);
     this.jsonl = options.jsonl ?? true;
     this.heads = new LruMap(options.maxCachedHeads ?? 100_000);
-    this.sql = new LedgerSql(
+    this.#sql = new LedgerSql(
       openDatabase(file, { create: options.create ?? true, durability: this.durability, busyTimeoutMs: options.busyTimeoutMs ?? 15_000 }),
     );
     const onWarning = options.onWarning ?? defaultMirrorWarning;
@@ -121,7 +136,7 @@ export class SqliteLedger implements Ledger {
     const walMode = options.walCheckpoint ?? (checkpointerThreadAvailable() ? 'thread' : 'inline');
     this.checkpointer =
       walMode === 'thread' && !memory
-        ? new WalCheckpointer(this.sql.db, path.resolve(file), {
+        ? new WalCheckpointer(this.#sql.db, path.resolve(file), {
             durability: this.durability,
             busyTimeoutMs,
             ...(options.walCheckpointLimits ? { limits: options.walCheckpointLimits } : {}),
@@ -133,15 +148,15 @@ export class SqliteLedger implements Ledger {
       this.mirror = new ThreadedMirror(
         { file: path.resolve(file), runBase: this.runBase, lockFile: mirrorLockPath(this.runBase), busyTimeoutMs },
         onWarning,
-        () => this.sql.allRunIds(),
+        () => this.#sql.allRunIds(),
       );
     } else {
       const lock = (this.mirrorLock = new MirrorLock(mirrorLockPath(this.runBase), busyTimeoutMs, memory ? undefined : path.resolve(file)));
       this.mirror = new JsonlMirror(
         {
           exclusive: (fn) => lock.exclusive(fn),
-          offroadRows: (run_id) => this.sql.offroadRows(run_id),
-          runIds: () => this.sql.allRunIds(),
+          offroadRows: (run_id) => this.#sql.offroadRows(run_id),
+          runIds: () => this.#sql.allRunIds(),
         },
         this.runBase,
         { onWarning },
@@ -155,14 +170,14 @@ export class SqliteLedger implements Ledger {
   loadRun(run_id: string): Promise<RunState | undefined> {
     // A (re)load means the kernel may have lost track of the run: the cached head may be stale too.
     this.heads.delete(run_id);
-    const state = this.sql.lastState(run_id);
+    const state = this.#sql.lastState(run_id);
     if (state === undefined) return Promise.resolve(undefined);
     this.mirror?.check(run_id);
     return Promise.resolve(JSON.parse(state) as RunState);
   }
 
   findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined> {
-    const row = this.sql.byRequestId(run_id, request_id);
+    const row = this.#sql.byRequestId(run_id, request_id);
     if (row === undefined) return Promise.resolve(undefined);
     return Promise.resolve({ decision: JSON.parse(row.decision_json) as Decision, request_hash: sha256(canonicalJson(JSON.parse(row.request))) });
   }
@@ -184,7 +199,7 @@ export class SqliteLedger implements Ledger {
     const newHeads: (string | undefined)[] = new Array(batch.length);
     const lines: [string, string, string, number][] = [];
     try {
-      this.sql.batch(() => {
+      this.#sql.batch(() => {
         const heads = new Map<string, string>();
         for (let i = 0; i < batch.length; i++) {
           const { record } = batch[i]!;
@@ -196,7 +211,7 @@ export class SqliteLedger implements Ledger {
           } catch (err) {
             outcomes[i] = !(err instanceof SeqConflict)
               ? err
-              : record.seq === 1 && this.sql.archived(record.run_id)
+              : record.seq === 1 && this.#sql.archived(record.run_id)
                 ? new RunArchivedError(record.run_id, { cause: err.cause })
                 : new LedgerConflictError(record.run_id, record.seq, { cause: err.cause });
           }
@@ -236,14 +251,14 @@ export class SqliteLedger implements Ledger {
   private write(record: RouteRecord, state: RunState, prev: string): string {
     // The rows and the chain hash are built as the PostgreSQL ledger builds them (append-write.ts): same bytes.
     const { write, hash } = buildAppendWrite(record, state, prev);
-    this.sql.append(write);
+    this.#sql.append(write);
     return hash;
   }
 
   private head(run_id: string): string {
     let h = this.heads.get(run_id);
     if (h === undefined) {
-      const b = this.sql.headHash(run_id);
+      const b = this.#sql.headHash(run_id);
       h = b ? b.toString('hex') : GENESIS_HASH;
     }
     return h;
@@ -263,7 +278,7 @@ export class SqliteLedger implements Ledger {
     this.mirrorLock?.close();
     // The checkpointer's connection first: the routing connection, closed last, checkpoints the WAL away as before.
     await this.checkpointer?.close();
-    this.sql.close();
+    this.#sql.close();
   }
 
   /** What the WAL checkpointer did (undefined with `walCheckpoint: 'inline'` or in memory). */
@@ -278,40 +293,49 @@ export class SqliteLedger implements Ledger {
 
   // ---- RunReader, StatsReader, EscalationStore -----------------------------------------------------------------------------------
 
+  /** Writes stored rows as they are (a copy: `navkernel migrate`), in one transaction, as PostgresLedger does. */
+  importWrites(writes: readonly AppendWrite[]): Promise<void> {
+    const sql = this.#sql;
+    sql.batch(() => {
+      for (const w of writes) sql.append(w);
+    });
+    return Promise.resolve();
+  }
+
   run(run_id: string): Promise<StoredRun | undefined> {
-    return Promise.resolve(this.sql.run(run_id));
+    return Promise.resolve(this.#sql.run(run_id));
   }
   runs(): Promise<StoredRun[]> {
-    return Promise.resolve(this.sql.runs());
+    return Promise.resolve(this.#sql.runs());
   }
   runPage(query: RunPageQuery): Promise<RunPage> {
-    const { runs, total, more } = this.sql.runPage(query);
+    const { runs, total, more } = this.#sql.runPage(query);
     const last = runs[runs.length - 1];
     return Promise.resolve({ runs, total, next: more && last ? { created_ts: last.created_ts, run_id: last.run_id } : null });
   }
   ledgerTotals(): Promise<LedgerTotals> {
-    return Promise.resolve(this.sql.ledgerTotals());
+    return Promise.resolve(this.#sql.ledgerTotals());
   }
   ledgerTierRuleCounts(): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
-    return Promise.resolve(this.sql.ledgerTierRuleCounts());
+    return Promise.resolve(this.#sql.ledgerTierRuleCounts());
   }
   costBuckets(width_ms: number): Promise<CostBucket[]> {
-    return Promise.resolve(this.sql.costBuckets(width_ms));
+    return Promise.resolve(this.#sql.costBuckets(width_ms));
   }
   runIds(): Promise<string[]> {
-    return Promise.resolve(this.sql.allRunIds());
+    return Promise.resolve(this.#sql.allRunIds());
   }
   routes(run_id: string, afterSeq: number, limit: number): Promise<StoredRoute[]> {
-    return Promise.resolve(this.sql.routesPage(run_id, afterSeq, limit));
+    return Promise.resolve(this.#sql.routesPage(run_id, afterSeq, limit));
   }
   replayRows(run_id: string, afterSeq: number, limit: number): Promise<ReplayRow[]> {
-    return Promise.resolve(this.sql.replayPage(run_id, afterSeq, limit));
+    return Promise.resolve(this.#sql.replayPage(run_id, afterSeq, limit));
   }
   async *replayChunks(run_id: string, afterSeq: number, chunk: number): AsyncIterable<ReplayTuple[]> {
     // Keyset pages of `.raw()` rows rather than one `.iterate()`: an open iterator keeps the connection busy, and
     // replay reads LLM calls between chunks. A page of 4,096 rows costs one statement step, not 4,096 objects.
     for (let after = afterSeq; ; ) {
-      const rows = this.sql.replayRaw(run_id, after, chunk);
+      const rows = this.#sql.replayRaw(run_id, after, chunk);
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < chunk) return;
@@ -319,40 +343,40 @@ export class SqliteLedger implements Ledger {
     }
   }
   llmCalls(run_id: string, fromSeq: number, toSeq: number): Promise<StoredLlmCall[]> {
-    return Promise.resolve(this.sql.llmCalls(run_id, fromSeq, toSeq));
+    return Promise.resolve(this.#sql.llmCalls(run_id, fromSeq, toSeq));
   }
   offroadRows(run_id: string): Promise<OffroadRow[]> {
-    return Promise.resolve(this.sql.offroadRows(run_id));
+    return Promise.resolve(this.#sql.offroadRows(run_id));
   }
   runFlows(run_id: string): Promise<string[]> {
-    return Promise.resolve(this.sql.runFlows(run_id));
+    return Promise.resolve(this.#sql.runFlows(run_id));
   }
   runFlowsHashes(run_id: string): Promise<string[]> {
-    return Promise.resolve(this.sql.runFlowsHashes(run_id));
+    return Promise.resolve(this.#sql.runFlowsHashes(run_id));
   }
   arbiterFootprint(run_id: string): Promise<boolean> {
-    return Promise.resolve(this.sql.arbiterFootprint(run_id));
+    return Promise.resolve(this.#sql.arbiterFootprint(run_id));
   }
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {
-    return Promise.resolve(this.sql.tierRuleCounts(run_id));
+    return Promise.resolve(this.#sql.tierRuleCounts(run_id));
   }
   openEscalationCount(run_id: string): Promise<number> {
-    return Promise.resolve(this.sql.openEscalationCount(run_id));
+    return Promise.resolve(this.#sql.openEscalationCount(run_id));
   }
   escalation(escalation_id: string): Promise<StoredEscalation | undefined> {
-    return Promise.resolve(this.sql.escalation(escalation_id));
+    return Promise.resolve(this.#sql.escalation(escalation_id));
   }
   runEscalations(run_id: string): Promise<StoredEscalation[]> {
-    return Promise.resolve(this.sql.runEscalations(run_id));
+    return Promise.resolve(this.#sql.runEscalations(run_id));
   }
   routeHash(run_id: string, seq: number): Promise<string | undefined> {
-    return Promise.resolve(this.sql.routeHash(run_id, seq));
+    return Promise.resolve(this.#sql.routeHash(run_id, seq));
   }
   runRegister(): Promise<StoredRunEntry[]> {
-    return Promise.resolve(this.sql.runRegister());
+    return Promise.resolve(this.#sql.runRegister());
   }
   resolveEscalation(escalation_id: string, resolution_json: string, by: string, ts: string, resolution_hash: string): Promise<boolean> {
-    return Promise.resolve(this.sql.resolveEscalation(escalation_id, resolution_json, by, ts, Buffer.from(resolution_hash, 'hex')));
+    return Promise.resolve(this.#sql.resolveEscalation(escalation_id, resolution_json, by, ts, Buffer.from(resolution_hash, 'hex')));
   }
 }
 

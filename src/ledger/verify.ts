@@ -12,6 +12,7 @@ import type { DecisionsMirror, EscalationReader, Ledger, RunReader, StoredLlmCal
 import { requireRun } from './stored-rows.js';
 import { archiveStoreFor } from './archive/store-for.js';
 
+/** Options of verifyLedger: repair the decisions.jsonl mirror or not, progress. */
 export interface VerifyOptions {
   /** Only this run (UnknownRunError when the ledger does not have it). */
   run?: string;

@@ -6,6 +6,7 @@ import { redactSecrets, redactValue } from '../redact.js';
 import { DEFAULT_MODELS } from './pricing.js';
 import { requireOptionalPackage } from '../optional-package.js';
 
+/** Options of createAnthropicModel: the model, the key and base URL, retries. */
 export interface AnthropicModelOptions {
   /** Default: the economy model `claude-haiku-4-5`. */
   model?: string;

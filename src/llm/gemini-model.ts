@@ -7,6 +7,7 @@ import { redactSecrets, redactValue } from '../redact.js';
 import { DEFAULT_MODELS } from './pricing.js';
 import { requireOptionalPackage } from '../optional-package.js';
 
+/** Options of createGeminiModel: the model, the key and base URL, retries. */
 export interface GeminiModelOptions {
   /** Default: the economy model `gemini-2.5-flash-lite`. */
   model?: string;

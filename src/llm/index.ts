@@ -15,4 +15,4 @@ export { promptHash } from './prompt-hash.js';
 export { charterViolation, nonGoalMatching } from './charter-check.js';
 export { buildArbiterMessages, arbiterAnswerSchema, whitelistForensics, boundedForensics, DEFAULT_PROMPT_LIMITS, type PromptLimits } from './arbiter-prompt.js';
 export { PERSONAS, PERSONA_NAMES, choosePersona, parsePersonaChoice, personaLayer, resolvePersona, withPersona, type Persona, type PersonaChoice, type PersonaName } from './personas.js';
-export { createLlmArbiter, createLlmNavigator, arbiterPersona, prepareArbiterCall, estimateArbiterCallUsd, judgeArbiterAnswer, estimateInputTokens, pricingForModel, type LlmArbiterOptions } from './llm-arbiter.js';
+export { createLlmArbiter, arbiterPersona, prepareArbiterCall, estimateArbiterCallUsd, judgeArbiterAnswer, estimateInputTokens, pricingForModel, type LlmArbiterOptions } from './llm-arbiter.js';

@@ -40,6 +40,7 @@ export type LlmAnswerSpec =
   | { kind: 'object'; name: string; description: string; schema: JsonSchema }
   | { kind: 'tools'; tools: LlmTool[]; choice?: 'required' | 'auto' };
 
+/** One call to a language model: messages, tools, the answer shape and limits. */
 export interface LlmGenerateRequest {
   messages: LlmMessage[];
   answer: LlmAnswerSpec;
@@ -50,6 +51,7 @@ export interface LlmGenerateRequest {
   signal?: AbortSignal;
 }
 
+/** Tokens a call used, as the provider counted them. */
 export interface LlmUsage {
   inputTokens: number;
   outputTokens: number;
@@ -57,6 +59,7 @@ export interface LlmUsage {
 
 export type LlmFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
 
+/** A language model's answer: text or tool calls, why it stopped, and the tokens used. */
 export interface LlmGenerateResult {
   /** `object` mode: the parsed answer; undefined when the model's answer could not be parsed. */
   object?: unknown;

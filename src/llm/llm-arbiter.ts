@@ -12,6 +12,7 @@ import { generateWithRetry, type RetryEnv, type RetryPolicy } from './retry.js';
 import { countTokens } from './token-estimate.js';
 import { resolvePersona, withPersona, type PersonaChoice, type PersonaName } from './personas.js';
 
+/** Options of createLlmArbiter: the model, budget, persona and prompt limits. */
 export interface LlmArbiterOptions {
   /** USD a run may spend on tier 3 (default 2.00, seed 000). */
   budgetUsd?: number;
@@ -271,5 +272,3 @@ function ms(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-/** @deprecated Tier 3's former name: use `createLlmArbiter`. */
-export const createLlmNavigator = createLlmArbiter;

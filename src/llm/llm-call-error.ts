@@ -20,7 +20,7 @@ export class LlmCallError extends NavkernelError {
   /** Server-requested wait before retrying, from `retry-after` (or Gemini's RetryInfo), in ms. */
   readonly retryAfterMs: number | undefined;
   constructor(kind: LlmCallErrorKind, message: string, opts: { status?: number; retryAfterMs?: number } = {}) {
-    super(`LLM_${kind.toUpperCase()}`, message);
+    super(`LLM_${kind.toUpperCase()}` as Uppercase<`LLM_${LlmCallErrorKind}`>, message);
     this.name = 'LlmCallError';
     this.kind = kind;
     this.status = opts.status;

@@ -50,6 +50,7 @@ export interface NavigatorSteps {
   socraticReview(input: ReviewInput): ReviewResult;
 }
 
+/** Options of the context navigator: the repository, budgets, cache and steps. */
 export interface NavigatorOptions {
   /** Cache directory for the repo index and built registries (default `runs/.cache`); false disables. */
   cacheDir?: string | false;
@@ -69,6 +70,7 @@ export interface NavigatorOptions {
   rungTarget?: RungTarget;
 }
 
+/** How a navigation ended: passed, needs information, or blocked. */
 export type NavigatorExit = 'EXIT_PASS' | 'EXIT_NEED_INFO' | 'EXIT_BLOCKED';
 
 /** Everything a navigation produced. */

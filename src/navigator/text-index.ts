@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from '../sqlite-driver.js';
 import { classifyPath, compiledMirrors, type FileClass } from '../repomap/file-class.js';
 import { type IndexedFile, type IndexSink, pruneCaches, type RepoIndex, siblingCaches } from '../repomap/repo-index.js';
 import type { FileRecord } from '../repomap/file-record.js';
@@ -128,7 +129,7 @@ export const OPEN_MAX = 8;
 
 /** Opens the database of a text index, its tables made (anew when missing or of another version). */
 function openDb(origin: string): Database.Database {
-  const db = new Database(origin);
+  const db = new (sqliteDriver())(origin);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // A cold build writes ~30 MB of FTS5 pages for a sympy-sized tree: with SQLite's default 2 MB page cache they are
@@ -423,7 +424,7 @@ function seedFrom(index: RepoIndex, dbFile: string): string | undefined {
   let best: { file: string; share: number } | undefined;
   for (const file of siblingCaches(path.dirname(dbFile), 'text-', '.sqlite', dbFile).slice(0, 3)) {
     try {
-      const db = new Database(file, { readonly: true, fileMustExist: true });
+      const db = new (sqliteDriver())(file, { readonly: true, fileMustExist: true });
       try {
         const v = db.prepare("SELECT value FROM meta WHERE key='version'").pluck().get();
         if (v !== TEXT_INDEX_VERSION) continue;
@@ -441,7 +442,7 @@ function seedFrom(index: RepoIndex, dbFile: string): string | undefined {
   if (!best) return undefined;
   const tmp = `${dbFile}.${process.pid}.seed`;
   try {
-    const db = new Database(best.file, { readonly: true, fileMustExist: true });
+    const db = new (sqliteDriver())(best.file, { readonly: true, fileMustExist: true });
     try {
       db.prepare('VACUUM INTO ?').run(tmp);
     } finally {

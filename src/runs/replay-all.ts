@@ -8,6 +8,7 @@ import type { FlowSet } from '../kernel/index.js';
 import { replayRun } from './replay.js';
 import type { ReplayJob, ReplayWorkerData, ReplayWorkerMessage } from './replay-worker.js';
 
+/** Options of replayAll: which runs, how many at once, progress. */
 export interface ReplayAllOptions {
   /** Stop each run's replay after this many divergences (default: report all). */
   maxDivergences?: number;

@@ -33,6 +33,7 @@ export interface RecordedRoute {
   llm_calls: LlmCallRecord[];
 }
 
+/** Options of replayRun: the arbiter to replay with, and when to stop. */
 export interface ReplayOptions {
   /** Stop after this many divergences (default: report all). */
   maxDivergences?: number;

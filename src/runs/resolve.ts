@@ -4,8 +4,9 @@ import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
 import type { EscalationStore, RunReader } from '../contracts/ports.js';
 import type { FlowSet } from '../kernel/index.js';
 import { createRedactor, type Redactor } from '../redact.js';
-import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError, recordResolution } from '../ledger/index.js';
+import { escalationAlreadyResolved, invalidResolution, unknownEscalation, recordResolution } from '../ledger/index.js';
 
+/** A person's resolution of an escalation: the decision, where the run goes, who and why. */
 export interface ResolveInput {
   escalation_id: string;
   decision: string;
@@ -31,18 +32,18 @@ const ALLOWED: readonly DecisionKind[] = ['CONTINUE', 'LOOP', 'DETOUR', 'INJECT_
  */
 export async function resolveEscalation(ledger: Pick<EscalationStore, 'escalation' | 'resolveEscalation'> & Pick<RunReader, 'routeHash'>, flows: FlowSet, input: ResolveInput, clock: () => Date = () => new Date()): Promise<Escalation> {
   const row = await ledger.escalation(input.escalation_id);
-  if (!row) throw new UnknownEscalationError(input.escalation_id);
-  if (row.status === 'resolved') throw new EscalationAlreadyResolvedError(row.escalation_id, row.resolved_by ?? '?', row.resolved_ts ?? '?');
+  if (!row) throw unknownEscalation(input.escalation_id);
+  if (row.status === 'resolved') throw escalationAlreadyResolved(row.escalation_id, row.resolved_by ?? '?', row.resolved_ts ?? '?');
   // What a person writes is redacted before it is stored or returned (SECURITY.md): a token pasted into a reason
   // never reaches the ledger, an export or a model.
   const by = redactor().text(input.by.trim());
   const reason = redactor().text(input.reason.trim());
-  if (by === '') throw new InvalidResolutionError('--by must name who resolves the escalation');
-  if (reason === '') throw new InvalidResolutionError('--reason must say why');
+  if (by === '') throw invalidResolution('--by must name who resolves the escalation');
+  if (reason === '') throw invalidResolution('--reason must say why');
   const kind = input.decision.trim().toUpperCase() as DecisionKind;
-  if (!ALLOWED.includes(kind)) throw new InvalidResolutionError(`--decision must be one of ${ALLOWED.join(', ')} (got ${JSON.stringify(input.decision)})`);
+  if (!ALLOWED.includes(kind)) throw invalidResolution(`--decision must be one of ${ALLOWED.join(', ')} (got ${JSON.stringify(input.decision)})`);
   const flow = flows.get(row.flow);
-  if (!flow) throw new InvalidResolutionError(`flow ${row.flow} of escalation ${row.escalation_id} is not among the loaded flows (--flows)`);
+  if (!flow) throw invalidResolution(`flow ${row.flow} of escalation ${row.escalation_id} is not among the loaded flows (--flows)`);
   const step = flow.steps.get(row.step);
   const steps = () => [...flow.steps.keys()].join(', ');
   const resolution: Omit<EscalationResolution, 'ts'> & { ts?: string } = {
@@ -56,26 +57,26 @@ export async function resolveEscalation(ledger: Pick<EscalationStore, 'escalatio
   const next = input.next?.trim() || undefined;
   switch (kind) {
     case 'TERMINATE':
-      if (next) throw new InvalidResolutionError('TERMINATE takes no --next');
+      if (next) throw invalidResolution('TERMINATE takes no --next');
       break;
     case 'CONTINUE':
     case 'DETOUR': {
       const target = next ?? (kind === 'CONTINUE' ? step?.def.next : undefined);
-      if (!target) throw new InvalidResolutionError(`${kind} needs --next STEP (a step of flow ${flow.id}: ${steps()})`);
-      if (!flow.steps.has(target)) throw new InvalidResolutionError(`step ${target} is not in flow ${flow.id}${didYouMean(target, flow.steps.keys())} (steps: ${steps()})`);
+      if (!target) throw invalidResolution(`${kind} needs --next STEP (a step of flow ${flow.id}: ${steps()})`);
+      if (!flow.steps.has(target)) throw invalidResolution(`step ${target} is not in flow ${flow.id}${didYouMean(target, flow.steps.keys())} (steps: ${steps()})`);
       resolution.next_step_id = target;
       break;
     }
     case 'LOOP': {
       const legal = step ? (step.loopTo ?? step.id) : undefined;
-      if (!legal) throw new InvalidResolutionError(`step ${row.step} is not a step of flow ${flow.id}; it cannot loop`);
-      if (next && next !== legal) throw new InvalidResolutionError(`LOOP from ${row.step} goes back to ${legal}, not ${next}`);
+      if (!legal) throw invalidResolution(`step ${row.step} is not a step of flow ${flow.id}; it cannot loop`);
+      if (next && next !== legal) throw invalidResolution(`LOOP from ${row.step} goes back to ${legal}, not ${next}`);
       resolution.next_step_id = legal;
       break;
     }
     case 'INJECT_FLOW': {
-      if (!next) throw new InvalidResolutionError(`INJECT_FLOW needs --next FLOW (one of: ${flow.injectFlows.join(', ') || 'none'})`);
-      if (!flow.injectFlows.includes(next)) throw new InvalidResolutionError(`flow ${next} is not injectable from ${flow.id}${didYouMean(next, flow.injectFlows)} (inject_flows: ${flow.injectFlows.join(', ') || 'none'})`);
+      if (!next) throw invalidResolution(`INJECT_FLOW needs --next FLOW (one of: ${flow.injectFlows.join(', ') || 'none'})`);
+      if (!flow.injectFlows.includes(next)) throw invalidResolution(`flow ${next} is not injectable from ${flow.id}${didYouMean(next, flow.injectFlows)} (inject_flows: ${flow.injectFlows.join(', ') || 'none'})`);
       resolution.inject_flow = next;
       resolution.next_step_id = flows.get(next)!.firstStep;
       break;

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { NavkernelError } from '../contracts/index.js';
+import { NavkernelError, isErrorCode } from '../contracts/index.js';
 import type { FlowSet } from '../kernel/index.js';
 import { ApiError } from './problem.js';
 import type { HeavyReadJob, ReadWorkerData, ReadWorkerMessage } from './read-worker.js';
@@ -117,7 +117,7 @@ export class HeavyReads {
       w.once('message', (m: ReadWorkerMessage) => {
         if ('result' in m) settle(() => resolve(m.result as T));
         // The worker's typed errors keep their code (UNKNOWN_RUN is a 404); anything else is internal.
-        else settle(() => reject(m.error.code !== undefined ? new NavkernelError(m.error.code, m.error.message) : new Error(`${m.error.name}: ${m.error.message}`)));
+        else settle(() => reject(isErrorCode(m.error.code) ? new NavkernelError(m.error.code, m.error.message) : new Error(`${m.error.name}: ${m.error.message}`)));
       });
       w.once('error', (e) => settle(() => reject(e)));
       w.once('exit', (code) => settle(() => reject(new Error(`a heavy-read worker exited (code ${code}) without an answer`))));

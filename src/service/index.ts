@@ -9,7 +9,7 @@ export { flowDiagram, runOverlay, type DiagramOverlay, type FlowDiagram, type Ov
 export {
   SCOPES,
   SHARED_TOKEN_PRINCIPAL,
-  TokensFileError,
+  invalidTokensFile,
   createPrincipalDirectory,
   newToken,
   parseTokensFile,

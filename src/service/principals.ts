@@ -2,11 +2,16 @@
 // each token. A presented bearer token is hashed and compared with every principal's hash in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { NavkernelError } from '../contracts/index.js';
+
+// yaml (CommonJS, ~50 ms to load) is required on first use, not when the package is imported.
+let yaml: typeof import('yaml') | undefined;
+const yamlModule = (): typeof import('yaml') => (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /** What a principal may do: route (runners), read (runs, audit, verify, replay, stats), resolve (escalations), admin. */
 export const SCOPES = ['route', 'read', 'resolve', 'admin'] as const;
+/** What a principal may do: route, read, resolve or admin. */
 export type Scope = (typeof SCOPES)[number];
 
 /** An authenticated caller. */
@@ -28,12 +33,9 @@ interface Entry {
 /** The name the single `--token` principal carries (every scope, not a person). */
 export const SHARED_TOKEN_PRINCIPAL = 'shared-token';
 
-/** A tokens file that cannot be read or is not valid: names the file and the entry. */
-export class TokensFileError extends NavkernelError {
-  constructor(message: string) {
-    super('INVALID_CONFIG', message);
-    this.name = 'TokensFileError';
-  }
+/** A tokens file that cannot be read or is not valid (INVALID_CONFIG): names the file and the entry. */
+export function invalidTokensFile(message: string): NavkernelError {
+  return new NavkernelError('INVALID_CONFIG', message);
 }
 
 function sha256(text: string): Buffer {
@@ -44,34 +46,34 @@ function sha256(text: string): Buffer {
 export function parseTokensFile(text: string, file: string): Principal[] & { digests: Buffer[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yamlModule().parse(text);
   } catch (e) {
-    throw new TokensFileError(`${file}: not YAML or JSON: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    throw invalidTokensFile(`${file}: not YAML or JSON: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
   }
   const list = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as { principals?: unknown }).principals : undefined;
-  if (!Array.isArray(list)) throw new TokensFileError(`${file}: expected a top-level "principals:" list`);
+  if (!Array.isArray(list)) throw invalidTokensFile(`${file}: expected a top-level "principals:" list`);
   const principals: Principal[] = [];
   const digests: Buffer[] = [];
   const names = new Set<string>();
   const seen = new Set<string>();
   list.forEach((raw: unknown, i) => {
     const at = `${file}: $.principals[${i}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new TokensFileError(`${at}: expected an object with name, scopes and token_sha256`);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidTokensFile(`${at}: expected an object with name, scopes and token_sha256`);
     const { name, scopes, token_sha256, ...rest } = raw as Record<string, unknown>;
     const extra = Object.keys(rest);
     if (extra.length > 0) {
       const hint = extra.includes('token') ? ' (store the token\'s SHA-256 as token_sha256, never the token: `navkernel token new`)' : '';
-      throw new TokensFileError(`${at}: unknown key ${JSON.stringify(extra[0])}${hint}`);
+      throw invalidTokensFile(`${at}: unknown key ${JSON.stringify(extra[0])}${hint}`);
     }
-    if (typeof name !== 'string' || !/^[\w.@-]{1,128}$/.test(name)) throw new TokensFileError(`${at}.name: expected a name of letters, digits, _ . @ - (got ${JSON.stringify(name)})`);
-    if (names.has(name)) throw new TokensFileError(`${at}.name: ${name} is named twice`);
-    if (!Array.isArray(scopes) || scopes.length === 0) throw new TokensFileError(`${at}.scopes: expected a non-empty list of ${SCOPES.join(', ')}`);
+    if (typeof name !== 'string' || !/^[\w.@-]{1,128}$/.test(name)) throw invalidTokensFile(`${at}.name: expected a name of letters, digits, _ . @ - (got ${JSON.stringify(name)})`);
+    if (names.has(name)) throw invalidTokensFile(`${at}.name: ${name} is named twice`);
+    if (!Array.isArray(scopes) || scopes.length === 0) throw invalidTokensFile(`${at}.scopes: expected a non-empty list of ${SCOPES.join(', ')}`);
     for (const s of scopes) {
-      if (!SCOPES.includes(s as Scope)) throw new TokensFileError(`${at}.scopes: unknown scope ${JSON.stringify(s)} (known: ${SCOPES.join(', ')})`);
+      if (!SCOPES.includes(s as Scope)) throw invalidTokensFile(`${at}.scopes: unknown scope ${JSON.stringify(s)} (known: ${SCOPES.join(', ')})`);
     }
-    if (typeof token_sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(token_sha256)) throw new TokensFileError(`${at}.token_sha256: expected 64 hex digits (the SHA-256 of the token)`);
+    if (typeof token_sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(token_sha256)) throw invalidTokensFile(`${at}.token_sha256: expected 64 hex digits (the SHA-256 of the token)`);
     const hex = token_sha256.toLowerCase();
-    if (seen.has(hex)) throw new TokensFileError(`${at}.token_sha256: the same token is given to two principals`);
+    if (seen.has(hex)) throw invalidTokensFile(`${at}.token_sha256: the same token is given to two principals`);
     names.add(name);
     seen.add(hex);
     principals.push({ name, scopes: new Set(scopes as Scope[]), identified: true });
@@ -105,7 +107,7 @@ export function createPrincipalDirectory(options: { tokensFile?: string; token?:
     try {
       text = readFileSync(options.tokensFile, 'utf8');
     } catch (e) {
-      throw new TokensFileError(`${options.tokensFile}: cannot read the tokens file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw invalidTokensFile(`${options.tokensFile}: cannot read the tokens file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
     const parsed = parseTokensFile(text, options.tokensFile);
     entries = parsed.map((principal, i) => ({ principal, digest: parsed.digests[i]! }));
@@ -153,9 +155,9 @@ const MAX_CACHED = 256;
 
 /** A fresh token and the tokens-file entry that admits it (`navkernel token new`). */
 export function newToken(name: string, scopes: readonly string[]): { token: string; entry: { name: string; scopes: Scope[]; token_sha256: string } } {
-  if (!/^[\w.@-]{1,128}$/.test(name)) throw new TokensFileError(`NAME must be letters, digits, _ . @ - (got ${JSON.stringify(name)})`);
-  if (scopes.length === 0) throw new TokensFileError(`give at least one --scope (${SCOPES.join(', ')})`);
-  for (const s of scopes) if (!SCOPES.includes(s as Scope)) throw new TokensFileError(`unknown scope ${JSON.stringify(s)} (known: ${SCOPES.join(', ')})`);
+  if (!/^[\w.@-]{1,128}$/.test(name)) throw invalidTokensFile(`NAME must be letters, digits, _ . @ - (got ${JSON.stringify(name)})`);
+  if (scopes.length === 0) throw invalidTokensFile(`give at least one --scope (${SCOPES.join(', ')})`);
+  for (const s of scopes) if (!SCOPES.includes(s as Scope)) throw invalidTokensFile(`unknown scope ${JSON.stringify(s)} (known: ${SCOPES.join(', ')})`);
   const token = `nk_${randomBytes(32).toString('base64url')}`;
   const ordered = SCOPES.filter((s) => scopes.includes(s));
   return { token, entry: { name, scopes: ordered, token_sha256: sha256(token).toString('hex') } };

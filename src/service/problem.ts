@@ -3,7 +3,8 @@ import { ERROR_CODES, NavkernelError, ValidationError, type ApiErrorCode, type E
 /** HTTP status of each code, as src/contracts/error-codes.ts says. */
 export const STATUS_OF: Record<ApiErrorCode, number> = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, c]) => [code, c.http])) as Record<ErrorCode, number>;
 
-const TITLES: Record<ApiErrorCode, string> = {
+/** Titles of the codes the service answers most; the others take their summary from error-codes.ts. */
+const TITLES: { readonly [K in ApiErrorCode]?: string } = {
   INVALID_JSON: 'The body is not valid JSON',
   INVALID_REQUEST: 'The request is malformed',
   UNAUTHORIZED: 'Missing or wrong bearer token',
@@ -48,11 +49,13 @@ export class ApiError extends NavkernelError {
   }
 }
 
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
 /** Builds a problem document. */
 export function problem(code: ApiErrorCode, detail: string, instance?: string, issues?: ValidationIssue[]): Problem {
   return {
     type: `https://navkernel.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
-    title: TITLES[code],
+    title: TITLES[code] ?? capitalized(ERROR_CODES[code].summary),
     status: STATUS_OF[code],
     detail,
     code,
@@ -89,7 +92,6 @@ export function problemFor(err: unknown, instance: string): Problem {
   }
   if (err instanceof NavkernelError) {
     if (isCode(err.code)) return problem(err.code, err.message, instance);
-    if (err.code === 'INPUT_TOO_DEEP' || err.code === 'INPUT_TOO_LARGE') return problem('INPUT_TOO_LARGE', err.message, instance);
   }
   const e = err as { code?: unknown; message?: unknown; statusCode?: unknown } | null;
   const fcode = typeof e?.code === 'string' ? e.code : '';

@@ -43,6 +43,7 @@ import { RouteAttempt, RouteAttempts } from './route-attempts.js';
 import { RunQueue } from './run-queue.js';
 import { createMetrics, navkernelTracer, observedStore, tracedArbiter, type ServiceMetrics } from './telemetry.js';
 
+/** Options of createService: the flows, the ledger, tier 3, tokens and principals, limits. */
 export interface ServiceOptions {
   flows: FlowSet;
   ledger: ServiceLedger;
@@ -50,8 +51,6 @@ export interface ServiceOptions {
   strict?: boolean;
   /** Tier 3 (see `KernelOptions.arbiter`). */
   arbiter?: ArbiterPort;
-  /** @deprecated The former name of `arbiter`. */
-  navigator?: ArbiterPort;
   /** A single bearer token with every scope (principal `shared-token`). Required, or `principals`, to bind beyond loopback. */
   token?: string;
   /** Principals with scopes (`serve --tokens FILE`); combined with `token` when both are given. */
@@ -83,6 +82,7 @@ export interface ServiceOptions {
   reportsRoot?: string;
 }
 
+/** The HTTP service: listen(), close(), and its Fastify instance to mount. */
 export interface Service {
   readonly app: FastifyInstance;
   readonly kernel: Kernel;
@@ -142,7 +142,7 @@ export function createService(options: ServiceOptions): Service {
     lastRecord.set(record.run_id, record);
     publishRoute(events, record);
   });
-  const untraced = options.arbiter ?? options.navigator;
+  const untraced = options.arbiter;
   const arbiter = untraced ? tracedArbiter(untraced, (run) => routeSpans.get(run)) : undefined;
   const bodyLimit = options.bodyLimit ?? DEFAULT_LIMITS.maxBytes;
   // One size limit for the body and the request inside it (navkernel serve --max-bytes).

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { NavkernelError } from '../contracts/errors.js';
 import { packageRoot } from '../package-root.js';
 
+/** Options of startServe: the flows, the ledger, host, port and extra arguments. */
 export interface StartServeOptions {
   /** The flows folder or file (`--flows`); default: serve's own default (./charters, else the sample flows). */
   flows?: string;
@@ -25,6 +26,7 @@ export interface StartServeOptions {
   startTimeoutMs?: number;
 }
 
+/** A running `navkernel serve` child process: its URL and pid; close() stops it. */
 export interface ServeProcess {
   /** `http://host:port` */
   readonly url: string;

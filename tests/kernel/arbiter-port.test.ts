@@ -18,10 +18,10 @@ describe('tier 3: the arbiter port', () => {
     expect(seen!.inject_nodes).toEqual({ allowed: true, max_nodes: 2, roster: ['auto-linter', 'critic', 'implementer', 'reporter', 'reviewer'] });
   });
 
-  it('still accepts the port under its former option name, navigator (deprecated), with its timeout', async () => {
-    const k = createKernel({ flows: testFlows(), navigator: async () => answer({ proposal: { candidate_id: 'loop:linear', reason: 'retry' } }) });
-    expect(await k.route(failing)).toMatchObject({ decision: 'LOOP', tier: 3, rule: 'navigator' });
-    const slow = createKernel({ flows: testFlows(), navigatorTimeoutMs: 20, navigator: () => new Promise(() => {}) });
+  it('is bounded by arbiterTimeoutMs; the former option names (navigator, navigatorTimeoutMs) are gone at 1.0', async () => {
+    const former = { flows: testFlows(), navigator: async () => answer({ proposal: { candidate_id: 'loop:linear', reason: 'retry' } }) };
+    expect((await createKernel(former as Parameters<typeof createKernel>[0]).route(failing)).tier).not.toBe(3);
+    const slow = createKernel({ flows: testFlows(), arbiterTimeoutMs: 20, arbiter: () => new Promise(() => {}) });
     expect((await slow.route(failing)).skipped![0]!.reason).toMatch(/within 20 ms/);
     const none = await createKernel({ flows: testFlows() }).route(failing);
     expect(none.skipped).toContainEqual(expect.objectContaining({ tier: 3, rule: 'navigator_unavailable' }));

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputTooLargeError, InvalidForensicsError, type ArbiterInput, type RouteRequest } from '../../src/contracts/index.js';
+import { InputTooLargeError, ValidationError, type ArbiterInput, type RouteRequest } from '../../src/contracts/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { createRedactor } from '../../src/redact.js';
@@ -55,8 +55,8 @@ describe('limits at the contract', () => {
     const kernel = createKernel({ flows: testFlows() });
     for (const bad of [{ run_id: 'r\uD800' }, { run_id: 'r\uDFFF' }, { status: 'ok\uD83D' }, { forensics: { ['k\uDC00']: 1 } }]) {
       const err = await kernel.route({ ...req('write', 'DONE'), ...bad }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(InvalidForensicsError);
-      expect((err as InvalidForensicsError).issues[0]!.code).toBe('ill_formed_unicode');
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues[0]!.code).toBe('ill_formed_unicode');
     }
     expect(kernel.liveRuns).toBe(0);
     // Well-formed astral characters are fine.
@@ -84,8 +84,8 @@ describe('values that are not JSON (library callers)', () => {
     cyclic.self = cyclic;
     for (const [extra, path_] of [[NaN, '$.forensics.extra'], [Infinity, '$.forensics.extra'], [10n, '$.forensics.extra'], [() => 1, '$.forensics.extra'], [Symbol('s'), '$.forensics.extra'], [new Date(0), '$.forensics.extra'], [new Map(), '$.forensics.extra']] as const) {
       const err = await kernel.route(req('write', 'DONE', { forensics: { extra } as RouteRequest['forensics'] })).catch((e: unknown) => e);
-      expect(err, String(typeof extra)).toBeInstanceOf(InvalidForensicsError);
-      expect((err as InvalidForensicsError).issues[0]).toMatchObject({ path: path_, code: 'not_json' });
+      expect(err, String(typeof extra)).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues[0]).toMatchObject({ path: path_, code: 'not_json' });
     }
     await expect(kernel.route(req('write', 'DONE', { forensics: { extra: cyclic } as RouteRequest['forensics'] }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
     expect(kernel.liveRuns).toBe(0);

@@ -2,7 +2,7 @@
 // decisions byte for byte, tier 3 included, and the same answers where route() refuses or repeats.
 import { describe, expect, it } from 'vitest';
 import type { ArbiterPort, Decision, RouteRecord, RouteRequest } from '../../src/contracts/index.js';
-import { IdempotencyConflictError, InvalidRequestError } from '../../src/contracts/index.js';
+import { IdempotencyConflictError, ValidationError } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { MemoryStore, createKernel, createRecordedRouter } from '../../src/kernel/index.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
@@ -58,8 +58,9 @@ describe('createRecordedRouter', () => {
       const want = await kernel.route(req).then((d) => JSON.stringify(d), (e: unknown) => e);
       const got = await route(router, req, ts).then((d) => JSON.stringify(d), (e: unknown) => e);
       if (want instanceof Error) {
-        expect(want).toBeInstanceOf(InvalidRequestError);
-        expect(got).toBeInstanceOf(InvalidRequestError);
+        expect(want).toBeInstanceOf(ValidationError);
+        expect(got).toBeInstanceOf(ValidationError);
+        expect([(want as ValidationError).code, (got as ValidationError).code]).toEqual(['INVALID_REQUEST', 'INVALID_REQUEST']);
         expect((got as Error).message).toBe(want.message);
       } else {
         expect(got).toBe(want);

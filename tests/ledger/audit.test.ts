@@ -3,7 +3,7 @@ import { isOffroad } from '../../src/contracts/decision-kinds.js';
 import { compileValidator, type AuditReport, type RunSummary } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import type { FlowSet } from '../../src/kernel/index.js';
-import { EscalationAlreadyResolvedError, InvalidResolutionError, UnknownEscalationError, UnknownRunError, openLedger, type SqliteLedger } from '../../src/ledger/index.js';
+import { UnknownRunError, openLedger, type SqliteLedger } from '../../src/ledger/index.js';
 import { auditRun, listRuns, resolveEscalation, whyStep } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
 
@@ -104,10 +104,10 @@ describe('resolve', () => {
     const esc = await open();
     const base = { escalation_id: esc.escalation_id, by: 'ada', reason: 'checked by hand' };
     await expect(resolveEscalation(ledger, flows, { ...base, decision: 'CONTINUE', next: 'no-such-step' })).rejects.toThrow(/not in flow/);
-    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'MAYBE' })).rejects.toThrow(InvalidResolutionError);
-    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'ESCALATE' })).rejects.toThrow(InvalidResolutionError);
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'MAYBE' })).rejects.toMatchObject({ code: 'INVALID_RESOLUTION' });
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'ESCALATE' })).rejects.toMatchObject({ code: 'INVALID_RESOLUTION' });
     await expect(resolveEscalation(ledger, flows, { ...base, decision: 'INJECT_FLOW', next: 'deploy' })).rejects.toThrow(/not injectable/);
-    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'TERMINATE', next: 'x' })).rejects.toThrow(InvalidResolutionError);
+    await expect(resolveEscalation(ledger, flows, { ...base, decision: 'TERMINATE', next: 'x' })).rejects.toMatchObject({ code: 'INVALID_RESOLUTION' });
     await expect(resolveEscalation(ledger, flows, { ...base, by: ' ', decision: 'TERMINATE' })).rejects.toThrow(/--by/);
     await expect(resolveEscalation(ledger, { ...flows, get: () => undefined } as FlowSet, { ...base, decision: 'TERMINATE' })).rejects.toThrow(/not among the loaded flows/);
     expect((await open()).escalation_id).toBe(esc.escalation_id); // nothing was recorded by the refusals
@@ -122,7 +122,7 @@ describe('resolve', () => {
     const audit = await auditRun(ledger, esc.run_id);
     expect(audit.escalations.find((e) => e.escalation_id === esc.escalation_id)).toEqual(resolved);
     expect((await whyStep(ledger, esc.run_id, target)).escalations.map((e) => e.escalation_id)).toContain(esc.escalation_id);
-    await expect(resolveEscalation(ledger, flows, { escalation_id: esc.escalation_id, decision: 'TERMINATE', by: 'bob', reason: 'again' })).rejects.toThrow(EscalationAlreadyResolvedError);
-    await expect(resolveEscalation(ledger, flows, { escalation_id: 'esc-nope', decision: 'TERMINATE', by: 'bob', reason: 'x' })).rejects.toThrow(UnknownEscalationError);
+    await expect(resolveEscalation(ledger, flows, { escalation_id: esc.escalation_id, decision: 'TERMINATE', by: 'bob', reason: 'again' })).rejects.toMatchObject({ code: 'ESCALATION_ALREADY_RESOLVED' });
+    await expect(resolveEscalation(ledger, flows, { escalation_id: 'esc-nope', decision: 'TERMINATE', by: 'bob', reason: 'x' })).rejects.toMatchObject({ code: 'UNKNOWN_ESCALATION' });
   });
 });

@@ -10,6 +10,7 @@ import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { sampleFlows, tmpDir } from './helpers.js';
 import { longRunCharters } from '../support/long-run-charters.js';
+import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
 
 // Real child processes run the compiled child of the crash harness (scripts/crash/child.ts, shared with
 // `npm run crash`; dist/ is built by `npm test`'s tsc step). They run from a snapshot of dist/ taken once, so a
@@ -57,7 +58,7 @@ describe('several processes, one ledger', () => {
     expect(total).toBe(4 * expected.routes);
 
     const ledger = openLedger(file, { create: false });
-    expect(ledger.sql.routeCount()).toBe(total);
+    expect(ledgerSql(ledger).routeCount()).toBe(total);
     // The simulator routes each flow of its sequence as a run of its own.
     expect((await listRuns(ledger)).length).toBe(4 * expected.runIds.length);
     const report = await verifyLedger(ledger);
@@ -121,7 +122,7 @@ describe('crash safety', () => {
 
     const ledger = openLedger(file, { create: false });
     const runIds = [...new Set(reference.map((x) => x.request.run_id))];
-    const rowsOf = (run: string) => ledger.sql.db.prepare('SELECT seq, decision_json FROM routes WHERE run_id = ? ORDER BY seq').all(run) as { seq: number; decision_json: string }[];
+    const rowsOf = (run: string) => ledgerSql(ledger).db.prepare('SELECT seq, decision_json FROM routes WHERE run_id = ? ORDER BY seq').all(run) as { seq: number; decision_json: string }[];
     // The restarted runs decided exactly what uninterrupted runs decide.
     const recorded = new Map<string, unknown>();
     for (const run of runIds) {
@@ -181,7 +182,7 @@ describe('two processes on one run (issue 12 item 4)', () => {
     }
     expect(kills).toBeGreaterThanOrEqual(3);
     const ledger = openLedger(file, { create: false });
-    const rows = ledger.sql.db.prepare("SELECT run_id, seq, request_id, decision_json FROM routes WHERE run_id LIKE 'shared-run-%' ORDER BY run_id, seq").all() as { run_id: string; seq: number; request_id: string; decision_json: string }[];
+    const rows = ledgerSql(ledger).db.prepare("SELECT run_id, seq, request_id, decision_json FROM routes WHERE run_id LIKE 'shared-run-%' ORDER BY run_id, seq").all() as { run_id: string; seq: number; request_id: string; decision_json: string }[];
     for (let round = 0; round < 6; round++) {
       const mine = rows.filter((r) => r.run_id === `${RUN}-${round}`);
       expect(mine.map((r) => r.seq)).toEqual(mine.map((_, i) => i + 1));

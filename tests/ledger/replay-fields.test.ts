@@ -6,6 +6,7 @@ import type { FlowSet } from '../../src/kernel/index.js';
 import { openLedger, type SqliteLedger } from '../../src/ledger/index.js';
 import { replayRun } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, tmpDir } from './helpers.js';
+import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
 
 const t = tmpDir();
 let flows: FlowSet;
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 /** Rewrites the stored decision of `seq` (the replay reads decision_json as stored). */
 function tamper(seq: number, edit: (d: Decision) => void): () => void {
-  const db = ledger.sql.db;
+  const db = ledgerSql(ledger).db;
   const before = db.prepare('SELECT decision_json FROM routes WHERE run_id = ? AND seq = ?').pluck().get('lint', seq) as string;
   const d = JSON.parse(before) as Decision;
   edit(d);
@@ -43,7 +44,7 @@ function tamper(seq: number, edit: (d: Decision) => void): () => void {
 
 describe('replay compares the stored decision field by field when its text differs', () => {
   it('reproduces the untouched run, the redacted request included', async () => {
-    const stored = ledger.sql.db.prepare('SELECT request FROM routes WHERE run_id = ? AND seq = 4').pluck().get('lint') as string;
+    const stored = ledgerSql(ledger).db.prepare('SELECT request FROM routes WHERE run_id = ? AND seq = 4').pluck().get('lint') as string;
     expect(stored).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
     const report = await replayRun(ledger, 'lint', flows);
     expect(report).toMatchObject({ routes: 4, identical: true, divergences: [] });

@@ -16,6 +16,7 @@ import {
   readJsonl,
 } from '../../src/ledger/index.js';
 import { ledgerFixtures, ledgerKernel, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
+import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
 
 const fx = ledgerFixtures();
 function tmp() {
@@ -121,7 +122,7 @@ describe('SQLite ledger as the kernel store', () => {
     await k.kernel.close();
     k = ledgerKernel(file, fx.flows);
     expect(await k.kernel.route(request)).toEqual(first);
-    expect(k.ledger.sql.routeCount()).toBe(2);
+    expect(ledgerSql(k.ledger).routeCount()).toBe(2);
     expect((await k.ledger.findByRequestId('idem', 'req-2'))?.decision).toEqual(next);
     await k.kernel.close();
   });
@@ -133,7 +134,7 @@ describe('SQLite ledger as the kernel store', () => {
     await simulate(kernel, HARSH_SCENARIO, { onStep: (s) => steps.push(structuredClone(s)) });
     const tier3 = steps.filter((s) => s.decision.tier === 3);
     expect(tier3.length).toBeGreaterThan(0);
-    const db = ledger.sql.db;
+    const db = ledgerSql(ledger).db;
     const calls = db.prepare('SELECT run_id, seq, provider, model, usd, raw_answer FROM llm_calls ORDER BY run_id, seq').all() as { run_id: string; seq: number; provider: string; usd: number; raw_answer: string }[];
     expect(calls.length).toBe(tier3.length);
     expect(calls.map((c) => `${c.run_id}#${c.seq}`).sort()).toEqual(tier3.map((s) => `${s.request.run_id}#${s.decision.seq}`).sort());
@@ -156,7 +157,7 @@ describe('opening a ledger file', () => {
     const { file } = tmp();
     for (const durability of ['normal', 'full'] as const) {
       const ledger = openLedger(file, { durability });
-      const db = ledger.sql.db;
+      const db = ledgerSql(ledger).db;
       expect(db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
       expect(db.pragma('application_id', { simple: true })).toBe(LEDGER_APPLICATION_ID);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -181,8 +182,8 @@ describe('opening a ledger file', () => {
     db.exec('DROP INDEX runs_created; PRAGMA user_version = 3;');
     db.close();
     const old = openLedger(file, { create: false });
-    expect(old.sql.db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
-    expect(old.sql.db.pragma('index_info(runs_created)')).toEqual([expect.objectContaining({ name: 'created_ts' }), expect.objectContaining({ name: 'run_id' })]);
+    expect(ledgerSql(old).db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
+    expect(ledgerSql(old).db.pragma('index_info(runs_created)')).toEqual([expect.objectContaining({ name: 'created_ts' }), expect.objectContaining({ name: 'run_id' })]);
     expect(await listing(old)).toEqual(expected);
     expect(expected).toEqual((await old.runs()).map((r) => r.run_id));
     await old.close();
@@ -220,7 +221,7 @@ describe('opening a ledger file', () => {
   it('refuses a ledger written by a newer version, and never rewrites it', async () => {
     const { file } = tmp();
     const ledger = openLedger(file);
-    ledger.sql.db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
+    ledgerSql(ledger).db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
     await ledger.close();
     const before = readFileSync(file);
     const err = (() => {
@@ -248,7 +249,7 @@ describe('opening a ledger file', () => {
     const { kernel, ledger } = ledgerKernel(file, fx.flows);
     const d: Decision = await kernel.route({ run_id: 'one', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED' });
     expect(await ledger.findByRequestId('one', 'none')).toBeUndefined();
-    expect(JSON.parse(ledger.sql.db.prepare('SELECT decision_json FROM routes').pluck().get() as string)).toEqual(d);
+    expect(JSON.parse(ledgerSql(ledger).db.prepare('SELECT decision_json FROM routes').pluck().get() as string)).toEqual(d);
     await kernel.close();
   });
 });

@@ -7,6 +7,7 @@ import type { FlowSet } from '../../src/kernel/index.js';
 import { UnknownRunError, openLedger, readJsonl, verifyLedger, type SqliteLedger } from '../../src/ledger/index.js';
 import { resolveEscalation } from '../../src/runs/index.js';
 import { ledgerKernel, sampleFlows, scriptedArbiter, tmpDir } from './helpers.js';
+import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
 
 let flows: FlowSet;
 let golden: ReturnType<typeof tmpDir>;
@@ -194,11 +195,11 @@ describe('verify', () => {
   it('binds an escalation resolution to the chain', async () => {
     const { file } = copy();
     const ledger: SqliteLedger = openLedger(file, { create: false });
-    const esc = ledger.sql.db.prepare("SELECT escalation_id FROM escalations WHERE status = 'open' LIMIT 1").pluck().get() as string;
+    const esc = ledgerSql(ledger).db.prepare("SELECT escalation_id FROM escalations WHERE status = 'open' LIMIT 1").pluck().get() as string;
     expect(esc).toBeTruthy();
     await resolveEscalation(ledger, flows, { escalation_id: esc, decision: 'TERMINATE', by: 'ada', reason: 'not worth it' });
     expect((await verifyLedger(ledger)).ok).toBe(true);
-    ledger.sql.db.prepare("UPDATE escalations SET resolution = replace(resolution, 'TERMINATE', 'CONTINUE') WHERE escalation_id = ?").run(esc);
+    ledgerSql(ledger).db.prepare("UPDATE escalations SET resolution = replace(resolution, 'TERMINATE', 'CONTINUE') WHERE escalation_id = ?").run(esc);
     expect((await verifyLedger(ledger)).issues).toContainEqual(expect.objectContaining({ kind: 'resolution_mismatch' }));
     await ledger.close();
   });

@@ -11,6 +11,7 @@ import { openLedger as openSrcLedger, verifyLedger, type SqliteLedger } from '..
 import { ledgerFixtures, steppingClock, tmpDir } from './helpers.js';
 import { longRunFlows } from '../support/long-run-charters.js';
 import type { FlowSet } from '../../src/kernel/index.js';
+import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/ledger/index.js');
 type DistLedger = typeof import('../../src/ledger/index.js');
@@ -59,7 +60,7 @@ async function round(kernel: Kernel, file: string, n: number): Promise<number> {
 /** Reopens the ledger: every route is there and the hash chains verify. */
 async function expectIntact(file: string, routes: number): Promise<void> {
   const ledger = openSrcLedger(file, { create: false, jsonl: false });
-  expect(ledger.sql.routeCount()).toBe(routes);
+  expect(ledgerSql(ledger).routeCount()).toBe(routes);
   const report = await verifyLedger(ledger, { repair: false });
   await ledger.close();
   expect(report.issues).toEqual([]);
@@ -73,7 +74,7 @@ describe('the routing connection without the thread', () => {
     const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     for (let i = 0; i < 10; i++) await round(kernel, t.file, i);
     expect(await ledger.walCheckpointStats()).toEqual({ active: false, thread: false, threadPasses: 0, threadFrames: 0, tailCheckpoints: 0, capCheckpoints: 0 });
-    expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
+    expect(ledgerSql(ledger).db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
     await kernel.close();
     await expectIntact(t.file, 160);
   });
@@ -91,7 +92,7 @@ describe('the routing connection without the thread', () => {
     const stats = await ledger.walCheckpointStats();
     expect(stats).toMatchObject({ active: true, thread: false, threadPasses: 0, tailCheckpoints: 0 });
     expect(stats!.capCheckpoints).toBeGreaterThan(0);
-    expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(ledgerSql(ledger).db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     // At most two checks' worth of routes past the cap (a check every 2 commits, the checkpoint at the next turn).
     expect(largest).toBeLessThan(cap + 1024 * 1024);
     await kernel.close();
@@ -106,7 +107,7 @@ describe('the routing connection without the thread', () => {
     const kernel = createKernel({ flows, store: ledger, clock: steppingClock() });
     for (let i = 0; i < 4; i++) await round(kernel, t.file, i);
     expect(ledger.walCheckpointStats()).toBeUndefined();
-    expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
+    expect(ledgerSql(ledger).db.pragma('wal_autocheckpoint', { simple: true })).toBe(8000);
     await kernel.close();
   });
 });
@@ -130,7 +131,7 @@ describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
     expect(stats.tailCheckpoints).toBeGreaterThanOrEqual(3);
     expect(stats.threadPasses).toBeGreaterThan(0);
     expect(stats.threadFrames).toBeGreaterThan(300);
-    expect(ledger.sql.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(ledgerSql(ledger).db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     // The WAL restarts from its beginning instead of growing with the routes: its header's checkpoint sequence number
     // (bytes 12-15, incremented by SQLite at each restart) moves on while routes keep coming, three times at least.
     const restarts = walRestarts(t.file);

@@ -41,9 +41,8 @@ function runningWith(text: string): string[] {
 
 const CONSUMER_TS = `
 import { createKernel, defineFlows } from 'navkernel/kernel';
-import { VERSION, type Decision } from 'navkernel';
-import type { KernelStore } from 'navkernel/contracts';
-import type { ReplayOptions } from 'navkernel/runs';
+import { VERSION, type Decision, type ReplayOptions } from 'navkernel';
+import type { KernelStore } from 'navkernel/kernel';
 
 const replayOptions: ReplayOptions = { maxDivergences: 1 };
 void replayOptions;
@@ -149,7 +148,7 @@ describe('the published package', () => {
   it('exports the schemas and names the optional package a feature needs', () => {
     const schema = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/schemas/decision.schema.json', { with: { type: 'json' } }); console.log(m.default.title)"], consumer);
     expect(schema.stdout.trim(), schema.out).toBe('decision');
-    const sdk = run(process.execPath, ['--input-type=module', '-e', "const { createLanguageModel } = await import('navkernel/llm'); try { createLanguageModel('anthropic'); } catch (e) { console.log(e.code, e.message); }"], consumer);
+    const sdk = run(process.execPath, ['--input-type=module', '-e', "const { createLanguageModel } = await import('navkernel'); try { createLanguageModel('anthropic'); } catch (e) { console.log(e.code, e.message); }"], consumer);
     expect(sdk.stdout, sdk.out).toMatch(/^MISSING_PACKAGE .*npm install @anthropic-ai\/sdk/);
     const langgraph = run(process.execPath, ['--input-type=module', '-e', "try { await import('navkernel/langgraph'); } catch (e) { console.log(e.code, e.message); }"], consumer);
     expect(langgraph.stdout, langgraph.out).toMatch(/^MISSING_PACKAGE .*npm install @langchain\/langgraph/);
@@ -160,6 +159,13 @@ describe('the published package', () => {
     expect(service.stdout.trim(), service.out).toBe('function');
     const forensics = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/forensics'); console.log(typeof m.collectForensics, m.REPORT_FORMATS.length)"], consumer);
     expect(forensics.stdout.trim(), forensics.out).toBe('function 10');
+    const testing = run(process.execPath, ['--input-type=module', '-e', "const m = await import('navkernel/testing'); console.log(typeof m.storeConformance, m.STORE_PARTS.join(','))"], consumer);
+    expect(testing.stdout.trim(), testing.out).toBe('function KernelStore,RunReader,StatsReader,EscalationStore');
+    // The 0.x subpaths are gone at 1.0 (CHANGELOG.md): their names are on the root.
+    for (const gone of ['navkernel/ledger', 'navkernel/runs', 'navkernel/llm', 'navkernel/navigator', 'navkernel/contracts']) {
+      const r = run(process.execPath, ['--input-type=module', '-e', `try { await import('${gone}'); } catch (e) { console.log(e.code); }`], consumer);
+      expect(r.stdout.trim(), gone).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    }
   });
 
   it('engines tells the truth: on the oldest release of every Node line it allows, every locked package accepts it', () => {
@@ -206,7 +212,8 @@ describe('the published package', () => {
   it('routes a flow of your own into a SQLite ledger from TypeScript, and starts and stops serve (startServe)', () => {
     writeFileSync(
       path.join(consumer, 'own.ts'),
-      `import { createKernel, loadFlows, openLedger, startServe } from 'navkernel';
+      `import { createKernel, loadFlows, openLedger } from 'navkernel';
+import { startServe } from 'navkernel/service';
 const ledger = openLedger('data/ledger.sqlite');
 const kernel = createKernel({ flows: await loadFlows('flows'), store: ledger });
 const steps: [string, string][] = [['reproduce', 'REPRODUCED'], ['implement', 'VERIFIED'], ['review', 'APPROVED'], ['done', 'DONE']];

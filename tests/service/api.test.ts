@@ -7,6 +7,7 @@ import { schemasDir } from '../../src/contracts/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { buildOpenApi, isLoopback, renderOpenApi } from '../../src/service/index.js';
 import { BUILD_RUN, GATE_RUN, post, routeAll, startServer, type TestServer } from './helpers.js';
+import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
 
 /** Validates bodies against the components of the published OpenAPI document (what a client would use). */
 const openapi = JSON.parse(readFileSync(path.join(schemasDir(), 'openapi.json'), 'utf8')) as { components: { schemas: Record<string, object> } };
@@ -38,7 +39,7 @@ async function json(res: Response | Promise<Response>): Promise<any> {
 function routeCount(file: string): number {
   const l = openLedger(file, { create: false });
   try {
-    return l.sql.routeCount();
+    return ledgerSql(l).routeCount();
   } finally {
     void l.close();
   }

@@ -10,7 +10,6 @@ import type { Ledger } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import {
-  ArchiveError,
   BundleLedger,
   NotArchivableError,
   archiveRuns,
@@ -142,7 +141,7 @@ describe.each(STORE_FACTORIES)('archive conformance: $name', (factory) => {
     for (const id of finished) expect(await readRunRows(l, id, after)).toEqual(before.get(id));
     expect(await store.tombstones()).toEqual([]);
     expect((await verifyLedger(l, { repair: false })).issues).toEqual([]);
-    await expect(restoreBundle(l, file)).rejects.toBeInstanceOf(ArchiveError);
+    await expect(restoreBundle(l, file)).rejects.toMatchObject({ code: 'ARCHIVE_INVALID' });
   });
 
   it('detects an edited bundle, a run deleted without archiving, and a bundle missing from its folder', async () => {

@@ -63,7 +63,7 @@ function part(file: string): string {
 
 // ARCHITECTURE.md's arrows: what each part may import (besides itself and the leaf helpers package-root, version and
 // optional-package). Data flows one way: cli, service and integrations on top, runs above kernel and ledger, contracts at the bottom.
-const LEAVES = ['package-root', 'version', 'optional-package', 'redact'];
+const LEAVES = ['package-root', 'version', 'optional-package', 'redact', 'sqlite-driver'];
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contracts: [],
   llm: ['contracts'],
@@ -82,6 +82,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   service: ['contracts', 'kernel', 'ledger', 'llm', 'runs', 'schema-registry', 'machine-diagram', 'forensics'],
   // The MCP server and the LangGraph edge: thin adapters over the public API below them.
   integrations: ['contracts', 'kernel', 'ledger', 'runs', 'navigator', 'repomap'],
+  // navkernel/testing, the store conformance kit: drives stores through the kernel and the run readers.
+  testing: ['contracts', 'kernel', 'ledger', 'runs', 'demo'],
 };
 
 describe('module structure', () => {

@@ -8,9 +8,9 @@ import { ROOT } from '../support/kernel-fixtures.js';
 import { STORE_PORTS } from '../store-conformance/ports.js';
 
 describe('store ports', () => {
-  it('no module of src/ takes the former wide LedgerReader (only ports.ts defines it, deprecated)', () => {
+  it('no module of src/ names the former wide LedgerReader (removed at 1.0)', () => {
     const users = (readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[])
-      .filter((f) => f.endsWith('.ts') && f !== path.join('contracts', 'ports.ts'))
+      .filter((f) => f.endsWith('.ts'))
       .filter((f) => /\bLedgerReader\b/.test(readFileSync(path.join(ROOT, 'src', f), 'utf8')));
     expect(users).toEqual([]);
   });

@@ -7,6 +7,7 @@ import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel
 import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 function target(e: DecisionEntry): string {
   if (e.inject_flow) return `flow ${e.inject_flow} → ${e.next_step_id ?? ''}`;
@@ -91,7 +92,7 @@ export function registerAuditCommand(program: Command): void {
     try {
       if (run.startsWith('explore:') && ledger instanceof SqliteLedger) {
         // An explorer session: what its model calls cost (they share the ledger's LLM-call table with tier 3).
-        const summary = explorerCallSummaries(ledger.sql.db).find((e) => explorerCallsKey(e.session_id) === run);
+        const summary = explorerCallSummaries(ledgerSql(ledger).db).find((e) => explorerCallsKey(e.session_id) === run);
         if (!summary) throw new UsageError(`no model call of explorer session ${run.slice('explore:'.length)} in ${opts.ledger}`, 'UNKNOWN_RUN');
         if (opts.json) process.stdout.write(jsonLine(summary));
         else {

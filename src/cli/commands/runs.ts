@@ -3,6 +3,7 @@ import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
 export function registerRunsCommand(program: Command): void {
@@ -19,7 +20,7 @@ export function registerRunsCommand(program: Command): void {
         return;
       }
       // The explorer's model calls are in the same LLM-call table (SQLite ledgers, where explorer sessions live).
-      const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledger.sql.db) : [];
+      const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledgerSql(ledger).db) : [];
       if (runs.length === 0 && explored.length === 0) {
         printText(`no runs in ${opts.ledger}\n`);
         return;

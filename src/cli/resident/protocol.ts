@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../contracts/error-codes.js';
 /**
  * The resident navigator's wire format: one JSON request line from the client, then JSON lines back. The server
  * acknowledges a request as soon as it has read it (`{"ack":true}`), so a client can tell a resident that is alive
@@ -27,4 +28,4 @@ export type ResidentReply =
   | { stdout: string; stderr: string; exit: number }
   | { status: ResidentStatus }
   | { stopping: true }
-  | { error: { code: string; message: string } };
+  | { error: { code: ErrorCode; message: string } };

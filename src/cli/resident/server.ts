@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../contracts/error-codes.js';
 import { statSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -139,8 +140,8 @@ async function listen(server: net.Server, socket: string): Promise<void> {
   }
 }
 
-function parseRequest(line: string): { request: ResidentRequest } | { error: { code: string; message: string } } {
-  const bad = (message: string) => ({ error: { code: 'INVALID_REQUEST', message: `resident: ${message}` } });
+function parseRequest(line: string): { request: ResidentRequest } | { error: { code: ErrorCode; message: string } } {
+  const bad = (message: string) => ({ error: { code: 'INVALID_REQUEST' as const, message: `resident: ${message}` } });
   let doc: unknown;
   try {
     doc = JSON.parse(line);

@@ -75,6 +75,7 @@ export type StepNode<S extends NavkernelState = NavkernelState> = (state: S, con
 /** The channels of a state that includes `NavkernelAnnotation.spec`. */
 export type NavkernelStateSpec = StateDefinition & typeof NavkernelAnnotation.spec;
 
+/** Options of kernelGraph: the kernel, the flow, the state annotation and a node per step. */
 export interface KernelGraphOptions<SD extends NavkernelStateSpec = typeof NavkernelAnnotation.spec> {
   kernel: Kernel;
   /** The kernel's ledger (its read side): escalations are read from it and resolved in it. */

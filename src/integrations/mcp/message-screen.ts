@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../contracts/error-codes.js';
 /**
  * What the MCP server answers itself, before a line reaches the SDK's stdio transport (which drops what it cannot
  * parse and replies nothing, and whose schemas copy arguments in a way that loses a `__proto__` key):
@@ -63,11 +64,11 @@ function protoPath(value: unknown, at: string): string | undefined {
   return undefined;
 }
 
-function rpcError(id: string | number | null, code: number, message: string, navkernelCode: string) {
+function rpcError(id: string | number | null, code: number, message: string, navkernelCode: ErrorCode) {
   return { jsonrpc: '2.0', id, error: { code, message, data: { code: navkernelCode } } };
 }
 
 /** The tool error shape of mcp-server.ts's toolError: the co-process's error line as the text. */
-function toolError(code: string, message: string, path: string) {
+function toolError(code: ErrorCode, message: string, path: string) {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message, path } }) }] };
 }

@@ -73,6 +73,7 @@ export interface RouteBound {
   stated: boolean;
 }
 
+/** The longest a flow set can route before it terminates or escalates, with a witness path (proveBounds). */
 export interface BoundsProof {
   /** Components whose every cycle a stated bound covers. */
   bounded: BoundedCycle[];

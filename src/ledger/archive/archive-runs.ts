@@ -9,9 +9,10 @@ import { pathSegment } from '../paths.js';
 import { verifyLedger } from '../verify.js';
 import { BUNDLE_FORMAT, BUNDLE_SUFFIX, BUNDLE_VERSION, type RunBundle, writeBundle } from './bundle.js';
 import { BundleLedger } from './bundle-ledger.js';
-import { ArchiveError, NotArchivableError } from './errors.js';
+import { archiveInvalid, NotArchivableError } from './errors.js';
 import { archiveStoreFor } from './store-for.js';
 
+/** Which finished runs archiveRuns moves out of the ledger, and where their bundles go. */
 export interface ArchiveOptions {
   /** The folder bundles are written to (created when missing). */
   to: string;
@@ -33,6 +34,7 @@ export interface ArchiveOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** What archiveRuns moved: the runs, their bundles and what was reclaimed. */
 export interface ArchiveReport {
   archived: { run_id: string; file: string; routes: number; bytes: number }[];
   /** Runs that changed between their bundle and the delete (routed or resolved meanwhile): left in the ledger, their bundle removed. */
@@ -42,10 +44,10 @@ export interface ArchiveReport {
   reclaim: ReclaimReport | null;
 }
 
-/** The archive operations of a ledger, or ArchiveError when its store has none. */
+/** The archive operations of a ledger, or archiveInvalid when its store has none. */
 export function requireArchiveStore(ledger: Ledger): ArchiveStore {
   const s = archiveStoreFor(ledger);
-  if (!s) throw new ArchiveError(`${ledger.location} cannot archive runs (only the SQLite and PostgreSQL ledgers can)`);
+  if (!s) throw archiveInvalid(`${ledger.location} cannot archive runs (only the SQLite and PostgreSQL ledgers can)`);
   return s;
 }
 
@@ -68,7 +70,7 @@ export async function readRunRows(ledger: Ledger, run_id: string, register: Read
  */
 export async function archiveRuns(ledger: Ledger, options: ArchiveOptions): Promise<ArchiveReport> {
   const store = requireArchiveStore(ledger);
-  if (options.before === undefined && options.runs === undefined) throw new ArchiveError('archive needs --before DATE or run ids');
+  if (options.before === undefined && options.runs === undefined) throw archiveInvalid('archive needs --before DATE or run ids');
   const includeActive = options.includeActive ?? false;
   let ids = await store.archivableRuns({
     ...(options.before !== undefined ? { before: options.before } : {}),
@@ -141,15 +143,15 @@ export async function archiveRuns(ledger: Ledger, options: ArchiveOptions): Prom
 /**
  * Brings an archived run back from its bundle: checks the bundle verifies on its own and fits the ledger's tombstone
  * (same register entry, same head, same bundle hash), then writes its rows as they were and clears the tombstone, in
- * one transaction. ArchiveError, with nothing changed, when anything does not fit.
+ * one transaction. archiveInvalid, with nothing changed, when anything does not fit.
  */
 export async function restoreBundle(ledger: Ledger, file: string): Promise<{ run_id: string; routes: number }> {
   const store = requireArchiveStore(ledger);
   const b = new BundleLedger(file);
   const alone = await verifyBundle(b);
-  if (alone.length > 0) throw new ArchiveError(`bundle ${file} does not verify: ${alone[0]!.kind}: ${alone[0]!.message}${alone.length > 1 ? ` (and ${alone.length - 1} more)` : ''}`);
+  if (alone.length > 0) throw archiveInvalid(`bundle ${file} does not verify: ${alone[0]!.kind}: ${alone[0]!.message}${alone.length > 1 ? ` (and ${alone.length - 1} more)` : ''}`);
   const t = (await store.tombstones()).find((x) => x.run_id === b.bundle.run_id);
-  if (t && t.bundle_sha256 !== b.sha256) throw new ArchiveError(`bundle ${file} is not the one archived for run ${JSON.stringify(b.bundle.run_id)} (its content hash differs from the tombstone's)`);
+  if (t && t.bundle_sha256 !== b.sha256) throw archiveInvalid(`bundle ${file} is not the one archived for run ${JSON.stringify(b.bundle.run_id)} (its content hash differs from the tombstone's)`);
   await store.unbury(b.bundle);
   if (ledger.mirror) await ledger.mirror.repair(b.bundle.run_id);
   return { run_id: b.bundle.run_id, routes: b.bundle.routes.length };
@@ -171,6 +173,7 @@ export async function verifyBundle(b: BundleLedger): Promise<VerifyIssue[]> {
   return issues;
 }
 
+/** What verifyArchive found in a folder of run bundles. */
 export interface ArchiveVerifyReport {
   ok: boolean;
   bundles: number;
@@ -186,7 +189,7 @@ export interface ArchiveVerifyReport {
  * in `dir` is reported only when the tombstone says it went to `dir`.
  */
 export async function verifyArchive(dir: string, ledger?: Ledger): Promise<ArchiveVerifyReport> {
-  if (!existsSync(dir)) throw new ArchiveError(`no archive folder ${dir}`);
+  if (!existsSync(dir)) throw archiveInvalid(`no archive folder ${dir}`);
   const files = readdirSync(dir).filter((f) => f.endsWith(BUNDLE_SUFFIX)).sort();
   const store = ledger ? requireArchiveStore(ledger) : undefined;
   const tombs = new Map((store ? await store.tombstones() : []).map((t) => [t.run_id, t]));

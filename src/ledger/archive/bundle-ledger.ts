@@ -20,14 +20,14 @@ import type {
   StoredRunListing,
 } from '../../contracts/ports.js';
 import { type RunBundle, readBundle } from './bundle.js';
-import { ArchiveError } from './errors.js';
+import { archiveInvalid } from './errors.js';
 
 const ms = (ts: string): number | null => {
   const t = Date.parse(ts);
   return Number.isNaN(t) ? null : t;
 };
 
-/** A bundle opened as a ledger that only reads. Appending or resolving throws ArchiveError (restore it first). */
+/** A bundle opened as a ledger that only reads. Appending or resolving throws archiveInvalid (restore it first). */
 export class BundleLedger implements Ledger {
   readonly mirror = undefined;
   readonly location: string;
@@ -64,7 +64,7 @@ export class BundleLedger implements Ledger {
   }
   append(record: RouteRecord, state: RunState): Promise<void> {
     void state;
-    return Promise.reject(new ArchiveError(`${this.location} is an archived run (read-only): restore it into a ledger before routing run ${JSON.stringify(record.run_id)}`));
+    return Promise.reject(archiveInvalid(`${this.location} is an archived run (read-only): restore it into a ledger before routing run ${JSON.stringify(record.run_id)}`));
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -190,6 +190,6 @@ export class BundleLedger implements Ledger {
     return Promise.resolve([this.bundle.register]);
   }
   resolveEscalation(): Promise<boolean> {
-    return Promise.reject(new ArchiveError(`${this.location} is an archived run (read-only): restore it into a ledger to resolve its escalations`));
+    return Promise.reject(archiveInvalid(`${this.location} is an archived run (read-only): restore it into a ledger to resolve its escalations`));
   }
 }

@@ -12,7 +12,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RunRows } from '../../contracts/archive-port.js';
 import { canonicalJson } from '../../contracts/canonical-json.js';
 import { pathSegment } from '../paths.js';
-import { ArchiveError } from './errors.js';
+import { archiveInvalid } from './errors.js';
 
 export const BUNDLE_FORMAT = 'navkernel-run-archive';
 export const BUNDLE_VERSION = 1;
@@ -65,42 +65,42 @@ export function writeBundle(dir: string, bundle: RunBundle): { file: string; sha
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Reads a bundle file: decompresses, parses and checks its shape (not its hashes: verify does). ArchiveError when it cannot. */
+/** Reads a bundle file: decompresses, parses and checks its shape (not its hashes: verify does). archiveInvalid when it cannot. */
 export function readBundle(file: string): { bundle: RunBundle; sha256: string } {
   let raw: Buffer;
   try {
     raw = readFileSync(file);
   } catch (err) {
-    throw new ArchiveError(`cannot read bundle ${file}: ${(err as Error).message}`, { cause: err });
+    throw archiveInvalid(`cannot read bundle ${file}: ${(err as Error).message}`, { cause: err });
   }
   let text: string;
   try {
     text = gunzipSync(raw).toString('utf8');
   } catch (err) {
-    throw new ArchiveError(`bundle ${file} is not gzip data (${(err as Error).message})`, { cause: err });
+    throw archiveInvalid(`bundle ${file} is not gzip data (${(err as Error).message})`, { cause: err });
   }
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (err) {
-    throw new ArchiveError(`bundle ${file} is not JSON (${(err as Error).message})`, { cause: err });
+    throw archiveInvalid(`bundle ${file} is not JSON (${(err as Error).message})`, { cause: err });
   }
-  if (!isObj(v) || v.format !== BUNDLE_FORMAT) throw new ArchiveError(`${file} is not a navkernel run bundle (format ${JSON.stringify(isObj(v) ? v.format : undefined)})`);
-  if (v.version !== BUNDLE_VERSION) throw new ArchiveError(`bundle ${file} has version ${JSON.stringify(v.version)}; this navkernel reads version ${BUNDLE_VERSION}`);
+  if (!isObj(v) || v.format !== BUNDLE_FORMAT) throw archiveInvalid(`${file} is not a navkernel run bundle (format ${JSON.stringify(isObj(v) ? v.format : undefined)})`);
+  if (v.version !== BUNDLE_VERSION) throw archiveInvalid(`bundle ${file} has version ${JSON.stringify(v.version)}; this navkernel reads version ${BUNDLE_VERSION}`);
   const where = (field: string) => `bundle ${file}: ${field}`;
-  for (const k of ['run_id', 'archived_ts', 'source'] as const) if (typeof v[k] !== 'string') throw new ArchiveError(`${where(k)} is not a string`);
-  for (const k of ['routes', 'llm_calls', 'escalations', 'flows_hashes'] as const) if (!Array.isArray(v[k])) throw new ArchiveError(`${where(k)} is not a list`);
-  for (const k of ['register', 'run'] as const) if (!isObj(v[k])) throw new ArchiveError(`${where(k)} is not an object`);
+  for (const k of ['run_id', 'archived_ts', 'source'] as const) if (typeof v[k] !== 'string') throw archiveInvalid(`${where(k)} is not a string`);
+  for (const k of ['routes', 'llm_calls', 'escalations', 'flows_hashes'] as const) if (!Array.isArray(v[k])) throw archiveInvalid(`${where(k)} is not a list`);
+  for (const k of ['register', 'run'] as const) if (!isObj(v[k])) throw archiveInvalid(`${where(k)} is not an object`);
   const b = v as unknown as RunBundle;
-  if (b.run.run_id !== b.run_id || b.register.run_id !== b.run_id) throw new ArchiveError(`${where('run_id')} differs between the bundle, its run row and its register entry`);
+  if (b.run.run_id !== b.run_id || b.register.run_id !== b.run_id) throw archiveInvalid(`${where('run_id')} differs between the bundle, its run row and its register entry`);
   for (const [i, r] of b.routes.entries()) {
-    if (!isObj(r) || r.run_id !== b.run_id || typeof r.seq !== 'number') throw new ArchiveError(`${where(`routes[${i}]`)} is not a route of run ${JSON.stringify(b.run_id)}`);
+    if (!isObj(r) || r.run_id !== b.run_id || typeof r.seq !== 'number') throw archiveInvalid(`${where(`routes[${i}]`)} is not a route of run ${JSON.stringify(b.run_id)}`);
   }
   for (const [i, c] of b.llm_calls.entries()) {
-    if (!isObj(c) || c.run_id !== b.run_id || typeof c.seq !== 'number' || typeof c.record !== 'string') throw new ArchiveError(`${where(`llm_calls[${i}]`)} is not an LLM call of the run`);
+    if (!isObj(c) || c.run_id !== b.run_id || typeof c.seq !== 'number' || typeof c.record !== 'string') throw archiveInvalid(`${where(`llm_calls[${i}]`)} is not an LLM call of the run`);
   }
   for (const [i, e] of b.escalations.entries()) {
-    if (!isObj(e) || e.run_id !== b.run_id || typeof e.escalation_id !== 'string') throw new ArchiveError(`${where(`escalations[${i}]`)} is not an escalation of the run`);
+    if (!isObj(e) || e.run_id !== b.run_id || typeof e.escalation_id !== 'string') throw archiveInvalid(`${where(`escalations[${i}]`)} is not an escalation of the run`);
   }
   return { bundle: b, sha256: createHash('sha256').update(text).digest('hex') };
 }

@@ -1,11 +1,8 @@
 import { NavkernelError } from '../../contracts/errors.js';
 
-/** A bundle that cannot be read, does not verify, or does not fit the ledger it is restored into. Nothing was changed. */
-export class ArchiveError extends NavkernelError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('ARCHIVE_INVALID', message, options);
-    this.name = 'ArchiveError';
-  }
+/** A bundle that cannot be read, does not verify, or does not fit the ledger it is restored into (ARCHIVE_INVALID). Nothing was changed. */
+export function archiveInvalid(message: string, options?: { cause?: unknown }): NavkernelError {
+  return new NavkernelError('ARCHIVE_INVALID', message, options);
 }
 
 /** A run asked for by name cannot be archived (unknown, not finished, or archived already). Nothing was changed. */
@@ -18,10 +15,7 @@ export class NotArchivableError extends NavkernelError {
   }
 }
 
-/** A checkpoint file that cannot be read, or whose signature does not verify with the given key. */
-export class CheckpointError extends NavkernelError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('CHECKPOINT_INVALID', message, options);
-    this.name = 'CheckpointError';
-  }
+/** A checkpoint file that cannot be read, or whose signature does not verify with the given key (CHECKPOINT_INVALID). */
+export function checkpointInvalid(message: string, options?: { cause?: unknown }): NavkernelError {
+  return new NavkernelError('CHECKPOINT_INVALID', message, options);
 }

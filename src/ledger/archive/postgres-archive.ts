@@ -5,7 +5,8 @@ import type { PostgresLedger } from '../postgres/postgres-ledger.js';
 import { wrapError } from '../postgres/pool.js';
 import { REGISTER_LOCK_SQL } from '../postgres/schema.js';
 import { tombstoneSeal } from '../chain.js';
-import { ArchiveError } from './errors.js';
+import { archiveInvalid } from './errors.js';
+import { NavkernelError } from '../../contracts/errors.js';
 
 const FINISHED_SQL =
   "(u.last_decision = 'TERMINATE' OR (u.last_decision = 'ESCALATE' AND EXISTS (SELECT 1 FROM escalations e WHERE e.run_id = u.run_id " +
@@ -115,13 +116,13 @@ export class PostgresArchiveStore implements ArchiveStore {
           `SELECT t.*, encode(r.first_hash, 'hex') AS first_hash, encode(r.hash, 'hex') AS hash FROM (${TOMBSTONE_SELECT} WHERE run_id = $1) t JOIN run_register r USING (run_id)`,
           [run.run_id],
         )).rows[0];
-        if (!t) throw new ArchiveError(`run ${JSON.stringify(run.run_id)} is not in this ledger's run register: the bundle comes from another ledger`);
+        if (!t) throw archiveInvalid(`run ${JSON.stringify(run.run_id)} is not in this ledger's run register: the bundle comes from another ledger`);
         if (t.first_hash !== register.first_hash || t.hash !== register.hash || t.ordinal !== register.ordinal) {
-          throw new ArchiveError(`the bundle's register entry for run ${JSON.stringify(run.run_id)} is not this ledger's (another ledger's run of the same id)`);
+          throw archiveInvalid(`the bundle's register entry for run ${JSON.stringify(run.run_id)} is not this ledger's (another ledger's run of the same id)`);
         }
-        if (t.archived_ts === null) throw new ArchiveError(`run ${JSON.stringify(run.run_id)} is not archived in this ledger (it is here already)`);
+        if (t.archived_ts === null) throw archiveInvalid(`run ${JSON.stringify(run.run_id)} is not archived in this ledger (it is here already)`);
         if (t.last_seq !== run.last_seq || t.head_hash !== run.head_hash) {
-          throw new ArchiveError(`the bundle ends at seq ${run.last_seq} (${run.head_hash.slice(0, 12)}), the tombstone at seq ${t.last_seq} (${t.head_hash.slice(0, 12)})`);
+          throw archiveInvalid(`the bundle ends at seq ${run.last_seq} (${run.head_hash.slice(0, 12)}), the tombstone at seq ${t.last_seq} (${t.head_hash.slice(0, 12)})`);
         }
         const col = <T, K extends keyof T>(list: readonly T[], k: K) => list.map((x) => x[k]);
         const hex = (list: readonly (string | null)[]) => list.map((h) => (h === null ? null : Buffer.from(h, 'hex')));
@@ -164,8 +165,8 @@ export class PostgresArchiveStore implements ArchiveStore {
         await c.query('UPDATE run_register SET archived_ts = NULL, archived_to = NULL, archived_seq = NULL, archived_hash = NULL, bundle_sha256 = NULL, archived_seal = NULL WHERE run_id = $1', [run.run_id]);
       });
     } catch (err) {
-      if (err instanceof ArchiveError) throw err;
-      if ((err as { code?: string }).code === '23505') throw new ArchiveError(`run ${JSON.stringify(run.run_id)}: the ledger holds rows the bundle also holds (${(err as Error).message})`, { cause: err });
+      if (err instanceof NavkernelError && err.code === 'ARCHIVE_INVALID') throw err;
+      if ((err as { code?: string }).code === '23505') throw archiveInvalid(`run ${JSON.stringify(run.run_id)}: the ledger holds rows the bundle also holds (${(err as Error).message})`, { cause: err });
       throw err;
     }
   }

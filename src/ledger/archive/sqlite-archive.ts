@@ -3,7 +3,9 @@ import type Database from 'better-sqlite3';
 import type { ArchiveSelection, ArchiveStore, ReclaimReport, RunRows, Tombstone } from '../../contracts/archive-port.js';
 import type { SqliteLedger } from '../sqlite-ledger.js';
 import { tombstoneSeal } from '../chain.js';
-import { ArchiveError } from './errors.js';
+import { archiveInvalid } from './errors.js';
+import { ledgerSql } from '../sqlite-ledger.js';
+import { NavkernelError } from '../../contracts/errors.js';
 
 /** A run is finished when terminated (as the run listing says) and without an open escalation. */
 export const FINISHED_SQL =
@@ -18,7 +20,7 @@ export class SqliteArchiveStore implements ArchiveStore {
   private readonly db: Database.Database;
 
   constructor(private readonly ledger: SqliteLedger) {
-    this.db = ledger.sql.db;
+    this.db = ledgerSql(ledger).db;
   }
 
   archivableRuns(sel: ArchiveSelection): Promise<string[]> {
@@ -79,13 +81,13 @@ export class SqliteArchiveStore implements ArchiveStore {
       const entry = db.prepare('SELECT ordinal, lower(hex(first_hash)) AS first_hash, lower(hex(hash)) AS hash FROM run_register WHERE run_id = ?').get(run.run_id) as
         | { ordinal: number; first_hash: string; hash: string }
         | undefined;
-      if (!entry || !t) throw new ArchiveError(`run ${JSON.stringify(run.run_id)} is not in this ledger's run register: the bundle comes from another ledger`);
+      if (!entry || !t) throw archiveInvalid(`run ${JSON.stringify(run.run_id)} is not in this ledger's run register: the bundle comes from another ledger`);
       if (entry.first_hash !== register.first_hash || entry.hash !== register.hash || entry.ordinal !== register.ordinal) {
-        throw new ArchiveError(`the bundle's register entry for run ${JSON.stringify(run.run_id)} is not this ledger's (another ledger's run of the same id)`);
+        throw archiveInvalid(`the bundle's register entry for run ${JSON.stringify(run.run_id)} is not this ledger's (another ledger's run of the same id)`);
       }
-      if (t.archived_ts === null) throw new ArchiveError(`run ${JSON.stringify(run.run_id)} is not archived in this ledger (it is here already)`);
+      if (t.archived_ts === null) throw archiveInvalid(`run ${JSON.stringify(run.run_id)} is not archived in this ledger (it is here already)`);
       if (t.last_seq !== run.last_seq || t.head_hash !== run.head_hash) {
-        throw new ArchiveError(`the bundle ends at seq ${run.last_seq} (${run.head_hash.slice(0, 12)}), the tombstone at seq ${t.last_seq} (${t.head_hash.slice(0, 12)})`);
+        throw archiveInvalid(`the bundle ends at seq ${run.last_seq} (${run.head_hash.slice(0, 12)}), the tombstone at seq ${t.last_seq} (${t.head_hash.slice(0, 12)})`);
       }
       const flowSet = db.prepare('INSERT INTO flow_sets (flows_hash) VALUES (?) ON CONFLICT (flows_hash) DO UPDATE SET flows_hash = excluded.flows_hash RETURNING id').pluck();
       const ids = new Map<string, number>();
@@ -129,8 +131,8 @@ export class SqliteArchiveStore implements ArchiveStore {
     try {
       (tx as unknown as { immediate: () => void }).immediate();
     } catch (err) {
-      if (err instanceof ArchiveError) throw err;
-      if (/^SQLITE_CONSTRAINT/.test(String((err as { code?: unknown }).code))) throw new ArchiveError(`run ${JSON.stringify(run.run_id)}: the ledger holds rows the bundle also holds (${(err as Error).message})`, { cause: err });
+      if (err instanceof NavkernelError && err.code === 'ARCHIVE_INVALID') throw err;
+      if (/^SQLITE_CONSTRAINT/.test(String((err as { code?: unknown }).code))) throw archiveInvalid(`run ${JSON.stringify(run.run_id)}: the ledger holds rows the bundle also holds (${(err as Error).message})`, { cause: err });
       throw err;
     }
     return Promise.resolve();

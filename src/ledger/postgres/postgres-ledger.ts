@@ -27,6 +27,7 @@ import { REGISTER_LOCK_SQL } from './schema.js';
 import { type PostgresPoolOptions, openPostgresPool, wrapError } from './pool.js';
 import { type PostgresTarget, parsePostgresUrl } from './url.js';
 
+/** Options of a PostgreSQL ledger: the pool and its timeouts. */
 export interface PostgresLedgerOptions extends PostgresPoolOptions {
   /**
    * Group commit (default true): appends that arrive while a commit is in flight wait and go together in the next

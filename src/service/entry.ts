@@ -1,0 +1,7 @@
+// navkernel/service: the HTTP service in your own process (createService), or `navkernel serve` as a child process
+// (startServe); principals and their scopes; the OpenAPI document. docs/service.md.
+export { createService, type Service, type ServiceOptions } from './server.js';
+export { serviceLedger, type ServiceLedger } from './ledger-reader.js';
+export { startServe, type ServeProcess, type StartServeOptions } from './start-serve.js';
+export { SCOPES, createPrincipalDirectory, parseTokensFile, newToken, type Principal, type PrincipalDirectory, type Scope } from './principals.js';
+export { buildOpenApi } from './openapi.js';
