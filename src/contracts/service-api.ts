@@ -81,7 +81,7 @@ export const RunDetail = z.object({
 });
 export type RunDetail = z.infer<typeof RunDetail>;
 
-/** `POST /v1/escalations/{id}/resolve`: a person's decision, checked against the flow graph as `navkernel resolve`. */
+/** `POST /v1/escalations/{id}/resolve`: a person's decision, checked against the flow graph as `navkernel runs resolve`. */
 export const ResolveBody = z
   .object({
     decision: z.string().min(1).describe('CONTINUE, LOOP, DETOUR, INJECT_FLOW or TERMINATE'),

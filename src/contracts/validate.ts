@@ -24,7 +24,7 @@ function sharedAjv(useDefaults: boolean): Ajv2020 {
   // allErrors: a user fixing a file wants every problem at once, not one per run. validateSchema: false: the only
   // schemas compiled here are the shipped, generated schemas/ files, checked against the 2020-12 meta-schema by
   // tests/contracts/schemas-drift.test.ts; compiling the meta-schema at run time cost two thirds of the first compile
-  // (a fifth of `navkernel replay`'s start-up).
+  // (a fifth of `navkernel runs replay`'s start-up).
   if (!ajv) ajvs.set(useDefaults, (ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, validateSchema: false, useDefaults })));
   return ajv;
 }

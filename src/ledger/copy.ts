@@ -1,4 +1,4 @@
-// Copying a ledger into another (`navkernel migrate`): every route, LLM call and escalation as stored, hashes
+// Copying a ledger into another (`navkernel ledger migrate`): every route, LLM call and escalation as stored, hashes
 // included, so the copy's chains verify. Either end may be SQLite or PostgreSQL.
 import type { EscalationReader, Ledger, RunReader, StoredEscalation, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
 import { isOffroad } from '../contracts/decision-kinds.js';
@@ -12,7 +12,7 @@ const PAGE = 2000;
 /** The destination of a copy already holds runs: a copy goes into an empty ledger only. */
 export class LedgerNotEmptyError extends NavkernelError {
   constructor(location: string, runs: number) {
-    super('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel migrate copies into an empty ledger only`);
+    super('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel ledger migrate copies into an empty ledger only`);
     this.name = 'LedgerNotEmptyError';
   }
 }
@@ -48,7 +48,7 @@ async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
     return;
   }
   if (to instanceof PostgresLedger) return to.importWrites(writes);
-  throw new TypeError('navkernel migrate writes to a SQLite or a PostgreSQL ledger');
+  throw new TypeError('navkernel ledger migrate writes to a SQLite or a PostgreSQL ledger');
 }
 
 /** Copies every run of `from` into the empty ledger `to`. */

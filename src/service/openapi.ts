@@ -101,7 +101,7 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/runs/{id}/audit': {
         get: {
           operationId: 'auditRun',
-          summary: 'How the run was routed (navkernel audit); with ?why=STEP the decisions that touched a step',
+          summary: 'How the run was routed (navkernel runs audit); with ?why=STEP the decisions that touched a step',
           parameters: [pathParam('id', 'Run id'), query('why', 'A step id', { type: 'string' })],
           responses: {
             '200': { description: 'AuditReport, or WhyReport with ?why', content: { 'application/json': { schema: { oneOf: [ref('AuditReport'), ref('WhyReport')] } } } },
@@ -129,7 +129,7 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/escalations/{id}/resolve': {
         post: {
           operationId: 'resolveEscalation',
-          summary: "Record a person's decision on an open escalation, checked against the flow graph (navkernel resolve)",
+          summary: "Record a person's decision on an open escalation, checked against the flow graph (navkernel runs resolve)",
           parameters: [pathParam('id', 'Escalation id')],
           requestBody: body('ResolveBody'),
           responses: {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { NavkernelError } from '../../contracts/errors.js';
 import type { LlmCallRecord } from '../../contracts/llm-call.js';
 import {
@@ -121,7 +122,7 @@ function summary(r: ExplorerResult, files: string[]): string {
  * `navkernel explore`: the seed-000 explorer. Starts from the navigator's deterministic plan, then lets a
  * model refine the FlightPlan under a USD budget; saves the state after every step in the ledger file.
  */
-export function registerExploreCommand(program: Command): void {
+export function registerExploreCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('explore')
     .description('Refine a repository map for a goal with an LLM agent under a USD budget (starts from the navigator\'s deterministic plan)')
@@ -161,8 +162,8 @@ export function registerExploreCommand(program: Command): void {
       if (o.list) {
         store = openExplorerStore(o.ledger, { create: false });
         const rows = store.list();
-        if (o.json) process.stdout.write(jsonLine(rows));
-        else printText(rows.map((r) => `${inLine(r.session_id)}  ${r.updated_ts}  ${r.steps} step(s)  ${inLine(r.complete ? (r.completion_reason ?? 'complete') : 'open')}  $${r.spent_usd.toFixed(4)}  ${inLine(r.user_task)}`).join('\n') + (rows.length ? '\n' : ''));
+        if (o.json) ctx.json(rows);
+        else ctx.print(rows.map((r) => `${inLine(r.session_id)}  ${r.updated_ts}  ${r.steps} step(s)  ${inLine(r.complete ? (r.completion_reason ?? 'complete') : 'open')}  $${r.spent_usd.toFixed(4)}  ${inLine(r.user_task)}`).join('\n') + (rows.length ? '\n' : ''));
         return;
       }
       const tokens = num(o.tokens, '--tokens', 'int');
@@ -172,17 +173,17 @@ export function registerExploreCommand(program: Command): void {
       const maxIterations = num(o.maxIterations, '--max-iterations', 'int');
       const timeoutMs = num(o.timeoutMs, '--timeout-ms', 'int');
       const persona = parsePersonaChoice(o.persona);
-      const showProgress = !o.quiet && !o.json && !o.interactive && process.stderr.isTTY;
+      const showProgress = !o.quiet && !o.json && !o.interactive && ctx.io.stderr.isTTY;
       if (o.interactive) asker = createLineAsker(process.stdin, process.stderr);
       const stepCalls: LlmCallRecord[] = [];
       const onStep: ExplorerRunOptions['onStep'] = o.verbose
         ? (r, state) => {
             // Interactive mode prints the box at the breakpoint; autonomous mode prints it here.
-            process.stderr.write((o.interactive ? '' : formatTurnReport(r)) + verboseStepDetails(state, stepCalls));
+            ctx.io.stderr.write((o.interactive ? '' : formatTurnReport(r)) + verboseStepDetails(state, stepCalls));
             stepCalls.length = 0;
           }
         : showProgress
-          ? (r) => process.stderr.write(progressLine(r))
+          ? (r) => ctx.io.stderr.write(progressLine(r))
           : undefined;
       const runOptions: ExplorerRunOptions = {
         cacheDir: o.cache === false ? false : path.resolve(o.cacheDir ?? path.join('runs', '.cache')),
@@ -203,7 +204,7 @@ export function registerExploreCommand(program: Command): void {
         const model = !saved.state.exploration_complete && spec ? resolveModel(spec).model : undefined;
         const escalateTo = o.escalateTo ?? saved.config.escalate_to;
         const escalation = !saved.state.exploration_complete && escalateTo ? resolveModel(escalateTo) : undefined;
-        if (!o.quiet && !o.json) process.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
+        if (!o.quiet && !o.json) ctx.io.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
         result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(escalation ? { escalation: { model: escalation.model, modelSpec: escalation.spec } } : {}), ...(o.interactive ? { interactive: true } : {}) });
       } else {
         if (!o.repo) throw new UsageError('--repo is required (or --resume SESSION, or --list)');
@@ -214,7 +215,7 @@ export function registerExploreCommand(program: Command): void {
         const stallTurns = o.stallTurns !== undefined ? zeroOrMore(o.stallTurns, '--stall-turns') : undefined;
         const repeatLimit = o.repeatLimit !== undefined ? zeroOrMore(o.repeatLimit, '--repeat-limit') : undefined;
         const sessionId = o.session ?? `exp-${randomUUID().slice(0, 8)}`;
-        if (!o.quiet && !o.json) process.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
+        if (!o.quiet && !o.json) ctx.io.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
         result = await runExplorer({
           ...runOptions,
           repo: o.repo,
@@ -240,20 +241,20 @@ export function registerExploreCommand(program: Command): void {
         if (o.flightPlan) write(o.flightPlan, flightPlanFile(result.output, result.state, now), '--flight-plan'), written.push(o.flightPlan);
       }
       if (o.json) {
-        process.stdout.write(`${JSON.stringify({ ...result.output, exit_code: code, steps: result.state.decision_log.length, ...(result.error ? { error: result.error } : {}), files_written: written })}\n`);
+        ctx.write(`${JSON.stringify({ ...result.output, exit_code: code, steps: result.state.decision_log.length, ...(result.error ? { error: result.error } : {}), files_written: written })}\n`);
       } else if (code === EXPLORE_EXIT_CODES.user_cancelled) {
-        process.stderr.write(`explore: cancelled by the user; no output written (session ${result.session_id})\n`);
+        ctx.io.stderr.write(`explore: cancelled by the user; no output written (session ${result.session_id})\n`);
       } else if (o.output) {
-        process.stdout.write(summary(result, written));
+        ctx.write(summary(result, written));
       } else {
-        if (!o.quiet) process.stderr.write(summary(result, written));
-        process.stdout.write(result.output.context_string);
+        if (!o.quiet) ctx.io.stderr.write(summary(result, written));
+        ctx.write(result.output.context_string);
       }
       if (o.copy && code !== EXPLORE_EXIT_CODES.user_cancelled) {
         const copied = copyToClipboard(result.output.context_string);
-        process.stderr.write(copied.ok ? `explore: copied the context (${result.output.token_count} tokens) to the clipboard with ${copied.tool}\n` : `explore: --copy: ${copied.message}\n`);
+        ctx.io.stderr.write(copied.ok ? `explore: copied the context (${result.output.token_count} tokens) to the clipboard with ${copied.tool}\n` : `explore: --copy: ${copied.message}\n`);
       }
-      process.exitCode = code;
+      ctx.setExitCode(code);
     } catch (err) {
       throw err instanceof NavkernelError ? exploreError(err) : err;
     } finally {

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { renderRunReport, serviceLedger } from '../../service/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { writeOutputFile } from '../conventions.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 
 /** `navkernel report RUN -o run.html`: the UI's run page as one self-contained HTML file. */
-export function registerReportCommand(program: Command): void {
+export function registerReportCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('report')
     .description("Write a run's page (flows with the path taken, timeline of decisions, escalations) as one self-contained HTML file")
@@ -17,7 +18,7 @@ export function registerReportCommand(program: Command): void {
     try {
       const html = await renderRunReport(ledger, flows, run);
       writeOutputFile(opts.output, html, '--output');
-      process.stderr.write(`wrote ${opts.output} (${Math.round(html.length / 1024)} KB)\n`);
+      ctx.io.stderr.write(`wrote ${opts.output} (${Math.round(html.length / 1024)} KB)\n`);
     } finally {
       await ledger.close();
     }

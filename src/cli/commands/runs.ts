@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
-export function registerRunsCommand(program: Command): void {
+export function registerRunsCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('runs')
     .description('List the runs in the ledger: flow, steps, off-road decisions, LLM calls, cost, open escalations, status')
@@ -15,13 +16,13 @@ export function registerRunsCommand(program: Command): void {
     try {
       const runs = await listRuns(ledger);
       if (opts.json) {
-        for (const r of runs) process.stdout.write(jsonLine(r));
+        for (const r of runs) ctx.json(r);
         return;
       }
       // The explorer's model calls are in the same LLM-call table (SQLite ledgers, where explorer sessions live).
       const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledger.sql.db) : [];
       if (runs.length === 0 && explored.length === 0) {
-        printText(`no runs in ${opts.ledger}\n`);
+        ctx.print(`no runs in ${opts.ledger}\n`);
         return;
       }
       const tables: string[] = [];
@@ -41,7 +42,7 @@ export function registerRunsCommand(program: Command): void {
             [1, 5],
           ),
         );
-      printText(tables.join('\n'));
+      ctx.print(tables.join('\n'));
     } finally {
       await ledger.close();
     }

@@ -1,5 +1,6 @@
 import { statSync, unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
@@ -46,13 +47,13 @@ function hostName(v: string): string {
 }
 
 /** `navkernel serve`: the HTTP API under /v1 and the web UI at /. */
-export function registerServeCommand(program: Command): void {
+export function registerServeCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('serve')
     .description('Serve the kernel and its ledger over HTTP (API under /v1, OpenAPI at /openapi.json) with the web UI at /')
     .option('--host <host>', 'address to listen on; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
-    .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
+    .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', ctx.io.env.NAVKERNEL_TOKEN)
     .option('--tokens <file>', 'principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`')
     .option('--max-bytes <n>', 'largest request body, in bytes, as `navkernel route --max-bytes` (default 1048576)')
     .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
@@ -71,7 +72,7 @@ export function registerServeCommand(program: Command): void {
     const port = whole('--port', opts.port, 0, 65535);
     const principals = opts.tokens !== undefined ? createPrincipalDirectory({ tokensFile: opts.tokens }) : undefined;
     const opened = openCliLedger(opts, { create: true });
-    if (!opts.quiet) process.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
+    if (!opts.quiet) ctx.io.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
     const ledger = serviceLedger(opened);
     const heavy = heavyReadsAt(opts.ledger);
     const service = createService({
@@ -95,14 +96,14 @@ export function registerServeCommand(program: Command): void {
       throw e;
     }
     const auth = principals ? `, ${principals.size} principal(s) from ${opts.tokens}` : opts.token ? ', bearer token required' : '';
-    process.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
-    const stopWatching = principals && opts.tokens ? watchTokens(principals, opts.tokens) : () => {};
+    ctx.io.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
+    const stopWatching = principals && opts.tokens ? watchTokens(ctx, principals, opts.tokens) : () => {};
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        process.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
+        ctx.io.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
         service.close().then(resolve, (e: unknown) => {
-          process.stderr.write(`navkernel serve: close failed: ${e instanceof Error ? e.message : String(e)}\n`);
-          process.exitCode = 1;
+          ctx.io.stderr.write(`navkernel serve: close failed: ${e instanceof Error ? e.message : String(e)}\n`);
+          ctx.setExitCode(1);
           resolve();
         });
       };
@@ -110,7 +111,7 @@ export function registerServeCommand(program: Command): void {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     stopWatching();
-    process.stderr.write('navkernel serve: stopped\n');
+    ctx.io.stderr.write('navkernel serve: stopped\n');
   });
 }
 
@@ -119,13 +120,13 @@ export function registerServeCommand(program: Command): void {
  * SIGHUP. A file that no longer parses keeps the principals already loaded and says why on stderr (never a token:
  * the file holds only hashes).
  */
-function watchTokens(principals: PrincipalDirectory, file: string): () => void {
+function watchTokens(ctx: CliContext, principals: PrincipalDirectory, file: string): () => void {
   const reload = (why: string) => {
     try {
       principals.reload();
-      process.stderr.write(`navkernel serve: ${why}: ${principals.size} principal(s) from ${file}\n`);
+      ctx.io.stderr.write(`navkernel serve: ${why}: ${principals.size} principal(s) from ${file}\n`);
     } catch (e) {
-      process.stderr.write(`navkernel serve: ${why}: kept the principals already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
+      ctx.io.stderr.write(`navkernel serve: ${why}: kept the principals already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
     }
   };
   const onChange = (cur: { mtimeMs: number; size: number }, prev: { mtimeMs: number; size: number }) => {
