@@ -37,7 +37,7 @@ export const EscalationResolution = z.object({
   authenticated: z
     .boolean()
     .optional()
-    .describe('True when `by` is a principal proven by its token (serve --tokens); false when the name is self-declared (navkernel runs resolve, the shared --token). Absent in resolutions recorded before navkernel 0.2, which are unauthenticated'),
+    .describe('True when `by` is a principal proven by its token (serve --principals); false when the name is self-declared (navkernel runs resolve, the shared --token). Absent in resolutions recorded before navkernel 0.2, which are unauthenticated'),
   via: z.enum(['http', 'cli', 'library', 'mcp', 'langgraph']).optional().describe('Where the resolution came from'),
 });
 export type EscalationResolution = z.infer<typeof EscalationResolution>;

@@ -1,6 +1,7 @@
 import { statSync, unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { addFormerFlag, sharedOption } from '../shared-options.js';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
@@ -14,7 +15,7 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   host: string;
   port: string;
   token?: string;
-  tokens?: string;
+  principals?: string;
   maxBytes?: string;
   maxBodyBytes?: string;
   requestTimeoutMs: string;
@@ -53,8 +54,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .description('Serve the kernel and its ledger over HTTP (API under /v1, OpenAPI at /openapi.json) with the web UI at /')
     .option('--host <host>', 'address to listen on; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
-    .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', ctx.io.env.NAVKERNEL_TOKEN)
-    .option('--tokens <file>', 'principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`')
+    .addOption(sharedOption.token('bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', ctx.io.env.NAVKERNEL_TOKEN))
+    .addOption(sharedOption.principals('principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`'))
     .option('--max-bytes <n>', 'largest request body, in bytes, as `navkernel route --max-bytes` (default 1048576)')
     .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
@@ -62,6 +63,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('-q, --quiet', 'do not print the start-up line (which ledger and flows) on stderr; the "listening on" line stays')
     .option('--allow-host <name>', 'a host name the Host header may name besides loopback ones (repeatable; e.g. behind a reverse proxy). Without a token only loopback names are answered (DNS rebinding)', (v: string, all: string[]) => [...all, hostName(v)], [] as string[])
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
+  // `--token` is a bearer token only: the principals file was `--tokens` (hidden, for a release).
+  addFormerFlag(cmd, '--tokens <file>', 'principals');
   addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: ServeOptions) => {
     // A reports root that is not a folder would fail every request naming reports: say so at start-up instead.
     if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
@@ -70,7 +73,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
-    const principals = opts.tokens !== undefined ? createPrincipalDirectory({ tokensFile: opts.tokens }) : undefined;
+    const principals = opts.principals !== undefined ? createPrincipalDirectory({ tokensFile: opts.principals }) : undefined;
     const opened = openCliLedger(opts, { create: true });
     if (!opts.quiet) ctx.io.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
     const ledger = serviceLedger(opened);
@@ -95,9 +98,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       await service.close();
       throw e;
     }
-    const auth = principals ? `, ${principals.size} principal(s) from ${opts.tokens}` : opts.token ? ', bearer token required' : '';
+    const auth = principals ? `, ${principals.size} principal(s) from ${opts.principals}` : opts.token ? ', bearer token required' : '';
     ctx.io.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
-    const stopWatching = principals && opts.tokens ? watchTokens(ctx, principals, opts.tokens) : () => {};
+    const stopWatching = principals && opts.principals ? watchTokens(ctx, principals, opts.principals) : () => {};
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         ctx.io.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);

@@ -13,7 +13,7 @@ interface TokenOptions {
 export function registerTokenCommand(program: Command, ctx: CliContext): void {
   program
     .command('token')
-    .description('Make a bearer token for serve --tokens: prints the token once and the principals entry to paste (which holds only its SHA-256)')
+    .description('Make a bearer token for serve --principals: prints the token once and the principals entry to paste (which holds only its SHA-256)')
     .argument('<action>', 'new')
     .argument('<name>', 'the principal: a person or a runner (letters, digits, _ . @ -)')
     .option('--scope <scope...>', `what it may do: ${SCOPES.join(', ')} (repeatable)`, [])
