@@ -1,5 +1,5 @@
 // Replay speed: recorded routes re-routed per second, for one long run (`replayRun`) and for a whole ledger
-// (`replayAll`, what `navkernel replay --all` runs: independent runs on worker threads).
+// (`replayAll`, what `navkernel runs replay --all` runs: independent runs on worker threads).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -87,15 +87,15 @@ async function replayFloor(ledger: SqliteLedger, run_id: string, reps: number): 
   return { readMs, parseMs, routeMs, machineMs };
 }
 
-/** `navkernel replay RUN` as a user runs it (a new process: start-up included), wall ms, best of `reps`. */
+/** `navkernel runs replay RUN` as a user runs it (a new process: start-up included), wall ms, best of `reps`. */
 function cliReplayMs(file: string, flowsFile: string, run: string, reps: number): number {
   const bin = path.join(packageRoot(), 'bin', 'navkernel.js');
   let b = Infinity;
   for (let i = 0; i < reps; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [bin, 'replay', run, '--ledger', file, '--flows', flowsFile], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const r = spawnSync(process.execPath, [bin, 'runs', 'replay', run, '--ledger', file, '--flows', flowsFile], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     const took = ms(t0);
-    if (r.status !== 0 || !r.stdout.includes('identical')) throw new Error(`navkernel replay ${run} failed (${r.status}): ${r.stderr || r.stdout}`);
+    if (r.status !== 0 || !r.stdout.includes('identical')) throw new Error(`navkernel runs replay ${run} failed (${r.status}): ${r.stderr || r.stdout}`);
     b = Math.min(b, took);
   }
   return b;
@@ -156,13 +156,13 @@ export async function benchReplay(opts: ReplayBenchOptions): Promise<BenchSectio
   const { readMs, parseMs, routeMs, machineMs, routes } = f.floor;
   const floorMs = readMs + parseMs + machineMs;
   const body = [
-    `Replay: one recorded run of ${f.single.routes.toLocaleString('en-US')} routes (\`replayRun\`, and \`navkernel replay\` in a new process, start-up included), and every run of a ledger of ${f.all.runs} runs, ${f.all.routes.toLocaleString('en-US')} routes (\`replay --all\`). Recorded answers; every replay checked identical. Goal (issue 27): ≥ 200,000 routes/s for \`navkernel replay RUN\`, wall with start-up.`,
+    `Replay: one recorded run of ${f.single.routes.toLocaleString('en-US')} routes (\`replayRun\`, and \`navkernel runs replay\` in a new process, start-up included), and every run of a ledger of ${f.all.runs} runs, ${f.all.routes.toLocaleString('en-US')} routes (\`replay --all\`). Recorded answers; every replay checked identical. Goal (issue 27): ≥ 200,000 routes/s for \`navkernel runs replay RUN\`, wall with start-up.`,
     '',
     table(
       ['replay', 'routes', 'ms', 'routes/s'],
       [
         ['single run (`replayRun`)', f.single.routes, (f.single.routes / f.single.perSecond) * 1000, f.single.perSecond],
-        ['`navkernel replay RUN` (new process, start-up included)', routes, f.cli.ms, perS(routes, f.cli.ms)],
+        ['`navkernel runs replay RUN` (new process, start-up included)', routes, f.cli.ms, perS(routes, f.cli.ms)],
         [`--all (${f.all.threads} thread(s))`, f.all.routes, (f.all.routes / f.all.perSecond) * 1000, f.all.perSecond],
       ],
     ),
@@ -177,7 +177,7 @@ export async function benchReplay(opts: ReplayBenchOptions): Promise<BenchSectio
         ["the kernel's `route()` alone, same requests, no ledger", routeMs, perS(routes, routeMs)],
         ["the kernel's machine alone, same requests (`createRecordedRouter`)", machineMs, perS(routes, machineMs)],
         ['floor: read + parse + machine (in process)', floorMs, perS(routes, floorMs)],
-        ['`navkernel replay` start-up (a one-route run)', f.cli.startupMs, '-'],
+        ['`navkernel runs replay` start-up (a one-route run)', f.cli.startupMs, '-'],
         ['floor for the CLI: start-up + read + parse + machine', f.cli.startupMs + floorMs, perS(routes, f.cli.startupMs + floorMs)],
       ],
     ),

@@ -15,8 +15,8 @@ documented API (``StateGraph``, ``add_conditional_edges``, ``Send``, ``interrupt
 The graph is the release flow of examples/custom-flow: a node per step (your agents), and after each node a
 conditional edge that reports the step to the kernel and goes where the decision says (LOOP, DETOUR land on nodes;
 TERMINATE on END). ESCALATE goes to an escalation node that stops the graph with ``interrupt()``; resuming it with
-``Command(resume={"decision", "next", "by", "reason"})`` records the person's answer as ``navkernel resolve`` does.
-The routing is then in the ledger: ``navkernel audit RUN``, ``navkernel replay RUN`` and the web UI show it.
+``Command(resume={"decision", "next", "by", "reason"})`` records the person's answer as ``navkernel runs resolve`` does.
+The routing is then in the ledger: ``navkernel runs audit RUN``, ``navkernel runs replay RUN`` and the web UI show it.
 """
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             result = app.invoke(Command(resume=answer), config)
             for line in result["log"][-2:]:
                 print(line)
-    print(f"run {args.run_id} routed by navkernel: navkernel audit {args.run_id}")
+    print(f"run {args.run_id} routed by navkernel: navkernel runs audit {args.run_id}")
     return 0
 
 

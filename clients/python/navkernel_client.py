@@ -212,7 +212,7 @@ class Client:
         return self._call("GET", f"/v1/runs/{urllib.parse.quote(run_id, safe='')}")
 
     def audit(self, run_id: str, why: Optional[str] = None) -> Dict[str, Any]:
-        """How a run was routed (``navkernel audit``); with ``why`` the decisions that touched that step."""
+        """How a run was routed (``navkernel runs audit``); with ``why`` the decisions that touched that step."""
         path = f"/v1/runs/{urllib.parse.quote(run_id, safe='')}/audit"
         if why is not None:
             path += "?" + urllib.parse.urlencode({"why": why})

@@ -1,7 +1,7 @@
 // A LangGraph.js graph routed by navkernel: the release flow of examples/custom-flow (a microloop, a branch, a
 // detour to a utility step) as a StateGraph whose conditional edges are kernel.route(). Its agents are simulated;
 // the packager fails once more late in the run, the kernel escalates, the graph stops with interrupt(), and a person's
-// answer resumes it. The checkpointer and the ledger are SQLite files, so `navkernel audit`, `replay` and the web UI
+// answer resumes it. The checkpointer and the ledger are SQLite files, so `navkernel runs audit`, `replay` and the web UI
 // (`navkernel serve --ledger FILE`) show the run.
 //
 //   npx tsc -p examples/tsconfig.json && node dist-examples/langgraph/release-graph.js [FOLDER]
@@ -59,7 +59,7 @@ try {
   const asked = result.__interrupt__?.[0]?.value as { escalation_id: string; step: string; reason: string } | undefined;
   if (asked) {
     console.log(`escalated at ${asked.step}: ${asked.reason}`);
-    // A person answers (in an app: a form, a Slack message…); the graph records it as `navkernel resolve` does.
+    // A person answers (in an app: a form, a Slack message…); the graph records it as `navkernel runs resolve` does.
     result = await graph.invoke(new Command({ resume: { decision: 'CONTINUE', next: 'review', by: 'ana', reason: 'packaging flake, checked by hand' } }), config);
     for (const note of result.notes.slice(-2)) console.log(note);
   }

@@ -22,7 +22,7 @@ runs=$($navkernel runs --ledger "$ledger" --json | sed -n 's/.*"run_id":"\([^"]*
 replay_all() { # FLOWS: replays every run, prints one line per run, returns 1 when any diverged
   local status=0
   for run in $runs; do
-    $navkernel replay "$run" --ledger "$ledger" --flows "$1" --max 1 || status=1
+    $navkernel runs replay "$run" --ledger "$ledger" --flows "$1" --max 1 || status=1
   done
   return $status
 }

@@ -7,7 +7,7 @@
 // With `--json`, everything a command prints on stdout is JSON, errors included: one line
 // `{"error":{"code":"…","message":"…"}}`, the shape of the co-process's error line. A command signals an error by
 // throwing (a NavkernelError, or a UsageError for a bad flag); `main` reports it in one place. A command that
-// finds a problem sets `process.exitCode = EXIT.FINDING` (or calls `finding()`) and prints its report.
+// finds a problem calls `ctx.finding()` (context.ts) and prints its report.
 //
 // Files named on the command line: a missing input is PATH_NOT_FOUND, an unreadable one CANNOT_READ, an output that
 // cannot be written CANNOT_WRITE, each naming the flag and the file (`readInputFile`, `writeOutputFile`); a
@@ -17,7 +17,8 @@ import path from 'node:path';
 import { CommanderError } from 'commander';
 import { NavkernelError } from '../contracts/errors.js';
 import type { ErrorCode } from '../contracts/error-codes.js';
-import { inLine, jsonLine, printErrorText } from './terminal-text.js';
+import type { CliContext } from './context.js';
+import { inLine, jsonLine } from './terminal-text.js';
 
 /** The exit codes shared by every command. Commands with their own outcomes (navigate, explore) use 3 and up. */
 export const EXIT = { OK: 0, FINDING: 1, USAGE: 2 } as const;
@@ -127,16 +128,6 @@ export function jsonRequested(argv: readonly string[]): boolean {
   return false;
 }
 
-/** Prints one value as one line of JSON on stdout. */
-export function writeJson(value: unknown): void {
-  process.stdout.write(jsonLine(value));
-}
-
-/** Marks the command's outcome as a finding (exit 1) without throwing. */
-export function finding(): void {
-  process.exitCode = EXIT.FINDING;
-}
-
 /** A parsed error: what `main` prints and the exit code it returns. */
 export interface CliError {
   code: ErrorCode;
@@ -177,15 +168,15 @@ export function classifyError(err: unknown): CliError {
  * Reports an error the way the conventions say (one line on stderr, or the JSON error line on stdout with
  * `--json`) and returns the exit code. `hint` is appended to the text form only (e.g. "see navkernel route --help").
  */
-export function reportError(err: unknown, { json, hint }: { json: boolean; hint?: string }): number {
+export function reportError(err: unknown, { json, hint, ctx }: { json: boolean; hint?: string; ctx: CliContext }): number {
   const e = classifyError(err);
   if (e.exitCode === EXIT.OK) return EXIT.OK;
   // `navkernel` alone: commander has printed the usage on stderr already.
   if (err instanceof CommanderError && err.code === 'commander.help') return EXIT.USAGE;
-  if (json) writeJson({ error: { code: e.code, message: e.message } });
+  if (json) ctx.json({ error: { code: e.code, message: e.message } });
   else {
-    printErrorText(`navkernel: ${inLine(e.message)}${hint ? ` (${hint})` : ''}\n`);
-    if (e.code === 'INTERNAL' && err instanceof Error && process.env.NAVKERNEL_DEBUG) printErrorText(`${err.stack}\n`);
+    ctx.printError(`navkernel: ${inLine(e.message)}${hint ? ` (${hint})` : ''}\n`);
+    if (e.code === 'INTERNAL' && err instanceof Error && ctx.io.env.NAVKERNEL_DEBUG) ctx.printError(`${err.stack}\n`);
   }
   return e.exitCode;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { cliConfig } from './config.js';
+import { sharedOption } from './shared-options.js';
 import { NavkernelError, ValidationError } from '../contracts/errors.js';
 import type { ArbiterPort } from '../contracts/ports.js';
 import { compileValidator } from '../contracts/validate.js';
@@ -20,9 +21,9 @@ export interface LlmFlags {
 export function addLlmOptions(cmd: Command): Command {
   const config = cliConfig();
   return cmd
-    .option('--llm <spec>', 'tier-3 model: anthropic[:MODEL] | gemini[:MODEL] | a model name (claude-…, gemini-…) | scripted:FILE (keys from ANTHROPIC_API_KEY / GEMINI_API_KEY; config "llm")', config.llm)
-    .option('--budget-usd <usd>', 'USD a run may spend on tier 3 (default 2.00; config "budget_usd")', config.budget_usd?.toString())
-    .option('--llm-timeout-ms <ms>', 'per-attempt model timeout in ms (default 5000; config "llm_timeout_ms")', config.llm_timeout_ms?.toString())
+    .addOption(sharedOption.llm('the model of tier 3, the arbiter (config "llm")', config.llm))
+    .addOption(sharedOption.budgetUsd('USD a run may spend on tier 3 (default 2.00; config "budget_usd")', config.budget_usd?.toString()))
+    .addOption(sharedOption.llmTimeoutMs('per-attempt model timeout in ms (default 5000; config "llm_timeout_ms")', config.llm_timeout_ms?.toString()))
     .option('--pricing <file>', 'pricing table (JSON or YAML, schemas/llm-pricing-table.schema.json) overriding the presets (config "pricing")', config.pricing)
     .option('--persona <name>', 'tier-3 style prior, loaded last: shannon | knuth | feynman | auto (from the charter, default) | none (config "persona")', config.persona);
 }

@@ -42,17 +42,25 @@ function optionInfo(o: Option): OptionInfo {
   };
 }
 
-/** Every visible command of the program, sorted by name, with its options (help and hidden ones left out). */
+/** Every visible command of the program that runs something, sorted by name: `route`, `runs replay`, … (a group's
+ * own command, `help` and hidden commands left out), with its options (hidden ones left out). */
 export function describeCommands(program: Command): CommandInfo[] {
+  const leaves = (c: Command, prefix: string): CommandInfo[] =>
+    c.commands
+      .filter((s) => s.name() !== 'help' && !(s as Command & { _hidden?: boolean })._hidden)
+      .flatMap((s) =>
+        s.commands.length > 0
+          ? leaves(s, `${prefix}${s.name()} `)
+          : [{ name: `${prefix}${s.name()}`, usage: `navkernel ${prefix}${s.name()} ${s.usage()}`.trim(), description: s.description(), options: (s.options as Option[]).filter((o) => !o.hidden).map(optionInfo) }],
+      );
+  return leaves(program, '').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The noun groups of the program and their commands (`runs` → list, replay, …), for completions. */
+export function describeGroups(program: Command): { name: string; description: string; commands: string[] }[] {
   return program.commands
-    .filter((c) => c.name() !== 'help')
-    .map((c) => ({
-      name: c.name(),
-      usage: `navkernel ${c.name()} ${c.usage()}`.trim(),
-      description: c.description(),
-      options: (c.options as Option[]).filter((o) => !o.hidden).map(optionInfo),
-    }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .filter((c) => c.commands.length > 0)
+    .map((c) => ({ name: c.name(), description: c.description(), commands: c.commands.filter((s) => s.name() !== 'help').map((s) => s.name()) }));
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -77,11 +85,12 @@ export function renderCliReference(program: Command, exitCodes: Record<string, n
     'With `--json`, everything a command prints on stdout is JSON, errors included: `{"error":{"code":"…","message":"…"}}`.',
     'Defaults come from the flag, else the environment variable named, else `navkernel.config.{json,yaml}` (or the',
     '`navkernel` key of package.json), else the built-in default shown. `navkernel completion bash|zsh|fish` prints a',
-    'shell completion script.',
+    'shell completion script. Commands about one thing stand under its noun: `navkernel runs …`, `navkernel ledger …`,',
+    '`navkernel flows …` (the former one-word spellings, `navkernel replay`, `navkernel verify`, …, still work for a release).',
     '',
     '| command | what it does |',
     '|---|---|',
-    ...commands.map((c) => `| [\`${c.name}\`](#navkernel-${c.name}) | ${cell(c.description)} |`),
+    ...commands.map((c) => `| [\`${c.name}\`](#navkernel-${c.name.replace(/ /g, '-')}) | ${cell(c.description)} |`),
   ];
   for (const c of commands) {
     out.push('', `## navkernel ${c.name}`, '', cell(c.description), '', '```', c.usage, '```');

@@ -1,4 +1,4 @@
-// The archive port: what `navkernel archive`, `restore`, `verify --archive` and `checkpoint` need from a store, kept
+// The archive port: what `navkernel ledger archive`, `restore`, `verify --archive` and `checkpoint` need from a store, kept
 // apart from the kernel's store and the run reader (src/contracts/ports.ts) so that each user sees only its part.
 import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry } from './ports.js';
 

@@ -1,5 +1,5 @@
 /**
- * The kernel's bounds where a flow states none (docs/bounds.md): what `navkernel validate` names in its warnings
+ * The kernel's bounds where a flow states none (docs/bounds.md): what `navkernel flows validate` names in its warnings
  * about unstated bounds, and what the run-time caps fall back to. A plain constant, apart from the zod models in
  * flow.ts (which re-exports it), so the kernel loads it without zod.
  */

@@ -66,7 +66,7 @@ export const Step = z
     statuses: z
       .array(z.string().min(1))
       .optional()
-      .describe("The statuses this step's agent reports: `navkernel validate` warns about any that no rule of the step handles"),
+      .describe("The statuses this step's agent reports: `navkernel flows validate` warns about any that no rule of the step handles"),
     on_failure_default: FailureDefault.optional().describe("Overrides the flow's on_failure_default for this step"),
     max_visits: z
       .int()
@@ -105,7 +105,7 @@ export type SignatureRule = z.infer<typeof SignatureRule>;
  * The bounds a flow states for its runs (docs/bounds.md). Every cycle a run can take is bounded by a counter that
  * nothing inside the cycle resets: a step's visit count (`max_visits`), the run's route count (`max_routes`), and the
  * nesting of detours and injected flows (`max_depth`). A bound the flow does not state takes the kernel's default
- * (DEFAULT_BOUNDS), and `navkernel validate` warns about every cycle that only such a default bounds.
+ * (DEFAULT_BOUNDS), and `navkernel flows validate` warns about every cycle that only such a default bounds.
  */
 export const Bounds = z
   .object({

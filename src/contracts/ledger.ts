@@ -26,7 +26,7 @@ export const OffRoadRecord = z.object({
 });
 export type OffRoadRecord = z.infer<typeof OffRoadRecord>;
 
-/** How a person resolved an escalation (`navkernel resolve`). */
+/** How a person resolved an escalation (`navkernel runs resolve`). */
 export const EscalationResolution = z.object({
   decision: DecisionKind.exclude(['ESCALATE', 'INJECT_NODES']),
   next_step_id: z.string().nullable().describe('Step the run goes on with; null for TERMINATE and INJECT_FLOW'),
@@ -37,7 +37,7 @@ export const EscalationResolution = z.object({
   authenticated: z
     .boolean()
     .optional()
-    .describe('True when `by` is a principal proven by its token (serve --tokens); false when the name is self-declared (navkernel resolve, the shared --token). Absent in resolutions recorded before navkernel 0.2, which are unauthenticated'),
+    .describe('True when `by` is a principal proven by its token (serve --principals); false when the name is self-declared (navkernel runs resolve, the shared --token). Absent in resolutions recorded before navkernel 0.2, which are unauthenticated'),
   via: z.enum(['http', 'cli', 'library', 'mcp', 'langgraph']).optional().describe('Where the resolution came from'),
 });
 export type EscalationResolution = z.infer<typeof EscalationResolution>;
@@ -93,7 +93,7 @@ export const DecisionEntry = z.object({
 });
 export type DecisionEntry = z.infer<typeof DecisionEntry>;
 
-/** `navkernel audit RUN`: how the run was routed, and what it cost. */
+/** `navkernel runs audit RUN`: how the run was routed, and what it cost. */
 export const AuditReport = z.object({
   run: RunSummary,
   by_tier_rule: z.array(z.object({ tier: Tier, rule: z.string(), decision: DecisionKind, count: z.int() })),
@@ -141,7 +141,7 @@ export const AuditReport = z.object({
 });
 export type AuditReport = z.infer<typeof AuditReport>;
 
-/** `navkernel audit RUN --why STEP`: the decisions that touched a step, and why. */
+/** `navkernel runs audit RUN --why STEP`: the decisions that touched a step, and why. */
 export const WhyReport = z.object({
   run_id: z.string(),
   step: z.string(),
@@ -204,7 +204,7 @@ export const JsonlRepair = z.object({
 });
 export type JsonlRepair = z.infer<typeof JsonlRepair>;
 
-/** `navkernel verify`. `ok` is false when any issue was found. */
+/** `navkernel ledger verify`. `ok` is false when any issue was found. */
 export const VerifyReport = z.object({
   ok: z.boolean(),
   runs: z.int(),
@@ -232,7 +232,7 @@ export const Divergence = z.object({
 });
 export type Divergence = z.infer<typeof Divergence>;
 
-/** `navkernel replay RUN`. */
+/** `navkernel runs replay RUN`. */
 export const ReplayReport = z.object({
   run_id: z.string(),
   routes: z.int(),

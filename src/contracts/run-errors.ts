@@ -44,7 +44,7 @@ export class EscalationOpenError extends NavkernelError {
   constructor(run_id: string, escalation_id: string) {
     super(
       'ESCALATION_OPEN',
-      `run ${JSON.stringify(run_id)} awaits a person: escalation ${escalation_id} is open; nothing was recorded (navkernel resolve ${escalation_id} --decision … says where the run goes)`,
+      `run ${JSON.stringify(run_id)} awaits a person: escalation ${escalation_id} is open; nothing was recorded (navkernel runs resolve ${escalation_id} --decision … says where the run goes)`,
     );
     this.name = 'EscalationOpenError';
     this.run_id = run_id;

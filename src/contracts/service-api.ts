@@ -67,7 +67,7 @@ export const RecordedDecision = z.object({
   principal: z
     .string()
     .nullable()
-    .describe('Who sent the route: the principal its bearer token belonged to (navkernel serve with --tokens, or `shared-token` for the single --token); null when nobody was recorded (no auth, the co-process, routes written before ledger schema 7). Covered by the hash chain'),
+    .describe('Who sent the route: the principal its bearer token belonged to (navkernel serve with --principals, or `shared-token` for the single --token); null when nobody was recorded (no auth, the co-process, routes written before ledger schema 7). Covered by the hash chain'),
 });
 export type RecordedDecision = z.infer<typeof RecordedDecision>;
 
@@ -81,7 +81,7 @@ export const RunDetail = z.object({
 });
 export type RunDetail = z.infer<typeof RunDetail>;
 
-/** `POST /v1/escalations/{id}/resolve`: a person's decision, checked against the flow graph as `navkernel resolve`. */
+/** `POST /v1/escalations/{id}/resolve`: a person's decision, checked against the flow graph as `navkernel runs resolve`. */
 export const ResolveBody = z
   .object({
     decision: z.string().min(1).describe('CONTINUE, LOOP, DETOUR, INJECT_FLOW or TERMINATE'),
@@ -90,7 +90,7 @@ export const ResolveBody = z
       .string()
       .min(1)
       .optional()
-      .describe('Who resolves: required when the server has no per-person tokens; with --tokens the authenticated principal is recorded, and a different name here is refused'),
+      .describe('Who resolves: required when the server has no per-person tokens; with --principals the authenticated principal is recorded, and a different name here is refused'),
     reason: z.string().min(1),
   })
   .strict();
@@ -142,7 +142,7 @@ export type EscalationsInbox = z.infer<typeof EscalationsInbox>;
 export const WhoAmI = z.object({
   auth_required: z.boolean().describe('Whether /v1 needs a bearer token on this server'),
   principal: z.string().nullable().describe('The principal the token belongs to; null without a (valid) token'),
-  authenticated: z.boolean().describe('True when the principal is a named person or runner (serve --tokens), false for the shared --token or no token'),
+  authenticated: z.boolean().describe('True when the principal is a named person or runner (serve --principals), false for the shared --token or no token'),
   scopes: z.array(z.enum(['route', 'read', 'resolve', 'admin'])).describe('What the caller may do (every scope when the server needs no token)'),
 });
 export type WhoAmI = z.infer<typeof WhoAmI>;

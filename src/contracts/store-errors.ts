@@ -43,7 +43,7 @@ export class StoreUnavailableError extends NavkernelError {
 export class RunArchivedError extends NavkernelError {
   readonly run_id: string;
   constructor(run_id: string, options?: { cause?: unknown }) {
-    super('RUN_ARCHIVED', `run ${JSON.stringify(run_id)} was archived out of the ledger; nothing was recorded (navkernel restore its bundle to route it again, or use a new run id)`, options);
+    super('RUN_ARCHIVED', `run ${JSON.stringify(run_id)} was archived out of the ledger; nothing was recorded (navkernel ledger restore its bundle to route it again, or use a new run id)`, options);
     this.name = 'RunArchivedError';
     this.run_id = run_id;
   }

@@ -25,7 +25,7 @@ function sharedAjv(useDefaults: boolean): Ajv2020 {
   // allErrors: a user fixing a file wants every problem at once, not one per run. validateSchema: false: the only
   // schemas compiled here are the shipped, generated schemas/ files, checked against the 2020-12 meta-schema by
   // tests/contracts/schemas-drift.test.ts; compiling the meta-schema at run time cost two thirds of the first compile
-  // (a fifth of `navkernel replay`'s start-up).
+  // (a fifth of `navkernel runs replay`'s start-up).
   if (!ajv) {
     // ajv (CommonJS, ~60 ms to load) is required on the first compile, not at import: `navkernel/kernel` stays light.
     const { Ajv2020: Ajv } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');

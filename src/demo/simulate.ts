@@ -40,7 +40,7 @@ const SIGNATURE_FORENSICS: Record<string, () => Forensics> = {
  * decisions. It is what `navkernel demo` and the routing-economics bench drive.
  */
 /**
- * A simulated person resolving an escalation (CONTINUE to `next`, or TERMINATE), as `navkernel resolve` would: callers
+ * A simulated person resolving an escalation (CONTINUE to `next`, or TERMINATE), as `navkernel runs resolve` would: callers
  * with a ledger or MemoryStore pass `resolveEscalation` of navkernel over it.
  */
 export type SimulatedResolver = (resolution: { escalation_id: string; decision: 'CONTINUE' | 'TERMINATE'; next?: string }) => Promise<void | false>;

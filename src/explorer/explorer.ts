@@ -167,7 +167,7 @@ export function affordable(state: NavigatorState, usd: number): boolean {
 }
 
 function checkInputs(repo: string, task: string, tokens: number, usd: number, maxIterations: number): void {
-  if (!task.trim()) throw new NavkernelError('INVALID_CONFIG', 'the task (--goal) must be non-empty');
+  if (!task.trim()) throw new NavkernelError('INVALID_CONFIG', 'the task (--task) must be non-empty');
   if (!Number.isInteger(tokens) || tokens <= 0) throw new NavkernelError('INVALID_CONFIG', `the token budget must be a positive integer (got ${tokens})`);
   if (!(usd > 0)) throw new NavkernelError('INVALID_CONFIG', `the USD limit must be > 0 (got ${usd})`);
   if (!Number.isInteger(maxIterations) || maxIterations <= 0) throw new NavkernelError('INVALID_CONFIG', `max iterations must be a positive integer (got ${maxIterations})`);

@@ -70,7 +70,7 @@ export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number)
 }
 
 /**
- * The run's state after a person resolved its open escalation (`navkernel resolve`, POST /v1/escalations/{id}/resolve):
+ * The run's state after a person resolved its open escalation (`navkernel runs resolve`, POST /v1/escalations/{id}/resolve):
  * where the resolution sends the run becomes the step the next report must come from; a DETOUR or INJECT_FLOW
  * pushes its return point (back to the escalated step), TERMINATE ends the run. The escalated step is `escalated`.
  */

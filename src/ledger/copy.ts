@@ -1,4 +1,4 @@
-// Copying a ledger into another (`navkernel migrate`): every route, LLM call and escalation as stored, hashes
+// Copying a ledger into another (`navkernel ledger migrate`): every route, LLM call and escalation as stored, hashes
 // included, so the copy's chains verify. Either end may be SQLite or PostgreSQL.
 import type { EscalationReader, Ledger, RunReader, StoredEscalation, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
 import { isOffroad } from '../contracts/decision-kinds.js';
@@ -11,7 +11,7 @@ const PAGE = 2000;
 
 /** The destination of a copy already holds runs (LEDGER_NOT_EMPTY): a copy goes into an empty ledger only. */
 function ledgerNotEmpty(location: string, runs: number): NavkernelError {
-  return new NavkernelError('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel migrate copies into an empty ledger only`);
+  return new NavkernelError('LEDGER_NOT_EMPTY', `${location} already holds ${runs} run(s); navkernel ledger migrate copies into an empty ledger only`);
 }
 
 /** What copyLedger copied: runs, routes, escalations and model calls. */
@@ -40,7 +40,7 @@ export function storedToWrite(route: StoredRoute, calls: StoredLlmCall[], escala
 /** Writes stored rows into a destination ledger, each run's routes in seq order (the run heads follow). */
 async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
   if (to instanceof SqliteLedger || to instanceof PostgresLedger) return to.importWrites(writes);
-  throw new TypeError('navkernel migrate writes to a SQLite or a PostgreSQL ledger');
+  throw new TypeError('navkernel ledger migrate writes to a SQLite or a PostgreSQL ledger');
 }
 
 /** Copies every run of `from` into the empty ledger `to`. */

@@ -217,7 +217,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
     checkOwnership(db, file);
     // A new file gives space back as it is freed (`PRAGMA incremental_vacuum` after an archive): auto_vacuum can only
     // be set before the file's first page is written (by WAL mode or the first table); an older file switches with one
-    // VACUUM (`navkernel archive --vacuum`).
+    // VACUUM (`navkernel ledger archive --vacuum`).
     if (!exists) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.durability === 'full' ? 'FULL' : 'NORMAL'}`);

@@ -32,7 +32,7 @@ export function replayThreads(runs: number, requested?: number): number {
 }
 
 /**
- * Replays every run of the ledger (`navkernel replay --all`): runs are independent (each replays in a fresh
+ * Replays every run of the ledger (`navkernel runs replay --all`): runs are independent (each replays in a fresh
  * kernel), so with `open` they are spread over worker threads, each with its own connection, handed out one
  * run at a time to whichever worker is free. The reports come back in run order (`runIds()`) and are the same
  * as replaying each run with `replayRun` on this thread.

@@ -1,5 +1,5 @@
 // Mermaid text of a flow: steps, next edges, branches, microloops, the detour table, injectable flows and
-// ad-hoc nodes. Pure (no Node APIs): the CLI (`navkernel diagram`), the web UI and `navkernel report` share it.
+// ad-hoc nodes. Pure (no Node APIs): the CLI (`navkernel flows diagram`), the web UI and `navkernel report` share it.
 import type { Flow } from '../contracts/flow.js';
 
 /** What a run did in this flow, drawn over the graph. */

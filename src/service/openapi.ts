@@ -58,7 +58,7 @@ export function buildOpenApi(): Record<string, unknown> {
       title: 'navkernel',
       version: VERSION,
       description:
-        'The navkernel routing kernel and its ledger over HTTP. Errors are application/problem+json documents with a stable `code` (the same codes as the co-process error line). When the server was started with --token or --tokens, every /v1 endpoint but /v1/healthz and /v1/whoami needs `Authorization: Bearer <token>` (401 without one); the principal the token belongs to needs the scope named by the `x-navkernel-scope` of each operation (route, read, resolve, admin; 403 FORBIDDEN without it). Every path must be spelled as documented here (a percent-encoded letter of a fixed segment is 400 NON_CANONICAL_PATH); a server without a token answers loopback Host names only (421 HOST_NOT_ALLOWED).',
+        'The navkernel routing kernel and its ledger over HTTP. Errors are application/problem+json documents with a stable `code` (the same codes as the co-process error line). When the server was started with --token or --principals, every /v1 endpoint but /v1/healthz and /v1/whoami needs `Authorization: Bearer <token>` (401 without one); the principal the token belongs to needs the scope named by the `x-navkernel-scope` of each operation (route, read, resolve, admin; 403 FORBIDDEN without it). Every path must be spelled as documented here (a percent-encoded letter of a fixed segment is 400 NON_CANONICAL_PATH); a server without a token answers loopback Host names only (421 HOST_NOT_ALLOWED).',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: 'http://127.0.0.1:8787' }],
@@ -101,7 +101,7 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/runs/{id}/audit': {
         get: {
           operationId: 'auditRun',
-          summary: 'How the run was routed (navkernel audit); with ?why=STEP the decisions that touched a step',
+          summary: 'How the run was routed (navkernel runs audit); with ?why=STEP the decisions that touched a step',
           parameters: [pathParam('id', 'Run id'), query('why', 'A step id', { type: 'string' })],
           responses: {
             '200': { description: 'AuditReport, or WhyReport with ?why', content: { 'application/json': { schema: { oneOf: [ref('AuditReport'), ref('WhyReport')] } } } },
@@ -129,7 +129,7 @@ export function buildOpenApi(): Record<string, unknown> {
       '/v1/escalations/{id}/resolve': {
         post: {
           operationId: 'resolveEscalation',
-          summary: "Record a person's decision on an open escalation, checked against the flow graph (navkernel resolve)",
+          summary: "Record a person's decision on an open escalation, checked against the flow graph (navkernel runs resolve)",
           parameters: [pathParam('id', 'Escalation id')],
           requestBody: body('ResolveBody'),
           responses: {
@@ -170,7 +170,7 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of a principal in the --tokens file (scoped), or the single --token (every scope)' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of a principal in the --principals file (scoped), or the single --token (every scope)' } },
       schemas,
     },
   };

@@ -53,7 +53,7 @@ export interface ServiceOptions {
   arbiter?: ArbiterPort;
   /** A single bearer token with every scope (principal `shared-token`). Required, or `principals`, to bind beyond loopback. */
   token?: string;
-  /** Principals with scopes (`serve --tokens FILE`); combined with `token` when both are given. */
+  /** Principals with scopes (`serve --principals FILE`); combined with `token` when both are given. */
   principals?: PrincipalDirectory;
   /** Largest accepted body in bytes, and the kernel's request size limit (default 1 MiB; `navkernel serve --max-bytes`). */
   bodyLimit?: number;
@@ -529,7 +529,7 @@ export function createService(options: ServiceOptions): Service {
     },
     async listen(host, port) {
       if (!isLoopback(host) && !authRequired) {
-        throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token or --tokens: only loopback addresses (127.0.0.1, ::1, localhost) may be served without bearer tokens`);
+        throw new NavkernelError('UNSAFE_BIND', `refusing to listen on ${host} without --token or --principals: only loopback addresses (127.0.0.1, ::1, localhost) may be served without bearer tokens`);
       }
       return app.listen({ host, port });
     },

@@ -9,7 +9,7 @@ describe('CLI conventions (exit 0 / 1 finding / 2 usage or input; --json errors)
   it('a mistyped option is one line with a suggestion, exit 2, no usage dump', () => {
     const r = runCli(['runs', '--ledgr', 'x.sqlite']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("navkernel: unknown option '--ledgr', did you mean --ledger? (see navkernel runs --help)\n");
+    expect(r.stderr).toBe("navkernel: unknown option '--ledgr', did you mean --ledger? (see navkernel runs list --help)\n");
   });
 
   it('a mistyped command is one line with a suggestion', () => {

@@ -50,7 +50,7 @@ describe('files named on the command line', () => {
   it('report -o into a folder that does not exist is CANNOT_WRITE naming the file', () => {
     const r = runCli(['report', 'e1', '--ledger', ledger, '-o', '/nonexistent/x.html', '--json']);
     expect(r.code).toBe(2);
-    expect(jsonError(r)).toEqual({ code: 'CANNOT_WRITE', message: '--output /nonexistent/x.html: cannot write: no such file or folder' });
+    expect(jsonError(r)).toEqual({ code: 'CANNOT_WRITE', message: '--out /nonexistent/x.html: cannot write: no such file or folder' });
   });
 
   it('migrate --from a missing ledger names --from, not --ledger', () => {

@@ -159,8 +159,8 @@ describe('navkernel demo and help', () => {
   });
 
   it('has --help on every command', () => {
-    for (const cmd of ['route', 'validate', 'demo']) {
-      const r = runCli([cmd, '--help']);
+    for (const cmd of ['route', 'flows validate', 'demo', 'runs replay', 'ledger verify']) {
+      const r = runCli([...cmd.split(' '), '--help']);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`Usage: navkernel ${cmd}`));
     }

@@ -144,6 +144,9 @@ describe('suggestions and words', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('tier-3 (LLM)');
     expect(r.stdout).toMatch(/tier 3, the arbiter: a scripted model \(recorded answers, no model called\)[^\n]*\$\d+\.\d{4}/);
-    expect(r.stdout).toMatch(/^next: npx navkernel audit /m);
+    expect(r.stdout).toMatch(/^next: npx navkernel runs audit /m);
+    // The command it names works as printed (with the built binary in place of npx).
+    const next = /^next: npx navkernel (.*)$/m.exec(r.stdout)![1]!.split(' ');
+    expect(runCli(next).code).toBe(0);
   });
 });

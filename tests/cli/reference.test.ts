@@ -30,7 +30,12 @@ describe('docs/cli.md and shell completion, generated from the command definitio
       return r.stdout.trim().split('\n');
     };
     expect(complete('navkernel ro')).toEqual(['route']);
-    expect(complete('navkernel audit --le')).toEqual(['--ledger']);
-    expect(complete('navkernel replay --fl')).toEqual(['--flows']);
+    expect(complete('navkernel ru')).toEqual(['runs']);
+    expect(complete('navkernel runs re')).toEqual(['replay', 'resolve']);
+    expect(complete('navkernel runs audit --le')).toEqual(['--ledger']);
+    expect(complete('navkernel runs replay --fl')).toEqual(['--flows']);
+    expect(complete('navkernel ledger verify --arc')).toEqual(['--archive']);
+    // The former spellings are not offered (they are hidden, for a release).
+    expect(complete('navkernel repl')).toEqual(['']);
   });
 });

@@ -49,13 +49,13 @@ describe('navkernel explore', () => {
   it('exit codes: no model and no key → 2 with a clear message; missing repo → 2 (REPO_NOT_FOUND); bad number → 2', async () => {
     const noKey = await runCli(common());
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/no model available: set GEMINI_API_KEY .* or ANTHROPIC_API_KEY, pass --model .*--no-llm/);
+    expect(noKey.stderr).toMatch(/no model available: set GEMINI_API_KEY .* or ANTHROPIC_API_KEY, pass --llm .*--no-llm/);
     const noRepo = await runCli(['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--no-llm', '--ledger', path.join(dir, 'ledger.sqlite')]);
     expect(noRepo.code).toBe(2);
     expect(noRepo.stderr).toBe(`navkernel: repository not found: ${path.join(dir, 'nope')}\n`);
     const badTokens = await runCli([...common(), '--no-llm', '--tokens', 'many']);
     expect(badTokens.code).toBe(2);
-    expect(badTokens.stderr).toMatch(/--tokens must be a positive integer/);
+    expect(badTokens.stderr).toMatch(/--budget-tokens must be a positive integer/);
   });
 
   it('with --json every error is the JSON error line on stdout (the CLI convention), exit 2', async () => {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
+import { FORMER_SPELLINGS, GROUPS, buildProgram } from '../../src/cli/main.js';
 import { describeCommands, type CommandInfo } from '../../src/cli/reference.js';
 import { BIN, runCli } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
@@ -18,12 +18,15 @@ const DOCS = [
     .map((f) => `docs/${f}`),
 ];
 
-/** One quoted command: where it stands, the subcommand and the long options written after it. */
+/** One quoted command: where it stands, the command (one word, or a noun group and its command) and the long options written after it. */
 interface Quoted {
   where: string;
   command: string;
   options: string[];
 }
+
+/** The noun groups' words (`runs`, `ledger`, `flows`): a quoted command starting with one names two words. */
+const GROUP_WORDS = new Set(Object.keys(GROUPS));
 
 /** The code of a Markdown text: fenced blocks and inline code spans, each with the line it starts on. */
 export function codeOf(text: string): { line: number; code: string }[] {
@@ -55,10 +58,14 @@ export function quotedCommands(code: string, where: string): Quoted[] {
     // `\|` is a pipe escaped inside a Markdown table cell, i.e. an alternative, not a shell pipe.
     const line = raw.replace(/\\\|/g, ' ');
     for (const segment of line.split(/\s\|\s|&&|;|\$\(|\)\s*$/)) {
-      const m = /(?:^|[\s(])navkernel\s+([a-z][a-z-]*)(.*)$/.exec(segment);
+      const m = /(?:^|[\s(])navkernel\s+([a-z][a-z-]*)(?:\s+([a-z][a-z-]*))?(.*)$/.exec(segment);
       if (!m) continue;
-      const options = [...m[2]!.matchAll(/(?:^|[\s[])(--[a-z][a-z0-9-]*)/g)].map((o) => o[1]!);
-      found.push({ where, command: m[1]!, options });
+      // `navkernel runs replay`: two words; `navkernel runs --json`: the group's default command.
+      const grouped = GROUP_WORDS.has(m[1]!);
+      const command = grouped ? `${m[1]} ${m[2] ?? GROUPS[m[1]!]!.default ?? ''}`.trim() : m[1]!;
+      const rest = grouped || m[2] === undefined ? m[3]! : ` ${m[2]}${m[3]}`;
+      const options = [...rest.matchAll(/(?:^|[\s[])(--[a-z][a-z0-9-]*)/g)].map((o) => o[1]!);
+      found.push({ where, command, options });
     }
   }
   return found;
@@ -75,9 +82,10 @@ describe('commands quoted in the docs', () => {
   });
 
   it('finds the quoted commands (the parser itself works on a sample)', () => {
-    expect(quotedCommands('npx navkernel audit RUN --why STEP --json | jq . && navkernel runs', 'x')).toEqual([
-      { where: 'x', command: 'audit', options: ['--why', '--json'] },
-      { where: 'x', command: 'runs', options: [] },
+    expect(quotedCommands('npx navkernel runs audit RUN --why STEP --json | jq . && navkernel runs && navkernel route --llm x', 'x')).toEqual([
+      { where: 'x', command: 'runs audit', options: ['--why', '--json'] },
+      { where: 'x', command: 'runs list', options: [] },
+      { where: 'x', command: 'route', options: ['--llm'] },
     ]);
     expect(quotedCommands('navkernel route [--ledger FILE \\| --no-ledger]', 'x')[0]!.options).toEqual(['--ledger', '--no-ledger']);
     expect(quoted.length).toBeGreaterThan(30);
@@ -87,6 +95,10 @@ describe('commands quoted in the docs', () => {
     const wrong: string[] = [];
     for (const q of quoted) {
       const c = commands.get(q.command);
+      if (q.command in FORMER_SPELLINGS) {
+        wrong.push(`${q.where}: navkernel ${q.command}: the former spelling of navkernel ${FORMER_SPELLINGS[q.command]} ${q.command}`);
+        continue;
+      }
       if (!c) {
         wrong.push(`${q.where}: navkernel ${q.command}: no such command`);
         continue;
@@ -100,7 +112,7 @@ describe('commands quoted in the docs', () => {
   it('every command quoted in the README answers --help', () => {
     const inReadme = [...new Set(quoted.filter((q) => q.where.startsWith('README.md')).map((q) => q.command))];
     expect(inReadme.length).toBeGreaterThan(3);
-    for (const name of inReadme) expect(runCli([name, '--help']).code, name).toBe(0);
+    for (const name of inReadme) expect(runCli([...name.split(' '), '--help']).code, name).toBe(0);
   });
 
   it("the README's co-process example routes as it says, from an empty folder (the sample flows, a ledger under runs/)", () => {

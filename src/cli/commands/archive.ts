@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { archiveRuns, createCheckpoint, restoreBundle } from '../../ledger/index.js';
 import { UsageError, positiveInt, writeOutputFile } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
@@ -16,8 +17,8 @@ export function parseBefore(value: string, now: () => Date = () => new Date()): 
   return new Date(t).toISOString();
 }
 
-/** `navkernel archive`, `navkernel restore`, `navkernel checkpoint`. */
-export function registerArchiveCommands(program: Command): void {
+/** `navkernel ledger archive`. */
+export function registerArchiveCommand(program: Command, ctx: CliContext): void {
   const archive = program
     .command('archive')
     .description('Move finished runs out of the ledger into one verifiable gzip bundle per run; the run register keeps a tombstone per run (see docs/ledger-lifetime.md)')
@@ -45,20 +46,23 @@ export function registerArchiveCommands(program: Command): void {
       });
       progress.stop();
       if (opts.json) {
-        process.stdout.write(jsonLine(report));
+        ctx.json(report);
         return;
       }
       const routes = report.archived.reduce((n, a) => n + a.routes, 0);
-      printText(`archived ${report.archived.length} run(s), ${routes} routes, into ${opts.to} (${report.bundle_bytes} bytes of bundles)\n`);
-      if (report.skipped.length > 0) printText(`left ${report.skipped.length} run(s) that changed while archiving: ${report.skipped.join(', ')}\n`);
+      ctx.print(`archived ${report.archived.length} run(s), ${routes} routes, into ${opts.to} (${report.bundle_bytes} bytes of bundles)\n`);
+      if (report.skipped.length > 0) ctx.print(`left ${report.skipped.length} run(s) that changed while archiving: ${report.skipped.join(', ')}\n`);
       const r = report.reclaim;
-      if (r) printText(`space: ${r.bytes_before} -> ${r.bytes_after} bytes (${r.mode})\n`);
+      if (r) ctx.print(`space: ${r.bytes_before} -> ${r.bytes_after} bytes (${r.mode})\n`);
     } finally {
       progress.stop();
       await ledger.close();
     }
   });
+}
 
+/** `navkernel ledger restore`. */
+export function registerRestoreCommand(program: Command, ctx: CliContext): void {
   const restore = program
     .command('restore')
     .description('Bring archived runs back into the ledger from their bundles, row for row, after checking each bundle and its tombstone')
@@ -69,14 +73,17 @@ export function registerArchiveCommands(program: Command): void {
     try {
       for (const file of bundles) {
         const r = await restoreBundle(ledger, file);
-        if (opts.json) process.stdout.write(jsonLine(r));
-        else printText(`restored run ${r.run_id} (${r.routes} routes) from ${file}\n`);
+        if (opts.json) ctx.json(r);
+        else ctx.print(`restored run ${r.run_id} (${r.routes} routes) from ${file}\n`);
       }
     } finally {
       await ledger.close();
     }
   });
+}
 
+/** `navkernel ledger checkpoint`. */
+export function registerCheckpointCommand(program: Command, ctx: CliContext): void {
   const checkpoint = program
     .command('checkpoint')
     .description("Write a signed statement of the ledger's state (run register size and head, every run's head, the time), to keep outside the ledger")
@@ -89,8 +96,8 @@ export function registerArchiveCommands(program: Command): void {
       const text = JSON.stringify(cp) + '\n';
       if (opts.out !== undefined) {
         writeOutputFile(opts.out, text, '--out');
-        printErrorText(`checkpoint of ${cp.statement.register_size} run(s), ${cp.statement.routes} routes, written to ${opts.out}\n`);
-      } else process.stdout.write(jsonLine(cp));
+        ctx.printError(`checkpoint of ${cp.statement.register_size} run(s), ${cp.statement.routes} routes, written to ${opts.out}\n`);
+      } else ctx.json(cp);
     } finally {
       await ledger.close();
     }

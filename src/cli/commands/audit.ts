@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { explorerCallsKey, type AuditReport, type DecisionEntry, type WhyReport } from '../../contracts/index.js';
 import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { auditRun, whyStep } from '../../runs/index.js';
@@ -25,7 +26,7 @@ function micros(us: number): string {
   return us < 1000 ? `${us.toFixed(1)} µs` : `${(us / 1000).toFixed(1)} ms`;
 }
 
-function printAudit(r: AuditReport): void {
+function printAudit(ctx: CliContext, r: AuditReport): void {
   const out: string[] = [];
   const run = r.run;
   out.push(`run ${inLine(run.run_id)}: ${run.status}, ${run.steps} routes in ${run.flows.join(', ')}, ${run.offroad} off-road, ${run.llm_calls} LLM calls, $${run.cost_usd.toFixed(4)}, ${run.open_escalations} open escalations`);
@@ -60,10 +61,10 @@ function printAudit(r: AuditReport): void {
       out.push(`  ${inLine(e.escalation_id)}  #${e.seq} ${e.flow}/${e.step}: ${inLine(e.reason)}\n    ${how}`);
     }
   }
-  printText(out.join('\n') + '\n');
+  ctx.print(out.join('\n') + '\n');
 }
 
-function printWhy(r: WhyReport): void {
+function printWhy(ctx: CliContext, r: WhyReport): void {
   const out = [`${r.entries.length} decisions touched ${inLine(r.step)} in run ${inLine(r.run_id)}:`];
   out.push(...alignColumns(r.entries.map((e) => { const c = cells(e); c[c.length - 1] += `  [${e.touched_as.join(', ')}]`; return c; }), { indent: '  ' }));
   // What "seen N times" counted: the routes of the step that carried the signature.
@@ -75,11 +76,11 @@ function printWhy(r: WhyReport): void {
   for (const e of r.escalations) {
     out.push(`  escalation ${inLine(e.escalation_id)} (#${e.seq}): ${e.status}${e.resolution ? `, ${e.resolution.decision} → ${e.resolution.next_step_id ?? '-'} by ${inLine(e.resolution.by)}: ${inLine(e.resolution.reason)}` : ''}`);
   }
-  printText(out.join('\n') + '\n');
+  ctx.print(out.join('\n') + '\n');
 }
 
-/** `navkernel audit RUN [--why STEP]`. */
-export function registerAuditCommand(program: Command): void {
+/** `navkernel runs audit RUN [--why STEP]`. */
+export function registerAuditCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('audit')
     .description('Explain how a run was routed: decisions by tier and rule, off-road decisions with reasons, loops per step, signatures, cost')
@@ -94,11 +95,11 @@ export function registerAuditCommand(program: Command): void {
         // An explorer session: what its model calls cost (they share the ledger's LLM-call table with tier 3).
         const summary = explorerCallSummaries(ledgerSql(ledger).db).find((e) => explorerCallsKey(e.session_id) === run);
         if (!summary) throw new UsageError(`no model call of explorer session ${run.slice('explore:'.length)} in ${opts.ledger}`, 'UNKNOWN_RUN');
-        if (opts.json) process.stdout.write(jsonLine(summary));
+        if (opts.json) ctx.json(summary);
         else {
           const out = [`explorer session ${summary.session_id}: ${summary.steps} step(s), ${summary.calls} LLM calls, $${summary.usd.toFixed(4)}, ${summary.input_tokens} input + ${summary.output_tokens} output tokens`];
           for (const m of summary.by_model) out.push(`  ${m.provider}/${m.model}${m.persona ? ` (persona ${m.persona})` : ''}: ${m.calls} calls, $${m.usd.toFixed(4)}`);
-          printText(out.join('\n') + '\n');
+          ctx.print(out.join('\n') + '\n');
         }
         return;
       }
@@ -111,13 +112,13 @@ export function registerAuditCommand(program: Command): void {
           throw new UsageError(`step ${JSON.stringify(opts.why)} does not exist in the flows of run ${run}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (steps: ${r.unknown_step.steps.join(', ')})`, 'UNKNOWN_STEP');
         }
         if (r.entries.length === 0 && r.escalations.length === 0) throw new UsageError(`no decision of run ${run} touched step ${JSON.stringify(opts.why)}`, 'UNKNOWN_STEP');
-        if (opts.json) process.stdout.write(jsonLine(r));
-        else printWhy(r);
+        if (opts.json) ctx.json(r);
+        else printWhy(ctx, r);
       } else {
         const r = await auditRun(ledger, run, { onProgress: progress.update });
         progress.stop();
-        if (opts.json) process.stdout.write(jsonLine(r));
-        else printAudit(r);
+        if (opts.json) ctx.json(r);
+        else printAudit(ctx, r);
       }
     } finally {
       progress.stop();

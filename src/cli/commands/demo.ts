@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import pc from 'picocolors';
 import type { Decision } from '../../contracts/index.js';
 import { DEMO_SCENARIO, HARSH_SCENARIO, simulate, type SimulatedStep, type SimulationSummary } from '../../demo/index.js';
@@ -7,7 +8,7 @@ import { packageRoot, sampleChartersDir } from '../../package-root.js';
 import { addRoutingOptions, openRoutingKernel, openRoutingStore, type RoutingCliOptions } from '../kernel-options.js';
 import { MemoryStore } from '../../kernel/index.js';
 import { resolveEscalation } from '../../runs/index.js';
-import { UsageError, writeJson } from '../conventions.js';
+import { UsageError } from '../conventions.js';
 import { runsFolderFor } from '../ledger-option.js';
 import { DEFAULT_LEDGER_FILE } from '../../ledger/index.js';
 
@@ -35,12 +36,12 @@ function describe(d: Decision, targetWidth: number): string {
 }
 
 /** Prints one routed step, its columns as wide as the widest `run flow/step` and target the flows allow. */
-function printStep({ request, decision }: SimulatedStep, widths: DemoWidths): void {
+function printStep(ctx: CliContext, { request, decision }: SimulatedStep, widths: DemoWidths): void {
   const where = `${request.run_id} ${request.flow}/${request.step_completed}`;
-  process.stdout.write(`${String(decision.seq).padStart(4)} ${where.padEnd(widths.where)} ${request.status.padEnd(11)} ${describe(decision, widths.target)}\n`);
+  ctx.write(`${String(decision.seq).padStart(4)} ${where.padEnd(widths.where)} ${request.status.padEnd(11)} ${describe(decision, widths.target)}\n`);
 }
 
-function printSummary(s: SimulationSummary, arbiter: string): void {
+function printSummary(ctx: CliContext, s: SimulationSummary, arbiter: string): void {
   const pct = (n: number) => `${((100 * n) / s.routes).toFixed(1)}%`;
   const lines = [
     '',
@@ -51,7 +52,7 @@ function printSummary(s: SimulationSummary, arbiter: string): void {
     `  rules:     ${Object.entries(s.byRule).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  tier 3, the arbiter: ${arbiter}, $${s.llmCostUsd.toFixed(4)}`,
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  ctx.write(lines.join('\n') + '\n');
 }
 
 /** How the summary names tier 3's model: the demo's own is scripted (recorded answers, no call, no key). */
@@ -62,7 +63,7 @@ function arbiterWords(llm: string | undefined): string {
 }
 
 /** `navkernel demo`: routes a simulated run of the sample SDLC flows and prints each decision and a summary. */
-export function registerDemoCommand(program: Command): void {
+export function registerDemoCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('demo')
     .description('Route a simulated run of the sample SDLC flows (failures, microloops, lint detours, a rebase injection) and summarise by tier')
@@ -76,7 +77,7 @@ export function registerDemoCommand(program: Command): void {
   cmd.action(async (opts: DemoOptions) => {
     const scenario = SCENARIOS[opts.scenario];
     if (!scenario) throw new UsageError(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
-    // The demo's person resolves each escalation (navkernel resolve would): the run goes on to the step's next, or ends.
+    // The demo's person resolves each escalation (navkernel runs resolve would): the run goes on to the step's next, or ends.
     const store = openRoutingStore(opts) ?? new MemoryStore();
     const kernel = await openRoutingKernel(opts, { store });
     const resolve = async (r: { escalation_id: string; decision: string; next?: string }) => {
@@ -91,11 +92,11 @@ export function registerDemoCommand(program: Command): void {
         where: `${runPrefix}-run-${scenario.runs}-f${scenario.sequence.length}`.length + 1 + longestStep,
         target: Math.max(...flows.flatMap((f) => [...f.steps.keys()].map((s) => s.length)), ...flows.map((f) => targetOf({ inject_flow: f.id, next_step_id: f.firstStep }).length)),
       };
-      const summary = await simulate(kernel, scenario, quiet ? { runPrefix, resolve } : { runPrefix, resolve, onStep: (s) => printStep(s, widths) });
+      const summary = await simulate(kernel, scenario, quiet ? { runPrefix, resolve } : { runPrefix, resolve, onStep: (s) => printStep(ctx, s, widths) });
       const ledger = opts.ledger === false ? null : path.resolve(opts.ledger);
       const runsFolder = ledger ? runsFolderFor(ledger) : null;
       if (opts.json) {
-        writeJson({
+        ctx.json({
           scenario: summary.scenario,
           routes: summary.routes,
           elapsed_ms: Math.round(summary.elapsedMs * 1000) / 1000,
@@ -111,7 +112,7 @@ export function registerDemoCommand(program: Command): void {
         });
         return;
       }
-      printSummary(summary, arbiterWords(opts.llm));
+      printSummary(ctx, summary, arbiterWords(opts.llm));
       const first = summary.runIds[0] ?? '';
       const runs = summary.runIds.length > 1 ? `${first} … ${summary.runIds.at(-1)}` : first;
       const where = ledger
@@ -119,9 +120,9 @@ export function registerDemoCommand(program: Command): void {
         : 'nothing recorded (--no-ledger)';
       // A run ends at its flow's terminal step: each work item goes through the sequence as one run per flow.
       const perFlow = scenario.sequence.length > 1 ? ` (${scenario.runs} work items × ${scenario.sequence.length} flows, ${scenario.sequence.join(' → ')}: a run ends at its flow's terminal step, so each flow is a run of its own, -f2 … -f${scenario.sequence.length} after the first)` : '';
-      process.stdout.write(`\n${summary.runIds.length} runs${perFlow}: ${runs}, ${where}\n`);
+      ctx.write(`\n${summary.runIds.length} runs${perFlow}: ${runs}, ${where}\n`);
       // npx: in a clone navkernel is not on PATH; npx finds the package's own bin there and in a project that installed it.
-      if (ledger) process.stdout.write(`next: npx navkernel audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
+      if (ledger) ctx.write(`next: npx navkernel runs audit ${first}${opts.ledger === DEFAULT_LEDGER_FILE ? '' : ` --ledger ${opts.ledger}`}\n`);
     } finally {
       await kernel.close();
     }

@@ -1,13 +1,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { parseFlowText } from '../../kernel/index.js';
 import { flowDiagram } from '../../service/diagram.js';
 import { UsageError } from '../conventions.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 
-/** `navkernel diagram FLOW`: the Mermaid text of a flow, as the web UI draws it. */
-export function registerDiagramCommand(program: Command): void {
+/** `navkernel flows diagram FLOW`: the Mermaid text of a flow, as the web UI draws it. */
+export function registerDiagramCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('diagram')
     .description('Print the Mermaid flowchart of a flow (steps, branches, loops, detours, injections), the one the web UI draws')
@@ -25,6 +26,6 @@ export function registerDiagramCommand(program: Command): void {
     const flows = await loadCliFlows(dir);
     const f = flows.get(id);
     if (!f) throw new UsageError(`no flow ${JSON.stringify(id)} in ${dir} (flows: ${[...flows.flows.keys()].join(', ')})`, 'UNKNOWN_FLOW');
-    process.stdout.write(flowDiagram(f.def).text);
+    ctx.write(flowDiagram(f.def).text);
   });
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { addFormerFlag, sharedOption } from '../shared-options.js';
 import { NavkernelError } from '../../contracts/errors.js';
 import type { LlmCallRecord } from '../../contracts/llm-call.js';
 import {
@@ -27,15 +29,15 @@ import { inLine, jsonLine, printText } from '../terminal-text.js';
 
 interface ExploreOptions {
   repo?: string;
-  goal?: string;
-  tokens?: string;
-  costLimit?: string;
-  model?: string;
+  task?: string;
+  budgetTokens?: string;
+  budgetUsd?: string;
+  /** The model's spec; false with `--no-llm`. */
+  llm?: string | false;
   interactive?: boolean;
   maxIterations?: string;
-  output?: string;
+  out?: string;
   flightPlan?: string;
-  llm: boolean;
   resume?: string;
   session?: string;
   list?: boolean;
@@ -45,7 +47,7 @@ interface ExploreOptions {
   cacheDir?: string;
   cache: boolean;
   registry?: string;
-  timeoutMs?: string;
+  llmTimeoutMs?: string;
   escalateTo?: string;
   stallTurns?: string;
   repeatLimit?: string;
@@ -76,7 +78,7 @@ function num(value: string | undefined, name: string, kind: 'int' | 'usd'): numb
 }
 
 /**
- * The model `--model` names, or the default: Gemini when GEMINI_API_KEY/GOOGLE_API_KEY is set, else Claude
+ * The model `--llm` names, or the default: Gemini when GEMINI_API_KEY/GOOGLE_API_KEY is set, else Claude
  * when ANTHROPIC_API_KEY is. With neither, a clear error instead of a network attempt.
  */
 function resolveModel(spec: string | undefined, env: NodeJS.ProcessEnv = process.env): { model: LanguageModel; spec: string } {
@@ -87,7 +89,7 @@ function resolveModel(spec: string | undefined, env: NodeJS.ProcessEnv = process
     else {
       throw new NavkernelError(
         'LLM_KEY_MISSING',
-        'no model available: set GEMINI_API_KEY (or GOOGLE_API_KEY) or ANTHROPIC_API_KEY, pass --model anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE, or run --no-llm for the deterministic plan only',
+        'no model available: set GEMINI_API_KEY (or GOOGLE_API_KEY) or ANTHROPIC_API_KEY, pass --llm anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE, or run --no-llm for the deterministic plan only',
       );
     }
   }
@@ -121,22 +123,19 @@ function summary(r: ExplorerResult, files: string[]): string {
  * `navkernel explore`: the seed-000 explorer. Starts from the navigator's deterministic plan, then lets a
  * model refine the FlightPlan under a USD budget; saves the state after every step in the ledger file.
  */
-export function registerExploreCommand(program: Command): void {
+export function registerExploreCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('explore')
     .description('Refine a repository map for a goal with an LLM agent under a USD budget (starts from the navigator\'s deterministic plan)')
     .option('--repo <dir>', 'the repository to explore')
-    .option('-g, --goal <text>', 'the task or goal')
-    .option('-t, --tokens <n>', 'token budget of the context (default 20000)')
-    .option('--cost-limit <usd>', 'USD to spend at most (default: config "budget_usd", else 2.0)')
-    .option(
-      '-m, --model <spec>',
-      'a model name (claude-haiku-4-5, gemini-2.5-flash: the provider is inferred) or anthropic[:MODEL] | gemini[:MODEL] | scripted:FILE (default: config "llm", else gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)',
-    )
+    .addOption(sharedOption.task('the task or goal'))
+    .addOption(sharedOption.budgetTokens('token budget of the context (default 20000)'))
+    .addOption(sharedOption.budgetUsd('USD to spend at most (default: config "budget_usd", else 2.0)'))
+    .addOption(sharedOption.llm('the model (default: config "llm", else gemini if GEMINI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is)'))
     .option('--persona <name>', 'style prior loaded last in every prompt: shannon | knuth | feynman | auto (from the goal, default) | none')
     .option('--interactive', 'pause after each step: continue, finalize, change the token or USD budget, or abort')
     .option('--max-iterations <n>', 'model steps at most (default 20)')
-    .option('-o, --output <file>', 'write the final context (Markdown) to FILE')
+    .addOption(sharedOption.out('write the final context (Markdown) to FILE'))
     .option('-f, --flight-plan <file>', 'write the final FlightPlan (YAML) to FILE')
     .option('-c, --copy', "copy the final context to the clipboard (pbcopy, clip, wl-copy, xclip or xsel; a message says when none is found)")
     .option('-v, --verbose', "full TurnReports after every step, with the model's reasoning, its diff and each call's tokens, cost and latency")
@@ -149,11 +148,18 @@ export function registerExploreCommand(program: Command): void {
     .option('--cache-dir <dir>', 'index/registry cache (default runs/.cache)')
     .option('--no-cache', 'do not read or write the cache')
     .option('--registry <file>', "a magic-words.jsonl tier registry for the navigator's start")
-    .option('--timeout-ms <n>', 'per-call timeout of the model (default 5000)')
-    .option('--escalate-to <spec>', 'a stronger model (same forms as --model, e.g. claude-sonnet-4-5) the session moves to when it stalls on --model, if its next call fits the USD budget')
+    .addOption(sharedOption.llmTimeoutMs('per-call timeout of the model in ms (default 5000)'))
+    .option('--escalate-to <spec>', 'a stronger model (same forms as --llm, e.g. claude-sonnet-4-5) the session moves to when it stalls on --llm, if its next call fits the USD budget')
     .option('--stall-turns <n>', 'steps in a row without a plan change that are a stall: escalate, or warn the model (default 3)')
     .option('--repeat-limit <n>', 'identical tool calls in a row that are a stall: escalate, or end the session as stalled (default 3)');
   addLedgerOption(cmd);
+  // The former names of the shared options (docs/cli-conventions.md), hidden, for a release.
+  addFormerFlag(cmd, '-g, --goal <text>', 'task');
+  addFormerFlag(cmd, '-t, --tokens <n>', 'budgetTokens');
+  addFormerFlag(cmd, '--cost-limit <usd>', 'budgetUsd');
+  addFormerFlag(cmd, '-m, --model <spec>', 'llm');
+  addFormerFlag(cmd, '--output <file>', 'out');
+  addFormerFlag(cmd, '--timeout-ms <n>', 'llmTimeoutMs');
   cmd.action(async (o: ExploreOptions) => {
     let store: SqliteExplorerSessionStore | undefined;
     let asker: ReturnType<typeof createLineAsker> | undefined;
@@ -161,28 +167,28 @@ export function registerExploreCommand(program: Command): void {
       if (o.list) {
         store = openExplorerStore(o.ledger, { create: false });
         const rows = store.list();
-        if (o.json) process.stdout.write(jsonLine(rows));
-        else printText(rows.map((r) => `${inLine(r.session_id)}  ${r.updated_ts}  ${r.steps} step(s)  ${inLine(r.complete ? (r.completion_reason ?? 'complete') : 'open')}  $${r.spent_usd.toFixed(4)}  ${inLine(r.user_task)}`).join('\n') + (rows.length ? '\n' : ''));
+        if (o.json) ctx.json(rows);
+        else ctx.print(rows.map((r) => `${inLine(r.session_id)}  ${r.updated_ts}  ${r.steps} step(s)  ${inLine(r.complete ? (r.completion_reason ?? 'complete') : 'open')}  $${r.spent_usd.toFixed(4)}  ${inLine(r.user_task)}`).join('\n') + (rows.length ? '\n' : ''));
         return;
       }
-      const tokens = num(o.tokens, '--tokens', 'int');
+      const tokens = num(o.budgetTokens, '--budget-tokens', 'int');
       // The configuration file's "budget_usd" and "llm" (README, Configuration), as every command reads them; flags win.
       const config = cliConfig();
-      const costLimit = o.costLimit !== undefined ? num(o.costLimit, '--cost-limit', 'usd') : config.budget_usd;
+      const costLimit = o.budgetUsd !== undefined ? num(o.budgetUsd, '--budget-usd', 'usd') : config.budget_usd;
       const maxIterations = num(o.maxIterations, '--max-iterations', 'int');
-      const timeoutMs = num(o.timeoutMs, '--timeout-ms', 'int');
+      const timeoutMs = num(o.llmTimeoutMs, '--llm-timeout-ms', 'int');
       const persona = parsePersonaChoice(o.persona);
-      const showProgress = !o.quiet && !o.json && !o.interactive && process.stderr.isTTY;
+      const showProgress = !o.quiet && !o.json && !o.interactive && ctx.io.stderr.isTTY;
       if (o.interactive) asker = createLineAsker(process.stdin, process.stderr);
       const stepCalls: LlmCallRecord[] = [];
       const onStep: ExplorerRunOptions['onStep'] = o.verbose
         ? (r, state) => {
             // Interactive mode prints the box at the breakpoint; autonomous mode prints it here.
-            process.stderr.write((o.interactive ? '' : formatTurnReport(r)) + verboseStepDetails(state, stepCalls));
+            ctx.io.stderr.write((o.interactive ? '' : formatTurnReport(r)) + verboseStepDetails(state, stepCalls));
             stepCalls.length = 0;
           }
         : showProgress
-          ? (r) => process.stderr.write(progressLine(r))
+          ? (r) => ctx.io.stderr.write(progressLine(r))
           : undefined;
       const runOptions: ExplorerRunOptions = {
         cacheDir: o.cache === false ? false : path.resolve(o.cacheDir ?? path.join('runs', '.cache')),
@@ -198,27 +204,27 @@ export function registerExploreCommand(program: Command): void {
       if (o.resume) {
         const saved = store.load(o.resume);
         if (!saved) throw new NavkernelError('SESSION_NOT_FOUND', `no explorer session ${o.resume} in ${o.ledger}`);
-        // The session's own model before the configuration's: a resumed session keeps its model unless --model says otherwise.
-        const spec = o.model ?? saved.config.model ?? config.llm;
+        // The session's own model before the configuration's: a resumed session keeps its model unless --llm says otherwise.
+        const spec = (o.llm || undefined) ?? saved.config.model ?? config.llm;
         const model = !saved.state.exploration_complete && spec ? resolveModel(spec).model : undefined;
         const escalateTo = o.escalateTo ?? saved.config.escalate_to;
         const escalation = !saved.state.exploration_complete && escalateTo ? resolveModel(escalateTo) : undefined;
-        if (!o.quiet && !o.json) process.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
+        if (!o.quiet && !o.json) ctx.io.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
         result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(escalation ? { escalation: { model: escalation.model, modelSpec: escalation.spec } } : {}), ...(o.interactive ? { interactive: true } : {}) });
       } else {
         if (!o.repo) throw new UsageError('--repo is required (or --resume SESSION, or --list)');
-        if (!o.goal?.trim()) throw new UsageError('--goal is required and must be non-empty');
+        if (!o.task?.trim()) throw new UsageError('--task is required and must be non-empty');
         if (!existsSync(o.repo) || !statSync(o.repo).isDirectory()) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${o.repo}`);
-        const chosen = o.llm === false ? undefined : resolveModel(o.model ?? config.llm);
+        const chosen = o.llm === false ? undefined : resolveModel(o.llm ?? config.llm);
         const escalation = chosen && o.escalateTo ? resolveModel(o.escalateTo) : undefined;
         const stallTurns = o.stallTurns !== undefined ? zeroOrMore(o.stallTurns, '--stall-turns') : undefined;
         const repeatLimit = o.repeatLimit !== undefined ? zeroOrMore(o.repeatLimit, '--repeat-limit') : undefined;
         const sessionId = o.session ?? `exp-${randomUUID().slice(0, 8)}`;
-        if (!o.quiet && !o.json) process.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
+        if (!o.quiet && !o.json) ctx.io.stderr.write(`explore: session ${sessionId} (carry on later with --resume ${sessionId})\n`);
         result = await runExplorer({
           ...runOptions,
           repo: o.repo,
-          task: o.goal,
+          task: o.task,
           sessionId,
           store,
           ...(tokens ? { tokens } : {}),
@@ -236,24 +242,24 @@ export function registerExploreCommand(program: Command): void {
       const written: string[] = [];
       if (code !== EXPLORE_EXIT_CODES.user_cancelled) {
         const now = new Date();
-        if (o.output) write(o.output, contextMarkdown(result.output, result.state, now), '--output'), written.push(o.output);
+        if (o.out) write(o.out, contextMarkdown(result.output, result.state, now), '--out'), written.push(o.out);
         if (o.flightPlan) write(o.flightPlan, flightPlanFile(result.output, result.state, now), '--flight-plan'), written.push(o.flightPlan);
       }
       if (o.json) {
-        process.stdout.write(`${JSON.stringify({ ...result.output, exit_code: code, steps: result.state.decision_log.length, ...(result.error ? { error: result.error } : {}), files_written: written })}\n`);
+        ctx.write(`${JSON.stringify({ ...result.output, exit_code: code, steps: result.state.decision_log.length, ...(result.error ? { error: result.error } : {}), files_written: written })}\n`);
       } else if (code === EXPLORE_EXIT_CODES.user_cancelled) {
-        process.stderr.write(`explore: cancelled by the user; no output written (session ${result.session_id})\n`);
-      } else if (o.output) {
-        process.stdout.write(summary(result, written));
+        ctx.io.stderr.write(`explore: cancelled by the user; no output written (session ${result.session_id})\n`);
+      } else if (o.out) {
+        ctx.write(summary(result, written));
       } else {
-        if (!o.quiet) process.stderr.write(summary(result, written));
-        process.stdout.write(result.output.context_string);
+        if (!o.quiet) ctx.io.stderr.write(summary(result, written));
+        ctx.write(result.output.context_string);
       }
       if (o.copy && code !== EXPLORE_EXIT_CODES.user_cancelled) {
         const copied = copyToClipboard(result.output.context_string);
-        process.stderr.write(copied.ok ? `explore: copied the context (${result.output.token_count} tokens) to the clipboard with ${copied.tool}\n` : `explore: --copy: ${copied.message}\n`);
+        ctx.io.stderr.write(copied.ok ? `explore: copied the context (${result.output.token_count} tokens) to the clipboard with ${copied.tool}\n` : `explore: --copy: ${copied.message}\n`);
       }
-      process.exitCode = code;
+      ctx.setExitCode(code);
     } catch (err) {
       throw err instanceof NavkernelError ? exploreError(err) : err;
     } finally {

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../contracts/report-formats.js';
-import { UsageError, writeJson } from '../conventions.js';
+import { UsageError } from '../conventions.js';
 
 interface ForensicsCliOptions {
   git?: string;
@@ -10,7 +11,7 @@ interface ForensicsCliOptions {
 }
 
 /** `navkernel forensics FILE… [--git DIR] [--as FORMAT]`: one `forensics` object read from real tools' reports. */
-export function registerForensicsCommand(program: Command): void {
+export function registerForensicsCommand(program: Command, ctx: CliContext): void {
   program
     .command('forensics')
     .description("Read test reports, linter and compiler output and git state into the `forensics` of a route request (one JSON object on stdout)")
@@ -34,7 +35,7 @@ export function registerForensicsCommand(program: Command): void {
         { files, ...(opts.git !== undefined ? { git: opts.git } : {}), ...(opts.as ? { as: opts.as } : {}) },
         opts.redact === false ? { redact: false } : {},
       );
-      if (opts.pretty) process.stdout.write(JSON.stringify(forensics, null, 2) + '\n');
-      else writeJson(forensics);
+      if (opts.pretty) ctx.write(JSON.stringify(forensics, null, 2) + '\n');
+      else ctx.json(forensics);
     });
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { PostgresLedger } from '../../ledger/index.js';
 import { createNavigator, type NavigatorOptions } from '../../navigator/index.js';
 import { addKernelOptions, addStrictOption, openRoutingKernel, type KernelCliOptions } from '../kernel-options.js';
@@ -15,7 +16,7 @@ interface McpCliOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags, Na
 }
 
 /** `navkernel mcp`: the MCP server on stdio, for coding agents (docs/integrations.md). */
-export function registerMcpCommand(program: Command): void {
+export function registerMcpCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('mcp')
     .description('Serve navkernel to a coding agent over the Model Context Protocol on stdio: navigate, route, list_runs, audit, why, verify, replay (and resolve) as tools; flows and run decisions as resources')

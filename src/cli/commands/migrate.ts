@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { LedgerNotFoundError, copyLedger, openLedgerAt, verifyLedger } from '../../ledger/index.js';
 import { PostgresLedger } from '../../ledger/index.js';
 import { UsageError } from '../conventions.js';
 
 /**
- * `navkernel migrate --from LEDGER --to LEDGER`: copies every route, LLM call and escalation (hashes as stored) into
+ * `navkernel ledger migrate --from LEDGER --to LEDGER`: copies every route, LLM call and escalation (hashes as stored) into
  * an empty ledger, SQLite or PostgreSQL either way, then verifies the copy's chains. Exit 1 if the copy fails verify.
  */
-export function registerMigrateCommand(program: Command): void {
+export function registerMigrateCommand(program: Command, ctx: CliContext): void {
   program
     .command('migrate')
     .description('Copy a ledger into an empty one (SQLite file or postgres:// URL, either way) and verify the copy')
@@ -36,13 +37,13 @@ export function registerMigrateCommand(program: Command): void {
         const copied = await copyLedger(from, to);
         await to.mirror?.repair();
         const verified = await verifyLedger(to);
-        if (opts.json) process.stdout.write(JSON.stringify({ copied, verify: verified }) + '\n');
+        if (opts.json) ctx.write(JSON.stringify({ copied, verify: verified }) + '\n');
         else {
-          process.stdout.write(`copied ${copied.runs} run(s), ${copied.routes} routes, ${copied.llm_calls} LLM calls, ${copied.escalations} escalations (${copied.resolutions} resolved) from ${from.location} to ${to.location}\n`);
-          for (const i of verified.issues) process.stdout.write(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}\n`);
-          process.stdout.write(verified.ok ? `verify: ok, ${verified.routes} routes in ${verified.runs} run(s)\n` : `verify: FAILED, ${verified.issues.length} problem(s)\n`);
+          ctx.write(`copied ${copied.runs} run(s), ${copied.routes} routes, ${copied.llm_calls} LLM calls, ${copied.escalations} escalations (${copied.resolutions} resolved) from ${from.location} to ${to.location}\n`);
+          for (const i of verified.issues) ctx.write(`BAD run ${i.run_id}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${i.message}\n`);
+          ctx.write(verified.ok ? `verify: ok, ${verified.routes} routes in ${verified.runs} run(s)\n` : `verify: FAILED, ${verified.issues.length} problem(s)\n`);
         }
-        if (!verified.ok) process.exitCode = 1;
+        if (!verified.ok) ctx.setExitCode(1);
       } finally {
         await from.close();
         await to.close();

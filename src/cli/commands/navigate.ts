@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { NavkernelError } from '../../contracts/errors.js';
 import { readInputFile } from '../conventions.js';
 import { addNavigatorOptions } from '../navigator-options.js';
@@ -80,14 +81,14 @@ function outDir(o: NavigateOptions, capsule: CnfCapsuleInput): string {
   return path.resolve(o.runBase, id, 'navigator');
 }
 
-function progress(quiet: boolean | undefined): NavigatorOptions['onProgress'] {
-  if (quiet || !process.stderr.isTTY) return undefined;
+function progress(ctx: CliContext, quiet: boolean | undefined): NavigatorOptions['onProgress'] {
+  if (quiet || !ctx.io.stderr.isTTY) return undefined;
   let last = 0;
   return (done, total) => {
     if (total < 200) return;
     if (done !== total && done - last < 50) return;
     last = done;
-    process.stderr.write(`\rindexing ${done}/${total} files${done === total ? '\n' : ''}`);
+    ctx.io.stderr.write(`\rindexing ${done}/${total} files${done === total ? '\n' : ''}`);
   };
 }
 
@@ -110,7 +111,7 @@ function summary(o: NavigationOutcome, dir: string): string {
  * `navkernel navigate`: runs the seed-002 navigator on a repository for a task and writes
  * navigation_map.json, context_load_receipt.json, compression_report.json and context.md.
  */
-export function registerNavigateCommand(program: Command): void {
+export function registerNavigateCommand(program: Command, ctx: CliContext): void {
   addNavigatorOptions(
     program
       .command('navigate')
@@ -136,14 +137,14 @@ export function registerNavigateCommand(program: Command): void {
       const dir = outDir(o, capsule);
       if (o.check) {
         const r = await checkRung641(dir, capsule.repo_root ? { repoRoot: path.resolve(capsule.repo_root) } : {});
-        process.stdout.write(o.json ? `${JSON.stringify(r)}\n` : r.passed ? `rung 641 holds for ${dir}\n` : `rung 641 fails for ${dir}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\n`);
-        process.exitCode = r.passed ? 0 : 1;
+        ctx.write(o.json ? `${JSON.stringify(r)}\n` : r.passed ? `rung 641 holds for ${dir}\n` : `rung 641 fails for ${dir}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\n`);
+        ctx.setExitCode(r.passed ? 0 : 1);
         return;
       }
       if (o.rung !== undefined && o.rung !== 274177 && o.rung !== RUNG_65537) throw new InvalidArgumentError(`--rung must be 274177 or ${RUNG_65537} (rung 641 is --check)`);
       const cacheDir = o.cache === false ? false : path.resolve(o.cacheDir ?? path.join(o.runBase, '.cache'));
       const rungTarget = o.rung === RUNG_65537 ? RUNG_65537 : o.rung === 274177 || o.verifyStable ? 274177 : 641;
-      const navOptions: NavigatorOptions = { cacheDir, rungTarget, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(o.quiet) ? { onProgress: progress(o.quiet)! } : {}) };
+      const navOptions: NavigatorOptions = { cacheDir, rungTarget, ...(o.registry ? { registryFile: o.registry } : {}), ...(progress(ctx, o.quiet) ? { onProgress: progress(ctx, o.quiet)! } : {}) };
       const nav = createNavigator(navOptions);
       const outcome = await nav.navigate(capsule);
       let rung: Rung65537Result | undefined;
@@ -155,17 +156,17 @@ export function registerNavigateCommand(program: Command): void {
       let stable: ReturnType<typeof compareRuns> | undefined;
       if (o.verifyStable || o.rung === 274177) stable = compareRuns(outcome, await nav.navigate(capsule));
       if (o.json) {
-        process.stdout.write(
+        ctx.write(
           `${JSON.stringify({ exit: outcome.exit, stop_reason: outcome.stop_reason, magic_words: outcome.magic_words.map((w) => w.word), loaded: outcome.loaded.map((f) => {
             const r = outcome.artifacts.context_load_receipt.files_loaded.find((x) => x.path === f.path);
             return { path: f.path, level: f.level, tokens: f.tokens, lines_read: f.lines_read, lines_shown: r?.lines_shown ?? 0, ranges: r?.ranges ?? [] };
           }), ...(outcome.artifacts.context_load_receipt.definitions ? { definitions: outcome.artifacts.context_load_receipt.definitions } : {}), ...(outcome.artifacts.context_load_receipt.confidence ? { confidence: outcome.artifacts.context_load_receipt.confidence } : {}), compression: outcome.artifacts.compression_report, violations: outcome.violations, artifacts: dir, sha256: hashes, ...(stable ? { verify_stable: stable } : {}), ...(rung ? { rung_65537: rung } : {}) })}\n`,
         );
       } else {
-        process.stdout.write(summary(outcome, dir));
-        if (rung) process.stdout.write(`rung ${RUNG_65537}: ${rung.passed ? 'holds' : 'FAILS'}\n${rung.checks.map((c) => `  ${c.passed ? 'ok  ' : 'FAIL'} ${c.check}: ${c.detail}`).join('\n')}\n`);
-        if (stable) process.stdout.write(stable.passed ? 'verify-stable: two runs gave byte-identical artifacts (rung 274177)\n' : `verify-stable FAILED:\n${stable.problems.map((p) => `  ${p}`).join('\n')}\n`);
+        ctx.write(summary(outcome, dir));
+        if (rung) ctx.write(`rung ${RUNG_65537}: ${rung.passed ? 'holds' : 'FAILS'}\n${rung.checks.map((c) => `  ${c.passed ? 'ok  ' : 'FAIL'} ${c.check}: ${c.detail}`).join('\n')}\n`);
+        if (stable) ctx.write(stable.passed ? 'verify-stable: two runs gave byte-identical artifacts (rung 274177)\n' : `verify-stable FAILED:\n${stable.problems.map((p) => `  ${p}`).join('\n')}\n`);
       }
-      process.exitCode = (stable && !stable.passed) || (rung && !rung.passed) ? 1 : NAVIGATE_EXIT_CODES[outcome.exit];
+      ctx.setExitCode((stable && !stable.passed) || (rung && !rung.passed) ? 1 : NAVIGATE_EXIT_CODES[outcome.exit]);
     });
 }

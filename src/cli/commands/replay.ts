@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 // By module, not the barrels: a replay's wall time includes its start-up.
 import { NavkernelError } from '../../contracts/errors.js';
 import type { ReplayedDecision, ReplayReport } from '../../contracts/ledger.js';
@@ -16,8 +17,8 @@ function show(d: ReplayedDecision | null): string {
   return `${d.decision} ${where} (tier ${d.tier} ${d.rule})`;
 }
 
-/** `navkernel replay RUN | --all [--flows DIR]`: exit 0 when every decision is reproduced, 1 when one diverged. */
-export function registerReplayCommand(program: Command): void {
+/** `navkernel runs replay RUN | --all [--flows DIR]`: exit 0 when every decision is reproduced, 1 when one diverged. */
+export function registerReplayCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('replay')
     .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
@@ -41,26 +42,26 @@ export function registerReplayCommand(program: Command): void {
       let runs = 0;
       const print = (report: ReplayReport) => {
         if (opts.json) {
-          process.stdout.write(jsonLine(report));
+          ctx.json(report);
         } else {
           const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
-          printText(`replayed ${report.routes} routes of run ${inLine(report.run_id)} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
+          ctx.print(`replayed ${report.routes} routes of run ${inLine(report.run_id)} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
           for (const d of report.divergences) {
             const reasons = `\n            ${inLine(d.recorded.reason)}` + (d.now ? `\n  now:      ${show(d.now)}\n            ${inLine(d.now.reason)}` : `\n  now:      ${show(d.now)}`);
-            printText(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}${reasons}${d.error ? `\n  error:    ${inLine(d.error)}` : ''}\n`);
+            ctx.print(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}${reasons}${d.error ? `\n  error:    ${inLine(d.error)}` : ''}\n`);
           }
           const first = report.divergences[0];
           if (first && report.routes > first.seq)
-            printText(
+            ctx.print(
               `note: from seq ${first.seq} on, today's flows would have sent the run elsewhere (${show(first.now)}): the recorded requests after seq ${first.seq} would not have happened as recorded; they are replayed as recorded, so later divergences compare today's flows with a path the run would not have taken\n`,
             );
-          printText(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
+          ctx.print(report.identical ? 'identical: every decision reproduced\n' : `${report.divergences.length} divergence(s)\n`);
         }
         runs++;
         routes += report.routes;
         if (!report.identical) {
           diverged++;
-          process.exitCode = 1;
+          ctx.setExitCode(1);
         }
       };
       if (opts.all && !live) {
@@ -73,7 +74,7 @@ export function registerReplayCommand(program: Command): void {
           print(report);
         }
       }
-      if (opts.all && !opts.json) printText(`${runs} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
+      if (opts.all && !opts.json) ctx.print(`${runs} run(s), ${routes} routes replayed: ${diverged === 0 ? 'every decision reproduced' : `${diverged} run(s) diverged`}\n`);
     } finally {
       progress.stop();
       await ledger.close();

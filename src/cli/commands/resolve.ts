@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { resolveEscalation } from '../../runs/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
@@ -13,12 +14,12 @@ interface ResolveOptions extends LedgerCliOptions, KernelCliOptions {
   json?: boolean;
 }
 
-/** `navkernel resolve ESCALATION --decision D [--next STEP] --by NAME --reason TEXT`. */
-export function registerResolveCommand(program: Command): void {
+/** `navkernel runs resolve ESCALATION --decision D [--next STEP] --by NAME --reason TEXT`. */
+export function registerResolveCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('resolve')
     .description("Record a person's decision on an open escalation, checked against the flow graph")
-    .argument('<escalation>', 'escalation id (from `navkernel audit RUN`)')
+    .argument('<escalation>', 'escalation id (from `navkernel runs audit RUN`)')
     .requiredOption('--decision <decision>', 'CONTINUE, LOOP, DETOUR, INJECT_FLOW or TERMINATE')
     .option('--next <step>', 'step to go on with (CONTINUE, DETOUR; LOOP checks it), or the flow to inject (INJECT_FLOW)')
     .option('--by <name>', 'who decides (default: the OS user); recorded as unauthenticated, since the command line proves no identity')
@@ -38,12 +39,12 @@ export function registerResolveCommand(program: Command): void {
         authenticated: false,
         via: 'cli',
       });
-      if (opts.json) process.stdout.write(jsonLine(e));
+      if (opts.json) ctx.json(e);
       else {
         const r = e.resolution!;
         // Without --next the step is chosen from the flow: say which and why.
         const chosen = opts.next === undefined && r.next_step_id ? ` (no --next given: ${r.decision === 'LOOP' ? "the step's loop target" : "the step's default next"})` : '';
-        printText(`resolved ${inLine(e.escalation_id)} (run ${inLine(e.run_id)}, #${e.seq} ${e.flow}/${e.step}): ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}${chosen}` : ''} by ${inLine(r.by)} (unauthenticated${opts.by === undefined ? ', the OS user' : ''})\n`);
+        ctx.print(`resolved ${inLine(e.escalation_id)} (run ${inLine(e.run_id)}, #${e.seq} ${e.flow}/${e.step}): ${r.decision}${r.next_step_id ? ` → ${r.next_step_id}${chosen}` : ''} by ${inLine(r.by)} (unauthenticated${opts.by === undefined ? ', the OS user' : ''})\n`);
       }
     } finally {
       await ledger.close();

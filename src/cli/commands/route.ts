@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../conventions.js';
 import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '../kernel-options.js';
 import { createRedactor } from '../../redact.js';
@@ -27,7 +28,7 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
 /**
  * `navkernel route`: the co-process. One answer line per input line, in input order (docs/coprocess.md); exit 0 when every line got a decision, 1 when some got an error, 2 when --fail-fast stopped it.
  */
-export function registerRouteCommand(program: Command): void {
+export function registerRouteCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('route')
     .description('Route step results read from stdin, one JSON document per line (JSONL); answers each line with one line of JSON, in order')
@@ -76,16 +77,16 @@ export function registerRouteCommand(program: Command): void {
         multiline: opts.multiline ?? false,
         ...(maxBytes ? { maxLineBytes: maxBytes } : {}),
         ...(opts.redact === false ? {} : { scrub: createRedactor({ patterns }).text }),
-        onError: (e) => printErrorText(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
+        onError: (e) => ctx.printError(`navkernel route: ${e.error.message.startsWith(`line ${e.error.line}:`) ? '' : `line ${e.error.line}: `}${e.error.message}\n`),
       });
       if (outcome.interrupted) {
         process.stdin.destroy();
-        process.exitCode = stoppedBy === 'SIGINT' ? 130 : 143;
+        ctx.setExitCode(stoppedBy === 'SIGINT' ? 130 : 143);
       } else if (outcome.outputError) {
-        printErrorText(`navkernel route: stopped: cannot write answers (${outcome.outputError})\n`);
-        process.exitCode = EXIT.FINDING;
-      } else if (outcome.stoppedEarly) process.exitCode = EXIT.USAGE;
-      else if (outcome.errors > 0) process.exitCode = EXIT.FINDING;
+        ctx.printError(`navkernel route: stopped: cannot write answers (${outcome.outputError})\n`);
+        ctx.setExitCode(EXIT.FINDING);
+      } else if (outcome.stoppedEarly) ctx.setExitCode(EXIT.USAGE);
+      else if (outcome.errors > 0) ctx.setExitCode(EXIT.FINDING);
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);

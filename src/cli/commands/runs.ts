@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
@@ -6,7 +7,7 @@ import { inLine, jsonLine, printText } from '../terminal-text.js';
 import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
-export function registerRunsCommand(program: Command): void {
+export function registerRunsCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('runs')
     .description('List the runs in the ledger: flow, steps, off-road decisions, LLM calls, cost, open escalations, status')
@@ -16,13 +17,13 @@ export function registerRunsCommand(program: Command): void {
     try {
       const runs = await listRuns(ledger);
       if (opts.json) {
-        for (const r of runs) process.stdout.write(jsonLine(r));
+        for (const r of runs) ctx.json(r);
         return;
       }
       // The explorer's model calls are in the same LLM-call table (SQLite ledgers, where explorer sessions live).
       const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledgerSql(ledger).db) : [];
       if (runs.length === 0 && explored.length === 0) {
-        printText(`no runs in ${opts.ledger}\n`);
+        ctx.print(`no runs in ${opts.ledger}\n`);
         return;
       }
       const tables: string[] = [];
@@ -42,7 +43,7 @@ export function registerRunsCommand(program: Command): void {
             [1, 5],
           ),
         );
-      printText(tables.join('\n'));
+      ctx.print(tables.join('\n'));
     } finally {
       await ledger.close();
     }

@@ -1,5 +1,7 @@
 import { statSync, unwatchFile, watchFile } from 'node:fs';
 import { Option, type Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { addFormerFlag, sharedOption } from '../shared-options.js';
 import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
@@ -13,7 +15,7 @@ interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   host: string;
   port: string;
   token?: string;
-  tokens?: string;
+  principals?: string;
   maxBytes?: string;
   maxBodyBytes?: string;
   requestTimeoutMs: string;
@@ -46,14 +48,14 @@ function hostName(v: string): string {
 }
 
 /** `navkernel serve`: the HTTP API under /v1 and the web UI at /. */
-export function registerServeCommand(program: Command): void {
+export function registerServeCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('serve')
     .description('Serve the kernel and its ledger over HTTP (API under /v1, OpenAPI at /openapi.json) with the web UI at /')
     .option('--host <host>', 'address to listen on; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
-    .option('--token <token>', 'bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', process.env.NAVKERNEL_TOKEN)
-    .option('--tokens <file>', 'principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`')
+    .addOption(sharedOption.token('bearer token required on /v1 (env NAVKERNEL_TOKEN); never logged', ctx.io.env.NAVKERNEL_TOKEN))
+    .addOption(sharedOption.principals('principals with scopes (YAML or JSON: principals: [{name, scopes, token_sha256}]); reloaded when the file changes or on SIGHUP; see `navkernel token new`'))
     .option('--max-bytes <n>', 'largest request body, in bytes, as `navkernel route --max-bytes` (default 1048576)')
     .addOption(new Option('--max-body-bytes <n>', 'the former name of --max-bytes').hideHelp())
     .option('--request-timeout-ms <ms>', 'time limit of one request', '30000')
@@ -61,6 +63,8 @@ export function registerServeCommand(program: Command): void {
     .option('-q, --quiet', 'do not print the start-up line (which ledger and flows) on stderr; the "listening on" line stays')
     .option('--allow-host <name>', 'a host name the Host header may name besides loopback ones (repeatable; e.g. behind a reverse proxy). Without a token only loopback names are answered (DNS rebinding)', (v: string, all: string[]) => [...all, hostName(v)], [] as string[])
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
+  // `--token` is a bearer token only: the principals file was `--tokens` (hidden, for a release).
+  addFormerFlag(cmd, '--tokens <file>', 'principals');
   addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: ServeOptions) => {
     // A reports root that is not a folder would fail every request naming reports: say so at start-up instead.
     if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
@@ -69,9 +73,9 @@ export function registerServeCommand(program: Command): void {
     const flows = await loadCliFlows(opts);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
-    const principals = opts.tokens !== undefined ? createPrincipalDirectory({ tokensFile: opts.tokens }) : undefined;
+    const principals = opts.principals !== undefined ? createPrincipalDirectory({ tokensFile: opts.principals }) : undefined;
     const opened = openCliLedger(opts, { create: true });
-    if (!opts.quiet) process.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
+    if (!opts.quiet) ctx.io.stderr.write(whereLine('serve', opened, flowsTarget(opts), flows.flows.keys()));
     const ledger = serviceLedger(opened);
     const heavy = heavyReadsAt(opts.ledger);
     const service = createService({
@@ -94,15 +98,15 @@ export function registerServeCommand(program: Command): void {
       await service.close();
       throw e;
     }
-    const auth = principals ? `, ${principals.size} principal(s) from ${opts.tokens}` : opts.token ? ', bearer token required' : '';
-    process.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
-    const stopWatching = principals && opts.tokens ? watchTokens(principals, opts.tokens) : () => {};
+    const auth = principals ? `, ${principals.size} principal(s) from ${opts.principals}` : opts.token ? ', bearer token required' : '';
+    ctx.io.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
+    const stopWatching = principals && opts.principals ? watchTokens(ctx, principals, opts.principals) : () => {};
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        process.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
+        ctx.io.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
         service.close().then(resolve, (e: unknown) => {
-          process.stderr.write(`navkernel serve: close failed: ${e instanceof Error ? e.message : String(e)}\n`);
-          process.exitCode = 1;
+          ctx.io.stderr.write(`navkernel serve: close failed: ${e instanceof Error ? e.message : String(e)}\n`);
+          ctx.setExitCode(1);
           resolve();
         });
       };
@@ -110,7 +114,7 @@ export function registerServeCommand(program: Command): void {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     stopWatching();
-    process.stderr.write('navkernel serve: stopped\n');
+    ctx.io.stderr.write('navkernel serve: stopped\n');
   });
 }
 
@@ -119,13 +123,13 @@ export function registerServeCommand(program: Command): void {
  * SIGHUP. A file that no longer parses keeps the principals already loaded and says why on stderr (never a token:
  * the file holds only hashes).
  */
-function watchTokens(principals: PrincipalDirectory, file: string): () => void {
+function watchTokens(ctx: CliContext, principals: PrincipalDirectory, file: string): () => void {
   const reload = (why: string) => {
     try {
       principals.reload();
-      process.stderr.write(`navkernel serve: ${why}: ${principals.size} principal(s) from ${file}\n`);
+      ctx.io.stderr.write(`navkernel serve: ${why}: ${principals.size} principal(s) from ${file}\n`);
     } catch (e) {
-      process.stderr.write(`navkernel serve: ${why}: kept the principals already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
+      ctx.io.stderr.write(`navkernel serve: ${why}: kept the principals already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
     }
   };
   const onChange = (cur: { mtimeMs: number; size: number }, prev: { mtimeMs: number; size: number }) => {

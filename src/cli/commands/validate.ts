@@ -1,21 +1,22 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, formatIssue, type ValidationIssue } from '../../contracts/index.js';
 import { existsSync } from 'node:fs';
 import { createKernel, flowWarnings, loadFlows, parseFlowText, proveBounds, type BoundsProof, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
-import { UsageError, finding, readInputFile, writeJson } from '../conventions.js';
+import { UsageError, readInputFile } from '../conventions.js';
 import { printErrorText, printText } from '../terminal-text.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);
 
 /**
- * `navkernel validate PATH…`: flow files and folders are loaded together (so cross-flow references resolve);
+ * `navkernel flows validate PATH…`: flow files and folders are loaded together (so cross-flow references resolve);
  * route requests (`.json` with `step_completed`, or `.jsonl`) are checked exactly as `route` checks them (the
  * kernel's own request guard, then the flow and step against the flows: those among the paths, else --flows).
  */
-export function registerValidateCommand(program: Command): void {
+export function registerValidateCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('validate')
     .description('Check flow files/folders and route-request files against the schemas and the flow graph')
@@ -120,23 +121,23 @@ export function registerValidateCommand(program: Command): void {
       const warnings = warningList.map((w) => `${w.flow}: ${w.path}: ${w.message}`);
       const proof = checked ? proveBounds(checked) : undefined;
       if (opts.json) {
-        writeJson({ ok: problems.length === 0, flows, requests, problems, issues, warnings, ...(proof ? { bounds: proof } : {}) });
-        if (problems.length) finding();
+        ctx.json({ ok: problems.length === 0, flows, requests, problems, issues, warnings, ...(proof ? { bounds: proof } : {}) });
+        if (problems.length) ctx.finding();
         return;
       }
-      for (const line of warnings) printErrorText(`warning: ${line}\n`);
+      for (const line of warnings) ctx.printError(`warning: ${line}\n`);
       if (problems.length) {
-        for (const line of problems) printErrorText(`${line}\n`);
-        printErrorText(`navkernel validate: ${problems.length} problem(s)\n`);
-        finding();
+        for (const line of problems) ctx.printError(`${line}\n`);
+        ctx.printError(`navkernel flows validate: ${problems.length} problem(s)\n`);
+        ctx.finding();
         return;
       }
       // Requests alone are checked against the configured flows, which were not among the paths validated.
       const configured = !flowTargets.length && flowSet !== undefined;
       const against = requests > 0 && !kernel ? ' (against the schema only: no flows to check flow and step against)' : configured && flowSet ? ` (against the ${count(flowSet.flows.size, 'flow')} of ${opts.flows})` : '';
       const what = flowTargets.length ? `${count(flows, 'flow')}, ${requests ? count(requests, 'request') : 'no requests'}` : count(requests, 'request');
-      printText(`ok: ${what}${against}\n`);
-      if (opts.bounds && proof) printText(proofText(proof));
+      ctx.print(`ok: ${what}${against}\n`);
+      if (opts.bounds && proof) ctx.print(proofText(proof));
     });
 }
 

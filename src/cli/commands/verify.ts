@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { BundleLedger, LedgerNotFoundError, readCheckpoint, verifyArchive, verifyBundle, verifyCheckpoint, verifyLedger } from '../../ledger/index.js';
 import type { Ledger } from '../../contracts/ports.js';
 import { UsageError } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { inLine, jsonLine, printErrorText, printText } from '../terminal-text.js';
 
-/** `navkernel verify [RUN]`: exit 0 when the chain and the decisions.jsonl files agree with the database, 1 otherwise. */
-export function registerVerifyCommand(program: Command): void {
+/** `navkernel ledger verify [RUN]`: exit 0 when the chain and the decisions.jsonl files agree with the database, 1 otherwise. */
+export function registerVerifyCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('verify')
     .description("Re-compute each run's hash chain and compare decisions.jsonl with the database; exits 1 naming the first bad row")
@@ -19,14 +20,14 @@ export function registerVerifyCommand(program: Command): void {
     .option('--json', 'print the report as JSON (schemas/verify-report.schema.json)');
   addLedgerOption(cmd).action(async (run: string | undefined, opts: LedgerCliOptions & { repair?: boolean; json?: boolean; archive?: string; checkpoint?: string; pubkey?: string }) => {
     if ((opts.checkpoint === undefined) !== (opts.pubkey === undefined)) throw new UsageError('--checkpoint and --pubkey go together');
-    if (opts.archive !== undefined || opts.checkpoint !== undefined) return verifyExtra(opts, run);
+    if (opts.archive !== undefined || opts.checkpoint !== undefined) return verifyExtra(ctx, opts, run);
     const ledger = openCliLedger(opts);
     if (ledger instanceof BundleLedger) {
       // A bundle given as --ledger: its own check (chain, summary, escalations, register entry).
       const issues = await verifyBundle(ledger);
-      for (const i of issues) printText(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}\n`);
-      printText(issues.length === 0 ? `ok: bundle of run ${ledger.bundle.run_id}, ${ledger.bundle.routes.length} routes verified\n` : `FAILED: ${issues.length} problem(s)\n`);
-      if (issues.length > 0) process.exitCode = 1;
+      for (const i of issues) ctx.print(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}\n`);
+      ctx.print(issues.length === 0 ? `ok: bundle of run ${ledger.bundle.run_id}, ${ledger.bundle.routes.length} routes verified\n` : `FAILED: ${issues.length} problem(s)\n`);
+      if (issues.length > 0) ctx.setExitCode(1);
       return;
     }
     const progress = terminalProgress('verify');
@@ -34,21 +35,21 @@ export function registerVerifyCommand(program: Command): void {
       const report = await verifyLedger(ledger, { ...(run !== undefined ? { run } : {}), repair: opts.repair ?? true, onProgress: progress.update });
       progress.stop();
       if (opts.json) {
-        process.stdout.write(jsonLine(report));
+        ctx.json(report);
       } else {
         for (const r of report.repairs) {
-          printErrorText(`repaired ${r.file}: ${r.appended} missing line(s) appended${r.torn_line_removed ? ', torn last line removed' : ''}\n`);
+          ctx.printError(`repaired ${r.file}: ${r.appended} missing line(s) appended${r.torn_line_removed ? ', torn last line removed' : ''}\n`);
         }
         for (const i of report.issues) {
-          printText(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}${i.file ? ` (${inLine(i.file)})` : ''}\n`);
+          ctx.print(`BAD run ${inLine(i.run_id)}${i.seq !== null ? ` seq ${i.seq}` : ''}: ${i.kind}: ${inLine(i.message)}${i.file ? ` (${inLine(i.file)})` : ''}\n`);
         }
-        printText(
+        ctx.print(
           report.ok
             ? `ok: ${report.runs} run(s), ${report.routes} routes, ${report.jsonl_files} decisions.jsonl file(s) verified\n`
             : `FAILED: ${report.issues.length} problem(s) in ${report.runs} run(s), ${report.routes} routes\n`,
         );
       }
-      if (!report.ok) process.exitCode = 1;
+      if (!report.ok) ctx.setExitCode(1);
     } finally {
       progress.stop();
       await ledger.close();
@@ -57,7 +58,7 @@ export function registerVerifyCommand(program: Command): void {
 }
 
 /** `verify --archive DIR` and/or `verify --checkpoint FILE --pubkey PEM`, after the ledger's own verify. */
-async function verifyExtra(opts: LedgerCliOptions & { repair?: boolean; json?: boolean; archive?: string; checkpoint?: string; pubkey?: string }, run: string | undefined): Promise<void> {
+async function verifyExtra(ctx: CliContext, opts: LedgerCliOptions & { repair?: boolean; json?: boolean; archive?: string; checkpoint?: string; pubkey?: string }, run: string | undefined): Promise<void> {
   let ledger: Ledger | undefined;
   try {
     ledger = openCliLedger(opts);
@@ -67,7 +68,7 @@ async function verifyExtra(opts: LedgerCliOptions & { repair?: boolean; json?: b
   const out: Record<string, unknown> = {};
   let ok = true;
   const say = (line: string) => {
-    if (!opts.json) printText(line + '\n');
+    if (!opts.json) ctx.print(line + '\n');
   };
   try {
     if (ledger) {
@@ -91,8 +92,8 @@ async function verifyExtra(opts: LedgerCliOptions & { repair?: boolean; json?: b
       for (const i of c.issues) say(`BAD checkpoint${i.run_id !== undefined ? ` run ${inLine(i.run_id)}` : ''}: ${i.kind}: ${inLine(i.message)}`);
       say(c.ok ? `ok: checkpoint of ${c.ts} (${c.register_size} run(s), ${c.routes} routes) holds: nothing it covers was removed or rewritten` : `FAILED: the ledger no longer holds what the checkpoint of ${c.ts} covers`);
     }
-    if (opts.json) process.stdout.write(jsonLine({ ok, ...out }));
-    if (!ok) process.exitCode = 1;
+    if (opts.json) ctx.json({ ok, ...out });
+    if (!ok) ctx.setExitCode(1);
   } finally {
     await ledger?.close();
   }

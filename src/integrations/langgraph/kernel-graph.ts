@@ -40,7 +40,7 @@ export interface NavkernelChannel {
   injected?: ProposedNode[];
 }
 
-/** A person's answer to an escalation, given with `new Command({ resume: answer })`: what `navkernel resolve` takes. */
+/** A person's answer to an escalation, given with `new Command({ resume: answer })`: what `navkernel runs resolve` takes. */
 export interface EscalationAnswer {
   decision: 'CONTINUE' | 'LOOP' | 'DETOUR' | 'INJECT_FLOW' | 'TERMINATE';
   /** The step to go on with (CONTINUE, DETOUR), or the flow to inject (INJECT_FLOW). */
@@ -119,7 +119,7 @@ const runIdOf = (nk: NavkernelChannel, config: LangGraphRunnableConfig): string 
  * A StateGraph generated from a flow: a node per step (yours), a conditional edge after each that reports the step
  * to `kernel.route()` and goes where the decision says (LOOP, DETOUR and INJECT_* land on nodes; TERMINATE on END),
  * and an escalation node that stops the graph with LangGraph's `interrupt()` on ESCALATE and, resumed with
- * `new Command({ resume: { decision, next?, by, reason } })`, records the answer as `navkernel resolve` does and goes
+ * `new Command({ resume: { decision, next?, by, reason } })`, records the answer as `navkernel runs resolve` does and goes
  * on where the person said. Add your own nodes or edges if you like, then `.compile({ checkpointer })`.
  */
 export function kernelGraph<SD extends NavkernelStateSpec = typeof NavkernelAnnotation.spec>(options: KernelGraphOptions<SD>): StateGraphType<SD, AnnotationRoot<SD>['State'], AnnotationRoot<SD>['Update'], string> {
@@ -209,7 +209,7 @@ export function kernelGraph<SD extends NavkernelStateSpec = typeof NavkernelAnno
       if (!row) throw new NavkernelError('UNKNOWN_ESCALATION', `no escalation ${id} in ${ledger.location}`);
       let problem: string | undefined;
       // Each refused answer asks again (a second interrupt), saying why; a resolution recorded elsewhere
-      // (navkernel resolve, the web UI) before the graph resumes is taken as it is.
+      // (navkernel runs resolve, the web UI) before the graph resumes is taken as it is.
       while (row.status === 'open') {
         const question: EscalationQuestion = { escalation_id: id, run_id: row.run_id, flow: row.flow, step: row.step, reason: row.reason, ...(problem ? { problem } : {}) };
         const answer = interrupt<EscalationQuestion, EscalationAnswer>(question);

@@ -195,7 +195,7 @@ export function toolDefs(allowResolve: boolean): ToolDef[] {
     tool(
       'verify',
       "Check the ledger's hash chains",
-      "Re-computes each run's hash chain (or one run's) and compares decisions.jsonl with the database. Read-only: reports problems, repairs nothing (navkernel verify does).",
+      "Re-computes each run's hash chain (or one run's) and compares decisions.jsonl with the database. Read-only: reports problems, repairs nothing (navkernel ledger verify does).",
       VerifyArgs,
       published('verify-report'),
       READ,
@@ -216,7 +216,7 @@ export function toolDefs(allowResolve: boolean): ToolDef[] {
       tool(
         'resolve',
         'Resolve an open escalation',
-        "Records a person's decision on an open escalation (from audit), checked against the flow graph, as `navkernel resolve` does. Offered only because the server was started with --allow-resolve.",
+        "Records a person's decision on an open escalation (from audit), checked against the flow graph, as `navkernel runs resolve` does. Offered only because the server was started with --allow-resolve.",
         ResolveArgs,
         published('escalation'),
         WRITE,

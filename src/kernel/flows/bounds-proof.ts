@@ -3,7 +3,7 @@ import type { CompiledFlow, CompiledStep, FlowSet } from './compiled-flow.js';
 import { components, cyclic, shortestCycle } from './cycles.js';
 
 /**
- * The termination proof `navkernel validate` prints (docs/bounds.md): every cycle a run can take, grouped by
+ * The termination proof `navkernel flows validate` prints (docs/bounds.md): every cycle a run can take, grouped by
  * strongly connected component, and the counter that bounds it — a counter nothing inside the cycle resets.
  *
  * The graph's nodes are the steps of every flow (`flow/step`). Its edges are the moves a run can make from a step:

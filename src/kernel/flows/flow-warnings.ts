@@ -16,7 +16,7 @@ function handles(step: CompiledStep, status: string): boolean {
 /**
  * Statuses a step's agent reports (`statuses:`) that no rule of the step handles: each would be routed to tier 5
  * (ESCALATE, rule no_rule_applies) unless tier 3 or the envelope decides. Known only where the step says what its
- * agent reports; `navkernel validate` prints these as warnings. Also every cycle only the kernel's default visit cap
+ * agent reports; `navkernel flows validate` prints these as warnings. Also every cycle only the kernel's default visit cap
  * bounds (proveBounds: docs/bounds.md), with a witness path.
  */
 export function flowWarnings(flows: FlowSet): FlowWarning[] {

@@ -1,4 +1,4 @@
-// `navkernel archive`, `restore` and `verify --archive`: moving finished runs out of a ledger into bundles and back,
+// `navkernel ledger archive`, `restore` and `verify --archive`: moving finished runs out of a ledger into bundles and back,
 // and checking bundles on their own and against the ledger's tombstones.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';

@@ -60,11 +60,11 @@ interface Pending {
  * The PostgreSQL ledger: many kernels, on one host or many, share it. Each route is appended in one statement that
  * locks its run's head row, so a run's appends are serialised in the database; a kernel holding a stale run state
  * gets LedgerConflictError and re-routes from the fresh state. Acknowledged means committed (at the server's
- * `synchronous_commit`). No decisions.jsonl files are written (a run may move between hosts): `navkernel export RUN
+ * `synchronous_commit`). No decisions.jsonl files are written (a run may move between hosts): `navkernel ledger export RUN
  * --jsonl` produces them from the ledger, byte for byte what the SQLite ledger writes.
  */
 export class PostgresLedger implements Ledger {
-  /** The PostgreSQL ledger writes no decisions.jsonl files: `navkernel export RUN --jsonl` derives them. */
+  /** The PostgreSQL ledger writes no decisions.jsonl files: `navkernel ledger export RUN --jsonl` derives them. */
   readonly mirror = undefined;
   readonly target: PostgresTarget;
   /** The ledger's URL with the password hidden: what messages name. */
@@ -375,7 +375,7 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * Writes stored rows as they are (a copy: `navkernel migrate`), in one transaction, through the same head-checked
+   * Writes stored rows as they are (a copy: `navkernel ledger migrate`), in one transaction, through the same head-checked
    * statement as append, so a copy that does not follow a run's head fails whole.
    */
   async importWrites(writes: readonly AppendWrite[]): Promise<void> {

@@ -245,7 +245,7 @@ export async function migrateSchema(client: pg.ClientBase, where: string, option
   if (!schemaExists && !options.create) throw new NotALedgerError(where, `schema ${options.schema} does not exist`);
   const found = schemaExists ? await inspect(client, where, options.schema) : 0;
   if (found === PG_SCHEMA_VERSION) return { found, version: found };
-  if (found === 0 && !options.create) throw new NotALedgerError(where, 'no ledger tables in this schema yet (route something first, or run navkernel migrate)');
+  if (found === 0 && !options.create) throw new NotALedgerError(where, 'no ledger tables in this schema yet (route something first, or run navkernel ledger migrate)');
   await client.query('BEGIN');
   try {
     await client.query(LOCK_SQL, [options.schema]);

@@ -302,7 +302,7 @@ function escalationBox(e: Escalation, flows: FlowsList, onResolved: (() => void)
   const box = el('div', { class: 'escalation', 'data-escalation': e.escalation_id }, [head]);
   if (!onResolved || !me.scopes.includes('resolve')) {
     const why = onResolved ? ` (${me.principal ?? 'this token'} may not resolve escalations: that needs the resolve scope)` : '';
-    box.append(el('p', { class: 'muted' }, [`Open${why}. Resolve it with: navkernel resolve ${e.escalation_id} --decision D --by NAME --reason TEXT`]));
+    box.append(el('p', { class: 'muted' }, [`Open${why}. Resolve it with: navkernel runs resolve ${e.escalation_id} --decision D --by NAME --reason TEXT`]));
     return box;
   }
   const flow = flows.flows.find((f) => f.flow === e.flow);

@@ -180,7 +180,7 @@ detours: { lint_errors: fix }
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('$.steps[0].next: next step "fxi" does not exist in flow fix; did you mean "fix"?');
     expect(r.stderr).toContain('$.on_exhausted: expected one of "advance", "escalate", got "escalat"; did you mean "escalate"?');
-    expect(r.stderr).toContain('navkernel validate: 6 problem(s)');
+    expect(r.stderr).toContain('navkernel flows validate: 6 problem(s)');
     const json = JSON.parse(runCli(['validate', '--json', file]).stdout) as { issues: { file: string; path: string; code: string }[] };
     expect(json.issues).toContainEqual(expect.objectContaining({ file, path: '$.steps[0].next', code: 'unknown_step' }));
     expect(json.issues).toHaveLength(6);
