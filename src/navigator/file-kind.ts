@@ -2,6 +2,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { CONTENT_HEAD_CHARS, classifyContent, type FileClass, languageFamily, ownFamilies } from '../repomap/file-class.js';
 import type { RepoIndex } from '../repomap/repo-index.js';
 import { resolveInsideRoot } from '../repomap/index.js';
+import { ablated } from './ablation.js';
+import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
 
 /**
  * A file's class for ranking, beyond what its path says (issue 40, item 1: source before everything): a helper
@@ -35,6 +37,19 @@ export function taskFamilies(task: string): Set<string> {
   return out;
 }
 
+/**
+ * The stems (file names without extension) among `stems` of the scripts a task names in prose (see scriptMentions):
+ * "the install script" names `install.sh`, "the gen-docs script" `gen_docs.py`.
+ */
+export function namedScripts(task: string, stems: Iterable<string>): Set<string> {
+  const said = new Set(scriptMentions(task));
+  const out = new Set<string>();
+  if (!said.size) return out;
+  for (const s of stems) if (said.has(nameWords(s))) out.add(s);
+  return out;
+}
+
+
 /** The first characters of a file (CONTENT_HEAD_CHARS bytes), or '' when it cannot be read. */
 function headOf(index: RepoIndex, rel: string): string {
   const cached = index.texts?.get(rel);
@@ -62,12 +77,19 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   if (!own) familiesMemo.set(index, (own = ownFamilies(index.files.map((f) => f.path), pathClass)));
   const wanted = taskFamilies(task);
   const ownSet = own;
+  let named: Set<string> | undefined;
+  // A script the task names in prose is what it is about, whatever its language (see namedScripts).
+  const isNamed = (p: string) => {
+    if (ablated('named-scripts')) return false;
+    named ??= namedScripts(task, new Set(index.files.filter((f) => f.path.includes('.') && languageFamily(f.path) && !ownSet.has(languageFamily(f.path)!)).map((f) => stemOfPath(f.path))));
+    return named.has(stemOfPath(p));
+  };
   return {
     classOf(p) {
       const c = pathClass(p);
       if (c !== 'source' || !ownSet.size) return c;
       const fam = languageFamily(p);
-      return fam && !ownSet.has(fam) && !wanted.has(fam) ? 'script' : c;
+      return fam && !ownSet.has(fam) && !wanted.has(fam) && !isNamed(p) ? 'script' : c;
     },
     byContent(p, hash) {
       const key = `${hash}:${p}`;

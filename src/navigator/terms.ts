@@ -70,17 +70,37 @@ export function lineTerms(line: string): string[] {
   return out;
 }
 
+/** One shared regex (matchAll would clone it per line). */
 const LINE_WORD = /[A-Za-z0-9_]+/g;
 
+/** Lines longer than this are no code a reader looks at (minified, data): they match nothing. */
+export const LINE_TERMS_MAX_CHARS = 2000;
+
+const lineTermsMemo = new Map<string, (readonly string[] | undefined)[]>();
+const LINE_TERMS_MEMO_MAX = 64;
+
 /**
- * `lineTerms(line).filter((t) => wanted.has(t))`, without the intermediate arrays: one shared regex
- * (matchAll would clone it per line) and only the wanted terms kept. Undefined when none.
+ * Every term of every line of a file's text (`lines` is `text` split at newlines), per line in order, undefined for a
+ * line without terms or longer than LINE_TERMS_MAX_CHARS: what `lineTermsIn` filters, worked out once per text. A
+ * long-lived process loads the same files for task after task; filtering the memoised terms by each task's words
+ * gives `lineTermsIn`'s answer line by line.
  */
-export function lineTermsIn(line: string, wanted: ReadonlyMap<string, unknown>): string[] | undefined {
-  let out: string[] | undefined;
-  LINE_WORD.lastIndex = 0;
-  for (let m = LINE_WORD.exec(line); m !== null; m = LINE_WORD.exec(line)) {
-    for (const t of termsOfIdentifier(m[0])) if (wanted.has(t)) (out ??= []).push(t);
+export function textLineTerms(text: string, lines: readonly string[]): readonly (readonly string[] | undefined)[] {
+  let out = lineTermsMemo.get(text);
+  if (out) return out;
+  out = new Array<readonly string[] | undefined>(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.length > LINE_TERMS_MAX_CHARS) continue;
+    let terms: string[] | undefined;
+    LINE_WORD.lastIndex = 0;
+    for (let m = LINE_WORD.exec(line); m !== null; m = LINE_WORD.exec(line)) {
+      const ts = termsOfIdentifier(m[0]);
+      if (ts.length) (terms ??= []).push(...ts);
+    }
+    out[i] = terms;
   }
+  if (lineTermsMemo.size >= LINE_TERMS_MEMO_MAX) lineTermsMemo.clear();
+  lineTermsMemo.set(text, out);
   return out;
 }

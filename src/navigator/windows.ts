@@ -2,7 +2,7 @@ import type { Definition } from '../repomap/outline.js';
 import { rankDefinitionsByTerms } from './definition-scores.js';
 import type { FileLanguage } from '../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
-import { lineTermsIn } from './terms.js';
+import { textLineTerms } from './terms.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -116,10 +116,12 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // Terms matched on each line.
   const hits: (string[] | undefined)[] = new Array(n + 1);
   const matched: number[] = [];
+  const lineTerms = textLineTerms(text, lines);
   for (let l = 1; l <= n; l++) {
-    const line = lines[l - 1]!;
-    if (line.length > 2000) continue;
-    const ts = lineTermsIn(line, weights);
+    const all = lineTerms[l - 1];
+    if (!all) continue;
+    let ts: string[] | undefined;
+    for (const t of all) if (weights.has(t)) (ts ??= []).push(t);
     if (ts) {
       hits[l] = ts;
       matched.push(l);

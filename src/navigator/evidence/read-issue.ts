@@ -6,6 +6,7 @@
  * backticks, file names. Pure: no repository is read here (resolve-evidence.ts does that).
  */
 import { nativeFrames } from './native-frames.js';
+import { scriptMentions } from './script-mentions.js';
 
 import { languageFrames, panicMessages, type RawFrame, traceBreaks } from './language-frames.js';
 
@@ -46,6 +47,8 @@ export interface IssueEvidence {
   literals: string[];
   /** Command-line flags the issue writes (`--word-regexp` → `word-regexp`), anywhere: prose, backticks, command lines. */
   flags?: string[];
+  /** Names put beside the word "script" in prose (`the install script` → `install`): candidates, most name no file. */
+  scripts?: string[];
   /** Links to a file of a repository at a line (`…/blob/<ref>/pkg/mod.py#L60`, `#L55-L61`): the path after the ref, and the lines. */
   links: { path: string; line?: number; end?: number }[];
 }
@@ -319,5 +322,5 @@ export function readIssue(text: string): IssueEvidence {
     const f = m[1]!;
     if (!framePaths.has(f) && !files.includes(f) && !/^[\w-]+\.(com|org|net|io)$/.test(f)) files.push(f);
   }
-  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, flags: commandFlags(namingText(text)), links: sourceLinks(text) };
+  return { segments, frames, messages, quoted, imports, aliases, dotted, names, files, literals, flags: commandFlags(namingText(text)), scripts: scriptMentions(text), links: sourceLinks(text) };
 }

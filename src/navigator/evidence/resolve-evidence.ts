@@ -8,6 +8,12 @@ import type { TextIndex } from '../text-index.js';
 import { type ModuleTarget, moduleMentions, resolveModules, resolveQualified } from './module-paths.js';
 import { windowPattern } from './message-pattern.js';
 import type { IssueEvidence } from './read-issue.js';
+import { nameWords, stemOfPath } from './script-mentions.js';
+import { languageFamily } from '../../repomap/file-class.js';
+import { ablated } from '../ablation.js';
+
+/** More code files than this carrying a name ("the index script" where every folder has an index) name none. */
+const SCRIPT_NAMESAKES_MAX = 3;
 
 /** A definition (function, method, class) the evidence points at, with the score and the reasons. */
 export interface RankedDefinition {
@@ -61,6 +67,8 @@ export const EVIDENCE_WEIGHTS = {
   link: 2,
   /** A file the issue names. */
   file: 1,
+  /** A script the prose names by its file's stem (`the install script` → `scripts/install.sh`). */
+  script: 1,
   /** A definition called by a strongly evidenced one (its callee), as a share of the caller's score. */
   callee: 0.25,
   /** A class's constructor (`__init__`, `__new__`, its own or its nearest base's) when the issue calls the class, as a share of the class's score. */
@@ -466,6 +474,18 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
 
   for (const raw of ev.files) {
     for (const f of suffixFiles(raw, true)) creditFile(f.path, EVIDENCE_WEIGHTS.file, `names file ${raw}`);
+  }
+
+  // A script named in prose ("the install script"): the code files carrying that name, when they are few.
+  if (ev.scripts?.length && !ablated('named-scripts')) {
+    const said = new Set(ev.scripts);
+    const named = new Map<string, IndexedFile[]>();
+    for (const f of index.files) {
+      if (!languageFamily(f.path) || classOf(f.path) === 'test') continue;
+      const key = nameWords(stemOfPath(f.path));
+      if (said.has(key)) named.set(key, [...(named.get(key) ?? []), f]);
+    }
+    for (const [key, files] of named) if (files.length <= SCRIPT_NAMESAKES_MAX) for (const f of files) creditFile(f.path, EVIDENCE_WEIGHTS.script, `names script ${key}`);
   }
 
   // Where a named thing's code really is: an alias's target, a called class's constructor, a used attribute's
