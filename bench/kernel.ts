@@ -6,8 +6,9 @@ import { measure, table, type BenchSection } from './stats.js';
 
 /** Requests that tier 1 decides (a linear step reporting VERIFIED), spread over `runs` live runs. */
 function tier1Requests(n: number, runs: number): RouteRequest[] {
-  // The runner re-runs build-step-1 (restart), 20 times per run at most: inside a run's bounds (docs/run-states.md).
-  return Array.from({ length: n }, (_, i) => ({ run_id: `t1-${i % runs}-${Math.floor(i / (runs * 20))}`, flow: 'build', step_completed: 'build-step-1', agent: 'test-author', status: 'VERIFIED', forensics: { tests: { passed: 40, failed: 0 } }, restart: { reason: 'bench' } }));
+  // The runner re-runs build-step-1 (restart), 5 times per run at most: each route sends the run to build-step-2,
+  // whose max_visits is 6 (a 7th would escalate and the run wait for a person: docs/run-states.md).
+  return Array.from({ length: n }, (_, i) => ({ run_id: `t1-${i % runs}-${Math.floor(i / (runs * 5))}`, flow: 'build', step_completed: 'build-step-1', agent: 'test-author', status: 'VERIFIED', forensics: { tests: { passed: 40, failed: 0 } }, restart: { reason: 'bench' } }));
 }
 
 /** Requests that tier 2 decides (a microloop that has not met its exit: LOOP, then CONTINUE at the cap). */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision, ArbiterInput } from '../../src/contracts/index.js';
-import { createKernel } from '../../src/kernel/index.js';
 import {
   DEFAULT_PROMPT_LIMITS,
   PERSONA_NAMES,
@@ -14,7 +13,7 @@ import {
   prepareArbiterCall,
   type PersonaChoice,
 } from '../../src/llm/index.js';
-import { req, testFlows } from '../support/kernel-fixtures.js';
+import { req, ruleKernel, testFlows } from '../support/kernel-fixtures.js';
 import { arbiterInput } from './arbiter-fixture.js';
 
 const CHOICES: PersonaChoice[] = ['none', 'auto', ...PERSONA_NAMES];
@@ -88,7 +87,9 @@ describe('persona priors (seed 002): style only, loaded last', () => {
     ];
     const runs: Decision[][] = [];
     for (const choice of CHOICES) {
-      const k = createKernel({ flows: testFlows(), clock: () => 0, arbiter: createLlmArbiter(createScriptedModel(script), { persona: choice, invalidAnswerRetries: 0 }) });
+      // The first route escalates (the goal gate refuses the proposal): a person lets the run go on (ruleKernel).
+      const flows = testFlows();
+      const k = ruleKernel({ flows, clock: () => 0, arbiter: createLlmArbiter(createScriptedModel(script), { persona: choice, invalidAnswerRetries: 0 }) });
       const out: Decision[] = [];
       out.push(await k.route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } })));
       out.push(await k.route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 } })));
