@@ -128,7 +128,7 @@ describe('wording', () => {
 
   it('route without --llm tells a CLI user how to get tier 3', () => {
     const r = runCli(['route', '--flows', 'charters', '--no-ledger'], step('build-step-1', 'FAILED'));
-    expect(JSON.parse(r.stdout).skipped).toContainEqual({ tier: 3, rule: 'navigator_unavailable', reason: expect.stringContaining('navkernel route --llm') });
+    expect(JSON.parse(r.stdout).skipped).toContainEqual({ tier: 3, rule: 'arbiter_unavailable', reason: expect.stringContaining('navkernel route --llm') });
   });
 });
 
