@@ -172,11 +172,11 @@ def main() -> int:
 
         # 5. Audit: what needed a person, and why a step was routed (a misspelt step gets a suggestion).
         print("== audit")
-        audit = subprocess.run(NAVKERNEL + ["audit", "fb-cap", "--ledger", ledger, "--flows", HERE], capture_output=True, text=True)
+        audit = subprocess.run(NAVKERNEL + ["runs", "audit", "fb-cap", "--ledger", ledger, "--flows", HERE], capture_output=True, text=True)
         section = audit.stdout.split("Routes that need a person", 1)
         check(len(section) == 2 and "iteration_cap_open_concern" in section[1], "audit lists the routes that need a person")
         print("Routes that need a person" + section[1].split("\n\n", 1)[0] if len(section) == 2 else audit.stdout + audit.stderr)
-        why = subprocess.run(NAVKERNEL + ["audit", "fb-http", "--ledger", ledger, "--flows", HERE, "--why", "implment"], capture_output=True, text=True)
+        why = subprocess.run(NAVKERNEL + ["runs", "audit", "fb-http", "--ledger", ledger, "--flows", HERE, "--why", "implment"], capture_output=True, text=True)
         print(why.stderr.strip())
         check(why.returncode != 0 and 'did you mean "implement"' in why.stderr, "audit --why suggests the nearest step")
     finally:

@@ -9,6 +9,7 @@ import { SqliteLedger } from '../ledger/sqlite-ledger.js';
 import type { Ledger } from '../contracts/ports.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
+import type { CliContext } from './context.js';
 import { printErrorText } from './terminal-text.js';
 
 /** The `--flows` option every kernel-backed command shares. */
@@ -32,13 +33,14 @@ export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}
  * (FIFO, device, dangling symlink, …). With no flows named and no `./charters` here, every command uses the sample
  * flows shipped with navkernel, the ones `demo` records its runs with, and says so on stderr.
  */
-export async function loadCliFlows(opts: KernelCliOptions | string): Promise<Awaited<ReturnType<typeof loadFlows>>> {
+export async function loadCliFlows(opts: KernelCliOptions | string, ctx?: CliContext): Promise<Awaited<ReturnType<typeof loadFlows>>> {
+  const warn = (text: string) => (ctx ? ctx.printError(text) : printErrorText(text));
   const target = flowsTarget(opts);
   if (target !== (typeof opts === 'string' ? opts : opts.flows)) {
-    printErrorText(`navkernel: no ./charters folder here: using the sample flows shipped with navkernel (${target}); pass --flows DIR, set NAVKERNEL_FLOWS or "flows" in navkernel.config.json for yours\n`);
+    warn(`navkernel: no ./charters folder here: using the sample flows shipped with navkernel (${target}); pass --flows DIR, set NAVKERNEL_FLOWS or "flows" in navkernel.config.json for yours\n`);
   }
   const flows = await loadFlows(target);
-  for (const s of flows.skipped ?? []) printErrorText(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
+  for (const s of flows.skipped ?? []) warn(`navkernel: warning: skipped ${s.file}: ${s.reason}\n`);
   return flows;
 }
 

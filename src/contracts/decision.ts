@@ -28,7 +28,7 @@ export const RejectedMove = z.object({
 });
 export type RejectedMove = z.infer<typeof RejectedMove>;
 
-/** A tier that was consulted but could not run (e.g. tier 3 `navigator_unavailable`, `budget_exceeded`). */
+/** A tier that was consulted but could not run (e.g. tier 3 `arbiter_unavailable`, `budget_exceeded`). */
 export const SkippedTier = z.object({ tier: Tier, rule: z.string(), reason: z.string() });
 export type SkippedTier = z.infer<typeof SkippedTier>;
 

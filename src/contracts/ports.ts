@@ -384,7 +384,7 @@ export interface RunReader extends LedgerLocation {
   runFlows(run_id: string): Promise<string[]>;
   /** Distinct flows_hash values a run was routed with, in order of first use in the run (by seq). */
   runFlowsHashes(run_id: string): Promise<string[]>;
-  /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `navigator_unavailable`). */
+  /** Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than `arbiter_unavailable` (or its former name `navigator_unavailable`)). */
   arbiterFootprint(run_id: string): Promise<boolean>;
   /** Routes per (tier, rule, decision), sorted by tier, rule, decision. */
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]>;

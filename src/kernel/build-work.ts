@@ -1,3 +1,4 @@
+import { ARBITER_UNAVAILABLE } from '../contracts/arbiter-rules.js';
 import { ValidationError } from '../contracts/errors.js';
 import type { ReturnPoint, RouteRequest, RunState } from '../contracts/index.js';
 import type { FlowSet } from './flows/compiled-flow.js';
@@ -62,6 +63,6 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
   const proposed = request.envelope?.next_step_id;
   if (step && proposed && !step.edges.has(proposed))
     w.rejected.push({ tier: 2, rule: 'graph_constraint', decision: 'CONTINUE', target: proposed, why: flow.steps.has(proposed) ? `${proposed} is not an edge from ${step.id}` : `${proposed} is not a step of flow ${flow.id}` });
-  if (!hasArbiter) w.skipped.push({ tier: 3, rule: 'navigator_unavailable', reason: 'no arbiter configured (createKernel({ arbiter }) or navkernel route --llm)' });
+  if (!hasArbiter) w.skipped.push({ tier: 3, rule: ARBITER_UNAVAILABLE, reason: 'no arbiter configured (createKernel({ arbiter }) or navkernel route --llm)' });
   return w;
 }

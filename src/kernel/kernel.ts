@@ -22,8 +22,8 @@ export interface KernelOptions {
   store?: KernelStore;
   /**
    * Tier 3, the arbiter: asked to pick one legal candidate move when tiers 1 and 2 cannot decide (`createLlmArbiter`
-   * puts a model behind it). When absent, tier 3 is skipped with rule `navigator_unavailable` (decision rules keep the
-   * seed's word "navigator", so recorded ledgers read the same).
+   * puts a model behind it). When absent, tier 3 is skipped with rule `arbiter_unavailable` (ledgers recorded with the
+   * former `navigator_*` names read as these: contracts/arbiter-rules.ts).
    */
   arbiter?: ArbiterPort;
   /** Time source (epoch milliseconds or a Date) for recorded timestamps. Decisions never depend on it. */

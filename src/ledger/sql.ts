@@ -371,7 +371,7 @@ export class LedgerSql {
         'SELECT f.flows_hash FROM (SELECT flow_set, min(seq) AS first FROM routes WHERE run_id = ? GROUP BY flow_set) r JOIN flow_sets f ON f.id = r.flow_set ORDER BY r.first',
       ).pluck(),
       arbiterFootprint: db.prepare(
-        "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND tier >= 3 AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0)))",
+        "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = ? AND tier >= 3 AND (tier = 3 OR llm_calls > 0 OR (instr(decision_json, '\"tier\":3') > 0 AND instr(decision_json, 'navigator_unavailable') = 0 AND instr(decision_json, 'arbiter_unavailable') = 0)))",
       ).pluck(),
       runFlows: db.prepare('SELECT DISTINCT flow FROM routes WHERE run_id = ? ORDER BY flow').pluck(),
       run: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`),
@@ -542,7 +542,7 @@ export class LedgerSql {
 
   /**
    * Whether tier 3 ever ran in a run (a tier-3 decision, an LLM call, or a tier-3 rejection or skip other than
-   * `navigator_unavailable`). Tier 3 runs only when tiers 1-2 could not decide, so only routes decided at tier 3 or
+   * `arbiter_unavailable`, or its former name `navigator_unavailable`). Tier 3 runs only when tiers 1-2 could not decide, so only routes decided at tier 3 or
    * later are looked into: the decision texts of the rest are never read (half the time of a 100,000-route run).
    */
   arbiterFootprint(runId: string): boolean {

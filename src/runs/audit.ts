@@ -1,3 +1,4 @@
+import { ARBITER_UNAVAILABLE, currentRuleCounts, withCurrentRuleNames } from '../contracts/arbiter-rules.js';
 import { decisionTargets } from '../contracts/decision-targets.js';
 import { isOffroad } from '../contracts/decision-kinds.js';
 import type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
@@ -118,7 +119,7 @@ export async function* runRoutes(ledger: RunReader, run_id: string): AsyncGenera
   for (let after = 0; ; ) {
     const rows = await ledger.routes(run_id, after, PAGE);
     if (rows.length === 0) return;
-    for (const row of rows) yield { row, decision: JSON.parse(row.decision_json) as Decision };
+    for (const row of rows) yield { row, decision: withCurrentRuleNames(JSON.parse(row.decision_json) as Decision) };
     after = rows[rows.length - 1]!.seq;
   }
 }
@@ -154,7 +155,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
     if (decision.needs_human) needsHuman.push(entry(row, decision));
     const skip3 = decision.skipped?.find((k) => k.tier === 3);
     if (skip3?.rule === 'budget_exceeded') nav.budget_skips++;
-    if (decision.tier === 3 || (decision.tier > 3 && skip3?.rule !== 'navigator_unavailable')) {
+    if (decision.tier === 3 || (decision.tier > 3 && skip3?.rule !== ARBITER_UNAVAILABLE)) {
       nav.consulted++;
       if (decision.tier === 3) nav.decided++;
     }
@@ -177,7 +178,7 @@ export async function auditRun(ledger: RunReader & EscalationReader, run_id: str
   }
   return {
     run: await summarizeRun(ledger, run),
-    by_tier_rule: (await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
+    by_tier_rule: currentRuleCounts(await ledger.tierRuleCounts(run_id)).map((r) => ({ tier: r.tier as Tier, rule: r.rule, decision: r.decision as DecisionKind, count: r.count })),
     offroad,
     needs_human: needsHuman,
     steps: [...steps.values()],

@@ -1,3 +1,4 @@
+import { ARBITER_ERROR, withCurrentRuleNames } from '../contracts/arbiter-rules.js';
 import { decisionTargets } from '../contracts/decision-targets.js';
 import type { Decision } from '../contracts/decision.js';
 import type { Divergence, ReplayReport, ReplayedDecision } from '../contracts/ledger.js';
@@ -59,6 +60,8 @@ const COMPARED = ['decision', 'next_step_id', 'next_flow', 'detour_target', 'inj
 
 /** Compared fields that differ between a recorded and a replayed decision ([] when they agree). */
 export function diffDecisions(recorded: Decision, now: Decision): string[] {
+  // A decision recorded before tier 3 was the arbiter names its rules "navigator…": the same rules.
+  recorded = withCurrentRuleNames(recorded);
   const out: string[] = COMPARED.filter((k) => recorded[k] !== now[k]);
   if (JSON.stringify(recorded.inject_nodes ?? null) !== JSON.stringify(now.inject_nodes ?? null)) out.push('inject_nodes');
   return out;
@@ -80,7 +83,7 @@ export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
     const cost_usd = llm_calls.reduce((n, c) => n + c.usd, 0);
     const rejected = d.rejected.filter((r) => r.tier === 3).map(({ tier: _tier, ...r }) => r);
     const skipped = d.skipped?.find((s) => s.tier === 3);
-    if (skipped?.rule === 'navigator_error') throw new Error(skipped.reason);
+    if (skipped?.rule === ARBITER_ERROR) throw new Error(skipped.reason);
     const answer: ArbiterAnswer = { rejected, calls: llm_calls, cost_usd };
     if (d.tier === 3) {
       answer.proposal = { candidate_id: candidateIdFor(d), reason: d.reason, confidence: d.confidence };
@@ -107,7 +110,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   let recordedJson = '';
   let recordedCalls: LlmCallRecord[] = [];
   let current: RecordedRoute | undefined;
-  const currentRoute = (): RecordedRoute => (current ??= { seq, decision: JSON.parse(recordedJson) as Decision, llm_calls: recordedCalls });
+  const currentRoute = (): RecordedRoute => (current ??= { seq, decision: withCurrentRuleNames(JSON.parse(recordedJson) as Decision), llm_calls: recordedCalls });
   // A run recorded without tier 3 replays without it too: the same skips, and no asynchronous tier-3 path.
   const withArbiter = options.arbiter !== undefined || (await ledger.arbiterFootprint(run_id));
   // The kernel's routing without a live kernel's bookkeeping (records, store, per-route promises): the same machine
@@ -183,7 +186,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
       if (recordedState?.lifecycle !== undefined && nowState) {
         const fields = (['returns', 'at', 'lifecycle'] as const).filter((k) => JSON.stringify(recordedState[k] ?? null) !== JSON.stringify(nowState[k] ?? null));
         if (fields.length) {
-          const d = replayedDecision(JSON.parse(lastRecorded.json) as Decision);
+          const d = replayedDecision(withCurrentRuleNames(JSON.parse(lastRecorded.json) as Decision));
           divergences.push({ seq: lastRecorded.seq, flow: lastRecorded.flow, step: lastRecorded.step, fields: fields.map((f) => `state.${f}`), recorded: d, now: d });
         }
       }

@@ -19,3 +19,4 @@ export {
 } from './principals.js';
 export { ENDPOINT_SCOPES, scopeOf } from './endpoint-scopes.js';
 export { startServe, navkernelBin, type ServeProcess, type StartServeOptions } from './start-serve.js';
+export { startCoProcess, type CoProcess, type StartCoProcessOptions } from './start-coprocess.js';

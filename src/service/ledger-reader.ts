@@ -1,3 +1,4 @@
+import { currentRuleCounts, withCurrentRuleNames } from '../contracts/arbiter-rules.js';
 import type {
   AuditReport,
   Decision,
@@ -59,7 +60,7 @@ export function bucketWidth(spanMs: number): number {
 export async function ledgerStats(ledger: StatsReader): Promise<LedgerStats> {
   const totals = await ledger.ledgerTotals();
   const byTier = new Map<number, number>();
-  const byRule = (await ledger.ledgerTierRuleCounts()).map((t) => {
+  const byRule = currentRuleCounts(await ledger.ledgerTierRuleCounts()).map((t) => {
     byTier.set(t.tier, (byTier.get(t.tier) ?? 0) + t.count);
     return { tier: t.tier as Tier, rule: t.rule, decision: t.decision as DecisionKind, count: t.count };
   });
@@ -104,7 +105,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
         ts: row.ts,
         latency_us: routeLatencyUs(row),
         cost_usd: row.cost_usd,
-        decision: JSON.parse(row.decision_json) as Decision,
+        decision: withCurrentRuleNames(JSON.parse(row.decision_json) as Decision),
         llm_calls: calls.get(row.seq) ?? [],
         principal: row.principal ?? null,
       }));

@@ -3,10 +3,11 @@
 // running Node (never npx: outside a clone npx asks the registry), as the leader of a new process group, and close()
 // signals the whole group: nothing it started outlives the caller. A caller that exits without close() still stops
 // the group (a process 'exit' hook).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { NavkernelError } from '../contracts/errors.js';
 import { packageRoot } from '../package-root.js';
+import { signalGroup, stopGroup, stopGroupOnExit } from './process-group.js';
 
 /** Options of startServe: the flows, the ledger, host, port and extra arguments. */
 export interface StartServeOptions {
@@ -46,26 +47,6 @@ export function navkernelBin(): string {
   return path.join(packageRoot(), 'bin', 'navkernel.js');
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    // A negative pid signals the process group whose leader the child is (spawned detached).
-    if (child.pid !== undefined) process.kill(-child.pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function stopLiveOnExit(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of live) signalGroup(child, 'SIGTERM');
-  });
-}
-
 /** Starts `navkernel serve` as a process group of its own and resolves once it listens. */
 export async function startServe(options: StartServeOptions = {}): Promise<ServeProcess> {
   const args = [navkernelBin(), 'serve', '--host', options.host ?? '127.0.0.1', '--port', String(options.port ?? 0)];
@@ -78,11 +59,9 @@ export async function startServe(options: StartServeOptions = {}): Promise<Serve
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  live.add(child);
-  stopLiveOnExit();
+  stopGroupOnExit(child);
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  void exited.then(() => live.delete(child));
   // Keep reading stderr for the child's whole life, so it never blocks on a full pipe.
   child.stderr!.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {
@@ -109,18 +88,8 @@ export async function startServe(options: StartServeOptions = {}): Promise<Serve
     pid: child.pid!,
     stderr: () => stderr,
     close(timeoutMs = 30_000) {
-      closing ??= (async () => {
-        if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-        signalGroup(child, 'SIGTERM');
-        const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), timeoutMs);
-        try {
-          return await exited;
-        } finally {
-          clearTimeout(timer);
-          // Anything serve started and left behind goes with the group.
-          signalGroup(child, 'SIGKILL');
-        }
-      })();
+      // Anything serve started and left behind goes with the group.
+      closing ??= stopGroup(child, exited, timeoutMs);
       return closing;
     },
   };

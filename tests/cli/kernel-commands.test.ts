@@ -1,14 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { coProcess, runCli } from '../support/cli.js';
+import { coProcess, runCli, runCliHere } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
 const line = (o: object) => JSON.stringify(o);
 const step = (step_completed: string, status: string, extra: object = {}) => line({ run_id: 'cli-1', flow: 'build', step_completed, status, ...extra });
 
 describe('navkernel route', () => {
-  it('prints one decision per JSONL line; pretty-printed documents only with --multiline', () => {
+  it('prints one decision per JSONL line; pretty-printed documents only with --multiline', async () => {
     const pretty = JSON.stringify({ run_id: 'cli-1', flow: 'build', step_completed: 'build-step-2', status: 'UNVERIFIED' }, null, 2);
     const r = runCli(['route', '-q', '--flows', 'charters', '--no-ledger', '--multiline'], `${step('build-step-1', 'VERIFIED')}\n\n${pretty}\n`);
     expect(r.stderr).toBe('');
@@ -40,11 +40,11 @@ describe('navkernel route', () => {
     expect(JSON.parse(await co.ask(step('build-step-3', 'UNVERIFIED')))).toMatchObject({ decision: 'LOOP', seq: 1 });
     const code = await co.terminate();
     expect(code).toBe(143);
-    const v = runCli(['verify', '--ledger', ledger]);
+    const v = await runCliHere(['verify', '--ledger', ledger]);
     expect(v.code).toBe(0);
   });
 
-  it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', () => {
+  it('answers a bad line with an error line naming its line, path and code, and keeps serving; exit 1 at the end', async () => {
     // The refused line 2 is not routed: the run is still at build-step-2, which line 3 reports.
     const r = runCli(['route', '-q', '--no-ledger'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 }, request_id: 'q-2' }), step('build-step-2', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(1);
@@ -55,14 +55,14 @@ describe('navkernel route', () => {
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });
 
-  it('--fail-fast stops at the first bad line (exit 2); earlier lines stay routed', () => {
+  it('--fail-fast stops at the first bad line (exit 2); earlier lines stay routed', async () => {
     const r = runCli(['route', '--no-ledger', '--fail-fast'], [step('build-step-1', 'VERIFIED'), step('build-step-2', 'VERIFIED', { iteration: { current: 0 } }), step('build-step-3', 'VERIFIED')].join('\n'));
     expect(r.code).toBe(2);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(answers.map((a) => a.decision ?? a.error.code)).toEqual(['CONTINUE', 'INVALID_REQUEST']);
   });
 
-  it('never glues a truncated line onto the next one', () => {
+  it('never glues a truncated line onto the next one', async () => {
     const r = runCli(['route', '--no-ledger'], `${step('build-step-1', 'VERIFIED')}\n{"run_id": "cli-1",\n  "flow": "build"}\n${step('build-step-2', 'VERIFIED')}`);
     expect(r.code).toBe(1);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -73,7 +73,7 @@ describe('navkernel route', () => {
     expect(half.stderr).toMatch(/line 2: the input ended in the middle of a JSON document/);
   });
 
-  it('reports an unknown flow directory clearly', () => {
+  it('reports an unknown flow directory clearly', async () => {
     const r = runCli(['route', '--no-ledger', '--flows', 'no-such-dir'], step('build-step-1', 'VERIFIED'));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no-such-dir.*no such file or folder/);
@@ -81,32 +81,32 @@ describe('navkernel route', () => {
 });
 
 describe('navkernel validate', () => {
-  it('accepts the sample charters and valid requests', () => {
+  it('accepts the sample charters and valid requests', async () => {
     const dir = tempDir('nk-val-');
     writeFileSync(path.join(dir, 'req.json'), step('build-step-1', 'VERIFIED'));
     writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('build-step-2', 'b')}\n${step('build-review', 'APPROVED')}\n`);
-    const r = runCli(['validate', 'charters', path.join(dir, 'req.json'), path.join(dir, 'reqs.jsonl')]);
+    const r = await runCliHere(['validate', 'charters', path.join(dir, 'req.json'), path.join(dir, 'reqs.jsonl')]);
     expect(r.stdout).toBe('ok: 7 flows, 3 requests\n');
     expect(r.code).toBe(0);
   });
 
-  it('checks a request exactly as route does: a step that is not in the flow is a problem in both', () => {
+  it('checks a request exactly as route does: a step that is not in the flow is a problem in both', async () => {
     const dir = tempDir('nk-val-');
     const req = step('no-such-step', 'VERIFIED');
     writeFileSync(path.join(dir, 'req.json'), req);
-    const v = runCli(['validate', path.join(dir, 'req.json')]); // flows from --flows' default, ./charters
+    const v = (await runCliHere(['validate', path.join(dir, 'req.json')])); // flows from --flows' default, ./charters
     expect(v.code).toBe(1);
     expect(v.stderr).toMatch(/req\.json: \$\.step_completed: expected a step of flow build \(build-step-1, [^)]*\), got "no-such-step"/);
     const r = runCli(['route', '--no-ledger'], req);
     expect(r.stderr).toMatch(/\$\.step_completed: expected a step of flow build \(build-step-1, [^)]*\), got "no-such-step"/);
-    expect(runCli(['validate', path.join(dir, 'req.json'), '--no-flows']).stdout).toMatch(/^ok: 1 request \(against the schema only/);
+    expect((await runCliHere(['validate', path.join(dir, 'req.json'), '--no-flows'])).stdout).toMatch(/^ok: 1 request \(against the schema only/);
   });
 
-  it('lists every problem of bad flow and request files', () => {
+  it('lists every problem of bad flow and request files', async () => {
     const dir = tempDir('nk-val-');
     writeFileSync(path.join(dir, 'flow.yaml'), 'flow: f\ncharter: { goal: g, key_question: q }\nsteps:\n  - { id: a, agent: x, next: b }\n');
     writeFileSync(path.join(dir, 'reqs.jsonl'), `${step('a', 'b')}\n{"run_id": 1}\n`);
-    const r = runCli(['validate', path.join(dir, 'flow.yaml'), path.join(dir, 'reqs.jsonl')]);
+    const r = await runCliHere(['validate', path.join(dir, 'flow.yaml'), path.join(dir, 'reqs.jsonl')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/flow\.yaml: \$\.steps\[0\]\.next: next step "b" does not exist/);
     expect(r.stderr).toMatch(/flow\.yaml: \$\.steps: flow f has no terminal step/);
@@ -116,16 +116,16 @@ describe('navkernel validate', () => {
 });
 
 describe('navkernel demo and help', () => {
-  it('routes a few hundred simulated steps and summarises by tier', () => {
+  it('routes a few hundred simulated steps and summarises by tier', async () => {
     const ledger = path.join(tempDir('nk-demo-'), 'ledger.sqlite');
-    const r = runCli(['demo', '--json', '--ledger', ledger]);
+    const r = await runCliHere(['demo', '--json', '--ledger', ledger]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
     expect(s.by_tier[3]).toBeGreaterThan(0); // the scripted arbiter (no key, no network)
     expect(s.llm_cost_usd).toBeGreaterThan(0); // its calls are priced as Claude Haiku
     expect((s.by_tier[1] + s.by_tier[2]) / s.routes).toBeGreaterThan(0.9);
-    const runs = runCli(['runs', '--ledger', ledger, '--json']);
+    const runs = await runCliHere(['runs', '--ledger', ledger, '--json']);
     expect(runs.code).toBe(0);
     const listed = runs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { run_id: string; cost_usd: number });
     expect(listed.map((l) => l.run_id).sort()).toEqual([...s.run_ids].sort());
@@ -138,9 +138,9 @@ describe('navkernel demo and help', () => {
     expect(s.by_decision.LOOP).toBeGreaterThan(0);
   });
 
-  it('simulates runs of flows of your own (--flows), starting from the flows nothing else injects', () => {
+  it('simulates runs of flows of your own (--flows), starting from the flows nothing else injects', async () => {
     const ledger = path.join(tempDir('nk-demo-custom-'), 'ledger.sqlite');
-    const r = runCli(['demo', '--json', '--ledger', ledger, '--flows', 'examples/custom-flow']);
+    const r = await runCliHere(['demo', '--json', '--ledger', ledger, '--flows', 'examples/custom-flow']);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout);
     expect(s.run_ids).toHaveLength(6);
@@ -150,7 +150,7 @@ describe('navkernel demo and help', () => {
     expect(audit.run.last_decision).toBe('TERMINATE');
   });
 
-  it('keeps its live table aligned, inject-flow targets included', () => {
+  it('keeps its live table aligned, inject-flow targets included', async () => {
     const r = runCli(['demo', '--no-ledger', '--run-prefix', 'aligned'], '', { NO_COLOR: '1', FORCE_COLOR: '0' });
     expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => /^\s*\d+ aligned-run-/.test(l));
@@ -158,9 +158,9 @@ describe('navkernel demo and help', () => {
     expect(new Set(rows.map((l) => [...l].join('').indexOf(' tier ')))).toHaveProperty('size', 1);
   });
 
-  it('has --help on every command', () => {
+  it('has --help on every command', async () => {
     for (const cmd of ['route', 'flows validate', 'demo', 'runs replay', 'ledger verify']) {
-      const r = runCli([...cmd.split(' '), '--help']);
+      const r = await runCliHere([...cmd.split(' '), '--help']);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`Usage: navkernel ${cmd}`));
     }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { cliReference } from '../../scripts/generate-cli-docs.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { describeCommands } from '../../src/cli/reference.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 
 describe('docs/cli.md and shell completion, generated from the command definitions', () => {
@@ -18,11 +18,11 @@ describe('docs/cli.md and shell completion, generated from the command definitio
     expect(missing.map((c) => c.name)).toEqual([]);
   });
 
-  it('prints bash, zsh and fish scripts naming every command; bash completes a command and its options', () => {
-    const bash = runCli(['completion', 'bash']);
+  it('prints bash, zsh and fish scripts naming every command; bash completes a command and its options', async () => {
+    const bash = await runCliHere(['completion', 'bash']);
     expect(bash.code).toBe(0);
-    for (const shell of ['zsh', 'fish']) expect(runCli(['completion', shell]).stdout).toMatch(/navkernel/);
-    expect(runCli(['completion', 'tcsh']).code).toBe(2);
+    for (const shell of ['zsh', 'fish']) expect((await runCliHere(['completion', shell])).stdout).toMatch(/navkernel/);
+    expect((await runCliHere(['completion', 'tcsh'])).code).toBe(2);
     const complete = (line: string) => {
       const words = line.split(' ');
       const script = `${bash.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _navkernel; printf '%s\\n' "\${COMPREPLY[@]}"`;

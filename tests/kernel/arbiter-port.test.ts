@@ -11,7 +11,7 @@ describe('tier 3: the arbiter port', () => {
     let seen: ArbiterInput | undefined;
     const k = createKernel({ flows: testFlows(), arbiter: async (input) => ((seen = input), answer({ proposal: { candidate_id: 'loop:linear', reason: 'two tests fail; retry' } })) });
     const d = await k.route(failing);
-    expect(d).toMatchObject({ decision: 'LOOP', next_step_id: 'linear', tier: 3, rule: 'navigator', reason: 'two tests fail; retry' });
+    expect(d).toMatchObject({ decision: 'LOOP', next_step_id: 'linear', tier: 3, rule: 'arbiter', reason: 'two tests fail; retry' });
     expect(seen!.charter.goal).toBe('Implement the plan');
     expect(seen!.iteration).toEqual({ current: 1, max: 3 });
     expect(seen!.candidates.map((c) => c.id)).toEqual(['continue:done', 'loop:linear', 'detour:auto-linter', 'inject_flow:rebase', 'inject_nodes', 'escalate']);
@@ -24,7 +24,7 @@ describe('tier 3: the arbiter port', () => {
     const slow = createKernel({ flows: testFlows(), arbiterTimeoutMs: 20, arbiter: () => new Promise(() => {}) });
     expect((await slow.route(failing)).skipped![0]!.reason).toMatch(/within 20 ms/);
     const none = await createKernel({ flows: testFlows() }).route(failing);
-    expect(none.skipped).toContainEqual(expect.objectContaining({ tier: 3, rule: 'navigator_unavailable' }));
+    expect(none.skipped).toContainEqual(expect.objectContaining({ tier: 3, rule: 'arbiter_unavailable' }));
   });
 
   it('is not consulted when tiers 1-2 decide', async () => {
@@ -45,7 +45,7 @@ describe('tier 3: the arbiter port', () => {
   it('carries the rejected answers and skip reasons the port reports', async () => {
     const k = createKernel({
       flows: testFlows(),
-      arbiter: async () => answer({ rejected: [{ rule: 'navigator', decision: 'MAYBE', target: null, why: 'out of vocabulary' }], skipped: { rule: 'budget_exceeded', reason: 'would exceed $2.00' } }),
+      arbiter: async () => answer({ rejected: [{ rule: 'arbiter', decision: 'MAYBE', target: null, why: 'out of vocabulary' }], skipped: { rule: 'budget_exceeded', reason: 'would exceed $2.00' } }),
     });
     const d = await k.route(failing);
     expect(d.tier).toBe(5);
@@ -55,7 +55,7 @@ describe('tier 3: the arbiter port', () => {
 
   it('never fails the route when the port throws or hangs', async () => {
     const throwing = createKernel({ flows: testFlows(), arbiter: async () => Promise.reject(new Error('socket hang up')) });
-    expect((await throwing.route(failing)).skipped).toContainEqual(expect.objectContaining({ rule: 'navigator_error', reason: 'socket hang up' }));
+    expect((await throwing.route(failing)).skipped).toContainEqual(expect.objectContaining({ rule: 'arbiter_error', reason: 'socket hang up' }));
     const hanging = createKernel({ flows: testFlows(), arbiterTimeoutMs: 50, arbiter: () => new Promise(() => {}) });
     const d = await hanging.route(failing);
     expect(d.tier).toBe(5);

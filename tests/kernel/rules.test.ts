@@ -184,7 +184,7 @@ describe('tiers 4 and 5', () => {
   it('uses the envelope recommendation when it is a legal move', async () => {
     const d = await kernel().route(req('linear', 'FAILED', { iteration: { current: 1, max: 3 }, envelope: { recommendation: 'loop' } }));
     expect(d).toMatchObject({ decision: 'LOOP', next_step_id: 'linear', tier: 4, rule: 'envelope', confidence: 0.6 });
-    expect(d.skipped).toEqual([expect.objectContaining({ tier: 3, rule: 'navigator_unavailable' })]);
+    expect(d.skipped).toEqual([expect.objectContaining({ tier: 3, rule: 'arbiter_unavailable' })]);
   });
 
   it('rejects an out-of-vocabulary or illegal envelope and escalates with an escalation id', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadFlows } from '../../src/kernel/index.js';
 import { flowDiagram, runOverlay } from '../../src/service/index.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
 
 describe('navkernel diagram: Mermaid text of a flow', () => {
@@ -27,12 +27,12 @@ describe('navkernel diagram: Mermaid text of a flow', () => {
 
   it('is what the CLI prints, for a flow id or a flow file', async () => {
     const flows = await loadFlows(CHARTERS);
-    const byId = runCli(['diagram', 'build', '--flows', CHARTERS]);
+    const byId = await runCliHere(['diagram', 'build', '--flows', CHARTERS]);
     expect(byId.code, byId.stderr).toBe(0);
     expect(byId.stdout).toBe(flowDiagram(flows.get('build')!.def).text);
-    const byFile = runCli(['diagram', `${CHARTERS}/gate.yaml`]);
+    const byFile = await runCliHere(['diagram', `${CHARTERS}/gate.yaml`]);
     expect(byFile.stdout).toBe(flowDiagram(flows.get('gate')!.def).text);
-    const unknown = runCli(['diagram', 'nope', '--flows', CHARTERS]);
+    const unknown = await runCliHere(['diagram', 'nope', '--flows', CHARTERS]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no flow "nope".*build, deploy/);
   });

@@ -43,7 +43,7 @@ describe('OpenTelemetry spans', () => {
       'navkernel.run_id': 'otel', 'navkernel.flow': 'build', 'navkernel.step': 'build-step-1', 'navkernel.tier': 1, 'navkernel.rule': 'success', 'navkernel.decision': 'CONTINUE', 'navkernel.cost_usd': 0, 'navkernel.seq': 1,
     });
     const route3 = routes[1]!;
-    expect(route3.attributes).toMatchObject({ 'navkernel.tier': 3, 'navkernel.rule': 'navigator', 'navkernel.cost_usd': 0.001 });
+    expect(route3.attributes).toMatchObject({ 'navkernel.tier': 3, 'navkernel.rule': 'arbiter', 'navkernel.cost_usd': 0.001 });
     const tier3 = spans.find((x) => x.name === 'navkernel.tier3')!;
     expect(tier3.parentSpanContext?.spanId).toBe(route3.spanContext().spanId);
     expect(tier3.spanContext().traceId).toBe(route3.spanContext().traceId);

@@ -35,3 +35,15 @@ export function coProcess(args: string[]) {
     },
   };
 }
+
+/**
+ * Runs `navkernel ARGS` in this process (the CLI's `main` with captured IO): no build, no spawn. For commands
+ * checked by their output and exit code; the co-process, signals and stdin stay with `runCli`.
+ */
+export async function runCliHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { main } = await import('../../src/cli/main.js');
+  const { captureIo } = await import('../../src/cli/context.js');
+  const io = captureIo({ cwd: ROOT });
+  const code = await main(['node', 'navkernel', ...args], io);
+  return { code, stdout: io.out(), stderr: io.err() };
+}

@@ -3,7 +3,6 @@ import type { CliContext } from '../context.js';
 import { archiveRuns, createCheckpoint, restoreBundle } from '../../ledger/index.js';
 import { UsageError, positiveInt, writeOutputFile } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
-import { jsonLine, printErrorText, printText } from '../terminal-text.js';
 
 /** An ISO date or time (`2026-01-31`, `2026-01-31T12:00:00Z`), or a duration back from now (`90d`, `12h`). */
 export function parseBefore(value: string, now: () => Date = () => new Date()): string {

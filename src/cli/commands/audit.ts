@@ -7,7 +7,7 @@ import { UsageError } from '../conventions.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
-import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { inLine } from '../terminal-text.js';
 import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 function target(e: DecisionEntry): string {
@@ -105,7 +105,7 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
       }
       if (opts.why !== undefined) {
         // The flows (--flows, the config, ./charters) name steps no decision touched yet; without them, the ledger's.
-        const flows = await loadCliFlows(opts).catch(() => undefined);
+        const flows = await loadCliFlows(opts, ctx).catch(() => undefined);
         const r = await whyStep(ledger, run, opts.why, flows);
         if (r.unknown_step) {
           const near = r.unknown_step.did_you_mean;

@@ -23,7 +23,7 @@ export function registerDiagramCommand(program: Command, ctx: CliContext): void 
       dir = path.dirname(flow);
       id = value.flow;
     }
-    const flows = await loadCliFlows(dir);
+    const flows = await loadCliFlows(dir, ctx);
     const f = flows.get(id);
     if (!f) throw new UsageError(`no flow ${JSON.stringify(id)} in ${dir} (flows: ${[...flows.flows.keys()].join(', ')})`, 'UNKNOWN_FLOW');
     ctx.write(flowDiagram(f.def).text);

@@ -25,7 +25,7 @@ import { createLanguageModel, parsePersonaChoice, type LanguageModel } from '../
 import { cliConfig } from '../config.js';
 import { ExitCodeError, UsageError, writeOutputFile } from '../conventions.js';
 import { addLedgerOption } from '../ledger-option.js';
-import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { inLine } from '../terminal-text.js';
 
 interface ExploreOptions {
   repo?: string;

@@ -9,7 +9,7 @@ import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
 import { UsageError, positiveInt } from '../conventions.js';
-import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { inLine } from '../terminal-text.js';
 
 function show(d: ReplayedDecision | null): string {
   if (!d) return '(error)';
@@ -30,7 +30,7 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean; threads?: number }) => {
     if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
-    const flows = await loadCliFlows(opts);
+    const flows = await loadCliFlows(opts, ctx);
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
     const live = opts.live ? await arbiterFromFlags(opts) : undefined;
     if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');

@@ -15,7 +15,7 @@ export function registerReportCommand(program: Command, ctx: CliContext): void {
     .addOption(sharedOption.out('HTML file to write').makeOptionMandatory());
   addFormerFlag(cmd, '--output <file>', 'out');
   addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { out: string }) => {
-    const flows = await loadCliFlows(opts);
+    const flows = await loadCliFlows(opts, ctx);
     const ledger = serviceLedger(openCliLedger(opts));
     try {
       const html = await renderRunReport(ledger, flows, run);

@@ -4,7 +4,7 @@ import type { CliContext } from '../context.js';
 import { resolveEscalation } from '../../runs/index.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
-import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { inLine } from '../terminal-text.js';
 
 interface ResolveOptions extends LedgerCliOptions, KernelCliOptions {
   decision: string;
@@ -26,7 +26,7 @@ export function registerResolveCommand(program: Command, ctx: CliContext): void 
     .requiredOption('--reason <text>', 'why')
     .option('--json', 'print the resolved escalation as JSON (schemas/escalation.schema.json)');
   addLedgerOption(addKernelOptions(cmd)).action(async (id: string, opts: ResolveOptions) => {
-    const flows = await loadCliFlows(opts);
+    const flows = await loadCliFlows(opts, ctx);
     const ledger = openCliLedger(opts);
     try {
       const by = opts.by ?? osUser();

@@ -5,7 +5,6 @@ import { addRoutingOptions, openRoutingKernel, type RoutingCliOptions } from '..
 import { createRedactor } from '../../redact.js';
 import { withReports } from '../../forensics/with-reports.js';
 import { serveCoProcess } from '../route-coprocess.js';
-import { printErrorText } from '../terminal-text.js';
 
 interface RouteCliOptions extends RoutingCliOptions {
   failFast?: boolean;

@@ -3,7 +3,7 @@ import type { CliContext } from '../context.js';
 import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
-import { inLine, jsonLine, printText } from '../terminal-text.js';
+import { inLine } from '../terminal-text.js';
 import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 /** `navkernel runs`: one line per run in the ledger. */

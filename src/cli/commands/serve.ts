@@ -70,7 +70,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
       throw new NavkernelError('INVALID_OPTION', `--reports-root ${JSON.stringify(opts.reportsRoot)} is not a folder`);
     }
-    const flows = await loadCliFlows(opts);
+    const flows = await loadCliFlows(opts, ctx);
     const arbiter = await arbiterFromFlags(opts);
     const port = whole('--port', opts.port, 0, 65535);
     const principals = opts.principals !== undefined ? createPrincipalDirectory({ tokensFile: opts.principals }) : undefined;

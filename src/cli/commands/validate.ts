@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { createKernel, flowWarnings, loadFlows, parseFlowText, proveBounds, type BoundsProof, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
 import { UsageError, readInputFile } from '../conventions.js';
-import { printErrorText, printText } from '../terminal-text.js';
 
 /** Whether a parsed document looks like a flow definition rather than a route request. */
 const looksLikeFlow = (v: unknown) => typeof v === 'object' && v !== null && 'steps' in v && !('step_completed' in v);

@@ -4,7 +4,7 @@ import { BundleLedger, LedgerNotFoundError, readCheckpoint, verifyArchive, verif
 import type { Ledger } from '../../contracts/ports.js';
 import { UsageError } from '../conventions.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
-import { inLine, jsonLine, printErrorText, printText } from '../terminal-text.js';
+import { inLine } from '../terminal-text.js';
 
 /** `navkernel ledger verify [RUN]`: exit 0 when the chain and the decisions.jsonl files agree with the database, 1 otherwise. */
 export function registerVerifyCommand(program: Command, ctx: CliContext): void {

@@ -1,3 +1,4 @@
+import { ARBITER_ERROR, ARBITER_RULE } from '../../contracts/arbiter-rules.js';
 import type { ArbiterAnswer, ProposedNode } from '../../contracts/index.js';
 import type { RouteWork, TierResult } from '../route-work.js';
 import { decisionForCandidate } from './candidates.js';
@@ -26,7 +27,7 @@ export function checkProposedNodes(w: RouteWork, nodes: readonly ProposedNode[] 
  */
 export function acceptArbiterAnswer(w: RouteWork, answer: ArbiterAnswer | undefined, failure?: string): TierResult | undefined {
   if (failure !== undefined) {
-    w.skipped.push({ tier: 3, rule: 'navigator_error', reason: failure });
+    w.skipped.push({ tier: 3, rule: ARBITER_ERROR, reason: failure });
     return undefined;
   }
   if (!answer) return undefined;
@@ -35,15 +36,15 @@ export function acceptArbiterAnswer(w: RouteWork, answer: ArbiterAnswer | undefi
   const p = answer.proposal;
   if (!p) return undefined;
   const confidence = Math.min(1, Math.max(0, p.confidence ?? 0.75));
-  const decision = decisionForCandidate(w, p.candidate_id, 3, 'navigator', p.reason, confidence);
+  const decision = decisionForCandidate(w, p.candidate_id, 3, ARBITER_RULE, p.reason, confidence);
   if (!decision) {
-    w.rejected.push({ tier: 3, rule: 'navigator', decision: p.candidate_id, target: null, why: `${p.candidate_id} is not a legal candidate move` });
+    w.rejected.push({ tier: 3, rule: ARBITER_RULE, decision: p.candidate_id, target: null, why: `${p.candidate_id} is not a legal candidate move` });
     return undefined;
   }
   if (decision.decision === 'INJECT_NODES') {
     const bad = checkProposedNodes(w, p.inject_nodes);
     if (bad) {
-      w.rejected.push({ tier: 3, rule: 'navigator', decision: 'INJECT_NODES', target: null, why: bad });
+      w.rejected.push({ tier: 3, rule: ARBITER_RULE, decision: 'INJECT_NODES', target: null, why: bad });
       return undefined;
     }
     decision.inject_nodes = p.inject_nodes!.map((n) => ({ ...n }));

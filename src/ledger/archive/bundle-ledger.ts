@@ -158,7 +158,7 @@ export class BundleLedger implements Ledger {
   arbiterFootprint(run_id: string): Promise<boolean> {
     if (!this.mine(run_id)) return Promise.resolve(false);
     return Promise.resolve(
-      this.sorted().some((r) => r.tier >= 3 && (r.tier === 3 || r.llm_calls > 0 || (r.decision_json.includes('"tier":3') && !r.decision_json.includes('navigator_unavailable')))),
+      this.sorted().some((r) => r.tier >= 3 && (r.tier === 3 || r.llm_calls > 0 || (r.decision_json.includes('"tier":3') && !r.decision_json.includes('navigator_unavailable') && !r.decision_json.includes('arbiter_unavailable')))),
     );
   }
   tierRuleCounts(run_id: string): Promise<{ tier: number; rule: string; decision: string; count: number }[]> {

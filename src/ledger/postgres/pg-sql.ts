@@ -308,7 +308,7 @@ export class PgLedgerSql {
   async arbiterFootprint(runId: string): Promise<boolean> {
     const rows = await this.rows<{ x: boolean }>(
       'nk_nav_footprint',
-      "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = $1 AND tier >= 3 AND (tier = 3 OR llm_calls > 0 OR (strpos(decision_json, '\"tier\":3') > 0 AND strpos(decision_json, 'navigator_unavailable') = 0))) AS x",
+      "SELECT EXISTS (SELECT 1 FROM routes WHERE run_id = $1 AND tier >= 3 AND (tier = 3 OR llm_calls > 0 OR (strpos(decision_json, '\"tier\":3') > 0 AND strpos(decision_json, 'navigator_unavailable') = 0 AND strpos(decision_json, 'arbiter_unavailable') = 0))) AS x",
       [runId],
     );
     return rows[0]!.x;
