@@ -225,6 +225,40 @@ export function substringShares(shareOf: ReadonlyMap<string, number>): (whole: s
   };
 }
 
+/** What a definition's name is matched by, task-independent: its parts joined (`backofflimit`) and each part's stem. */
+interface NameForm {
+  whole: string;
+  stems: readonly string[];
+}
+const nameForms = new Map<string, NameForm>();
+const NAME_FORMS_MAX = 200_000;
+const formsOfFile = new WeakMap<object, readonly NameForm[]>();
+
+/**
+ * The name forms of a file's definitions (headings left out), each distinct name once, worked out once per outline:
+ * a long-lived process ranks the same files for task after task, and only the words' shares change.
+ */
+function definitionForms(f: IndexedFile): readonly NameForm[] {
+  let forms = formsOfFile.get(f.outline);
+  if (forms) return forms;
+  const seen = new Set<string>();
+  const out: NameForm[] = [];
+  for (const d of f.outline.defs) {
+    if (d.kind === 'heading' || seen.has(d.name)) continue;
+    seen.add(d.name);
+    let form = nameForms.get(d.name);
+    if (!form) {
+      const parts = splitWordsShared(d.name);
+      form = { whole: parts.join(''), stems: parts.map(stemOf) };
+      if (nameForms.size >= NAME_FORMS_MAX) nameForms.clear();
+      nameForms.set(d.name, form);
+    }
+    out.push(form);
+  }
+  formsOfFile.set(f.outline, (forms = out));
+  return forms;
+}
+
 /**
  * Ranks the repository's files for a task's magic words: BM25F text score (rarer words weigh more),
  * a bonus for defining a magic word exactly (more than for a name that merely contains it), credit
@@ -266,31 +300,28 @@ export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, 
     if (!((stemShare.get(q.stem) ?? -1) >= r)) stemShare.set(q.stem, r);
   }
   const containedShare = substringShares(shareOf);
-  const nameScore = new Map<string, number>();
-  const scoreName = (name: string): number => {
-    let best = nameScore.get(name);
+  const nameScore = new Map<NameForm, number>();
+  const scoreName = (form: NameForm): number => {
+    let best = nameScore.get(form);
     if (best !== undefined) return best;
     best = 0;
-    const parts = splitWordsShared(name);
-    const whole = parts.join('');
-    const exact = shareOf.get(whole);
+    const exact = shareOf.get(form.whole);
     if (exact !== undefined && exact > best) best = exact;
-    for (const p of parts) {
-      const r = stemShare.get(stemOf(p));
+    for (const stem of form.stems) {
+      const r = stemShare.get(stem);
       if (r === undefined) continue;
-      const v = parts.length === 1 ? r : 0.5 * r;
+      const v = form.stems.length === 1 ? r : 0.5 * r;
       if (v > best) best = v;
     }
-    const r = containedShare(whole);
+    const r = containedShare(form.whole);
     if (0.5 * r > best) best = 0.5 * r;
-    nameScore.set(name, best);
+    nameScore.set(form, best);
     return best;
   };
   const definition = (f: IndexedFile): number => {
     let best = 0;
-    for (const d of f.outline.defs) {
-      if (d.kind === 'heading') continue;
-      const v = scoreName(d.name);
+    for (const form of definitionForms(f)) {
+      const v = scoreName(form);
       if (v > best) best = v;
     }
     return best;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LINE_TERMS_MAX_CHARS, lineTerms, textLineTerms } from '../../src/navigator/terms.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,5 +22,25 @@ describe('the terms of every line of a text, worked out once (textLineTerms)', (
       // The second call on the same text answers from the memo.
       expect(textLineTerms(text, lines)).toBe(per);
     }
+  });
+});
+
+describe('what a long-lived process keeps between tasks (line terms, definition name forms)', () => {
+  it('ranks and shows a task the same after another task ran in the process as in a fresh one', async () => {
+    const repo = path.resolve(here, '../fixtures/repos/issues');
+    const tasks = ['Spool rewind goes before the start\n\nthe position should stay at the start', 'a length prompt keeps asking for the length in metres'];
+    const run = async (order: string[]) => {
+      vi.resetModules();
+      const { navigate } = await import('../../src/navigator/index.js');
+      const out = [];
+      for (const task of order) {
+        const o = await navigate({ task, repo_root: repo, budget: { max_files: 4, max_lines: 120 } }, { cacheDir: false });
+        out.push(JSON.stringify({ map: o.artifacts.navigation_map.tier_path_traversed, files: o.artifacts.context_load_receipt.files_loaded }));
+      }
+      return out;
+    };
+    const fresh = await run([tasks[1]!]);
+    const after = await run([tasks[0]!, tasks[1]!]);
+    expect(after[1]).toBe(fresh[0]);
   });
 });
