@@ -10,6 +10,7 @@ import { isErrorCode } from '../contracts/error-codes.js';
 import { signalGroup, stopGroup, stopGroupOnExit } from './process-group.js';
 import { navkernelBin } from './start-serve.js';
 
+/** Options of startCoProcess: the ledger, flows and arguments of `navkernel route`, its binary and environment. */
 export interface StartCoProcessOptions {
   /** The flows folder or file (`--flows`); default: route's own default (./charters, else the sample flows). */
   flows?: string;
@@ -26,6 +27,7 @@ export interface StartCoProcessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** A running `navkernel route` co-process: route() one request at a time, close() to finish, stop() to signal its group. */
 export interface CoProcess {
   /** The leader's process id, which is also its process group's id. */
   readonly pid: number;
