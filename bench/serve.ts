@@ -78,7 +78,9 @@ async function startChild(name: string, args: string[]): Promise<Server> {
  * true 20,000/s read as 15,000/s).
  */
 async function load(server: Server, label: string, connections: number, amount: number, runs: number): Promise<Load> {
-  const bodies = Array.from({ length: runs }, (_, i) => JSON.stringify({ run_id: `${label}-${i}`, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', restart: { reason: 'bench' } }));
+  // Each run re-runs build-step-1 (restart) 5 times at most, then the next generation of runs takes over: every report
+  // sends the run to build-step-2, whose max_visits is 6 (a 7th would escalate and the run's routes be refused, 409).
+  const body = (k: number) => JSON.stringify({ run_id: `${label}-${k % runs}-${Math.floor(k / (runs * 5))}`, flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', restart: { reason: 'bench' } });
   let n = 0;
   let first: number | undefined;
   let last = 0;
@@ -98,7 +100,7 @@ async function load(server: Server, label: string, connections: number, amount: 
             method: 'POST',
             setupRequest: (req) => {
               first ??= performance.now();
-              return { ...req, body: bodies[n++ % runs] };
+              return { ...req, body: body(n++) };
             },
           },
         ],
