@@ -49,6 +49,13 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     return (program) => registerCompletionCommand(program, () => buildProgram());
   },
   token: async () => (await import('./commands/token.js')).registerTokenCommand,
+  flows: async () => {
+    const [{ registerFlowsDiffCommand }, { registerFlowsWhatIfCommand }] = await Promise.all([import('./commands/flows-diff.js'), import('./commands/flows-what-if.js')]);
+    return (program) => {
+      registerFlowsDiffCommand(program);
+      registerFlowsWhatIfCommand(program);
+    };
+  },
 };
 const LEDGER_COMMANDS = new Set(['runs', 'audit', 'verify', 'resolve', 'export', 'migrate', 'archive', 'restore', 'checkpoint']);
 
@@ -76,7 +83,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   // The convention: every command takes --json. Where a command's output has no JSON form of its own (a Mermaid
   // diagram, an HTML file, a server), --json still makes its errors the JSON error line.
   for (const c of program.commands) {
-    if (!c.options.some((o) => o.long === '--json')) c.option('--json', 'report errors as the JSON error line on stdout (the output itself is unchanged)');
+    // A noun group (`flows`) takes no --json of its own: its subcommands do, and commander would give the flag to the group.
+    if (c.commands.length === 0 && !c.options.some((o) => o.long === '--json')) c.option('--json', 'report errors as the JSON error line on stdout (the output itself is unchanged)');
   }
   return program;
 }

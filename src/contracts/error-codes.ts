@@ -71,6 +71,11 @@ export const ERROR_CODES = {
   TOO_BUSY: { http: 503, summary: 'as many heavy reads (verify, replay) are running and waiting as the server allows; retry later' },
   /** A bug in navkernel. Please report it. */
   INTERNAL: { http: 500, summary: 'an internal error (please report)' },
+  // Flow versions (issue 39, docs/changing-flows.md).
+  /** A run is pinned to a flow version this kernel never loaded and its ledger does not keep. */
+  FLOW_VERSION_UNKNOWN: { http: 409, summary: 'the run is pinned to a flow version neither loaded nor kept in the ledger' },
+  /** `runs upgrade` refused: the step mapping leaves the run at a step (or return point) the new version does not have. */
+  UPGRADE_REFUSED: { http: 409, summary: 'the upgrade would leave the run at a step the new flow version does not have; nothing recorded' },
 } as const satisfies Record<string, { http: number; summary: string }>;
 
 /** One of the stable error codes. */

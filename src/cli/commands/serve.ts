@@ -4,6 +4,7 @@ import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
 import { BUNDLE_SUFFIX } from '../../ledger/archive/bundle.js';
+import { loadFlows, type Kernel } from '../../kernel/index.js';
 import { isPostgresUrl } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
@@ -97,6 +98,7 @@ export function registerServeCommand(program: Command): void {
     const auth = principals ? `, ${principals.size} principal(s) from ${opts.tokens}` : opts.token ? ', bearer token required' : '';
     process.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
     const stopWatching = principals && opts.tokens ? watchTokens(principals, opts.tokens) : () => {};
+    const stopFlows = reloadFlowsOnHup(service.kernel, flowsTarget(opts));
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         process.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
@@ -110,8 +112,32 @@ export function registerServeCommand(program: Command): void {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     stopWatching();
+    stopFlows();
     process.stderr.write('navkernel serve: stopped\n');
   });
+}
+
+/**
+ * Loads the flows again on SIGHUP (docs/changing-flows.md): new runs get the new version, runs in flight stay on the
+ * version they started with. Flows that no longer load keep the ones loaded and say why on stderr.
+ */
+function reloadFlowsOnHup(kernel: Kernel, target: string): () => void {
+  let loading = Promise.resolve();
+  const onHup = () => {
+    loading = loading.then(async () => {
+      try {
+        const next = await loadFlows(target);
+        const before = kernel.flows.hash;
+        kernel.setFlows(next);
+        const what = before === next.hash ? 'unchanged' : `new runs get version ${next.hash.slice(0, 12)} (was ${before.slice(0, 12)}); runs in flight keep theirs`;
+        process.stderr.write(`navkernel serve: SIGHUP: flows reloaded from ${target}: ${next.flows.size} flow(s), ${what}\n`);
+      } catch (e) {
+        process.stderr.write(`navkernel serve: SIGHUP: kept the flows already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
+      }
+    });
+  };
+  process.on('SIGHUP', onHup);
+  return () => process.off('SIGHUP', onHup);
 }
 
 /**

@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+
+/**
+ * The `flows` noun group (`navkernel flows diff|what-if`), created by the first module that adds to it. The cli
+ * helper's noun groups replace this at merge; the subcommands themselves are plain functions in their own modules.
+ */
+export function flowsGroup(program: Command): Command {
+  return program.commands.find((c) => c.name() === 'flows') ?? program.command('flows').description('Change flows safely: see what a change does to runs in flight (diff) and to every recorded decision (what-if)');
+}
