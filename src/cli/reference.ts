@@ -55,11 +55,25 @@ export function describeCommands(program: Command): CommandInfo[] {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** A command's subcommands (`flows diff`, `runs upgrade`), named with their parent, for the reference. */
+function describeSubcommands(program: Command, parent: string): CommandInfo[] {
+  const c = program.commands.find((x) => x.name() === parent);
+  return (c?.commands ?? [])
+    .filter((sub) => sub.name() !== 'help')
+    .map((sub) => ({
+      name: `${parent} ${sub.name()}`,
+      usage: `navkernel ${parent} ${sub.name()} ${sub.usage()}`.trim(),
+      description: sub.description(),
+      options: (sub.options as Option[]).filter((o) => !o.hidden).map(optionInfo),
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** docs/cli.md. */
 export function renderCliReference(program: Command, exitCodes: Record<string, number>): string {
-  const commands = describeCommands(program);
+  const commands = describeCommands(program).flatMap((c) => [c, ...describeSubcommands(program, c.name)]);
   const out = [
     '# navkernel CLI reference',
     '',
@@ -81,7 +95,7 @@ export function renderCliReference(program: Command, exitCodes: Record<string, n
     '',
     '| command | what it does |',
     '|---|---|',
-    ...commands.map((c) => `| [\`${c.name}\`](#navkernel-${c.name}) | ${cell(c.description)} |`),
+    ...commands.map((c) => `| [\`${c.name}\`](#navkernel-${c.name.replace(/ /g, '-')}) | ${cell(c.description)} |`),
   ];
   for (const c of commands) {
     out.push('', `## navkernel ${c.name}`, '', cell(c.description), '', '```', c.usage, '```');
