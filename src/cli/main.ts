@@ -72,7 +72,10 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .exitOverride()
     // Commander's complaints are reported by main() in one line (or as JSON with --json), not followed by the usage.
     .configureOutput({ outputError: () => {} })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // Positional options, so that a noun group's subcommand gets the flags written after it (`runs upgrade … --ledger X`
+    // to upgrade, not to the `runs` listing); every flag is written after its command already.
+    .enablePositionalOptions();
   const words = argv.slice(2).filter((a) => !a.startsWith('-'));
   // `navkernel help CMD` needs only CMD; `navkernel --version` needs no command at all.
   const first = words[0] === 'help' ? words[1] : words[0];
@@ -83,8 +86,7 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   // The convention: every command takes --json. Where a command's output has no JSON form of its own (a Mermaid
   // diagram, an HTML file, a server), --json still makes its errors the JSON error line.
   for (const c of program.commands) {
-    // A noun group (`flows`) takes no --json of its own: its subcommands do, and commander would give the flag to the group.
-    if (c.commands.length === 0 && !c.options.some((o) => o.long === '--json')) c.option('--json', 'report errors as the JSON error line on stdout (the output itself is unchanged)');
+    if (!c.options.some((o) => o.long === '--json')) c.option('--json', 'report errors as the JSON error line on stdout (the output itself is unchanged)');
   }
   return program;
 }

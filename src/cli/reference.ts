@@ -56,7 +56,7 @@ export function describeCommands(program: Command): CommandInfo[] {
 }
 
 /** A command's subcommands (`flows diff`, `runs upgrade`), named with their parent, for the reference. */
-function describeSubcommands(program: Command, parent: string): CommandInfo[] {
+export function describeSubcommands(program: Command, parent: string): CommandInfo[] {
   const c = program.commands.find((x) => x.name() === parent);
   return (c?.commands ?? [])
     .filter((sub) => sub.name() !== 'help')

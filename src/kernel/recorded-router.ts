@@ -46,6 +46,8 @@ export interface RecordedRouter {
   close(): void;
 }
 
+let plainMachine: ReturnType<typeof provideRunMachine> | undefined;
+
 /**
  * What a kernel in memory (`createKernel({ flows, arbiter, validate: false, redact: false, clock })`) would answer to
  * the same requests routed one at a time, without what only a live kernel needs: no per-route record, store append,
@@ -57,7 +59,8 @@ export interface RecordedRouter {
 export function createRecordedRouter(options: RecordedRouterOptions): RecordedRouter {
   const { flows, arbiter } = options;
   const hasArbiter = arbiter !== undefined;
-  const machine = provideRunMachine(arbiter, options.arbiterTimeoutMs ?? 30_000);
+  // Without tier 3 every router shares one machine: providing one costs more than replaying a short run.
+  const machine = hasArbiter ? provideRunMachine(arbiter, options.arbiterTimeoutMs ?? 30_000) : (plainMachine ??= provideRunMachine(undefined, 30_000));
   const maxRequestIds = options.maxRequestIds ?? 100_000;
   const actors = new Map<string, RunActor>();
   // Each run's state after its last decision: what the kernel's store holds, where an actor dropped after a failed

@@ -1,5 +1,6 @@
 // What changed between two flow versions (`navkernel flows diff`, docs/changing-flows.md): flows and steps added,
 // removed or renamed, edges and bounds changed. Pure: two flow sets in, a report out.
+import { canonicalJson } from '../contracts/canonical-json.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from '../kernel/index.js';
 
 export interface StepChange {
@@ -89,7 +90,8 @@ export function diffFlows(a: FlowSet, b: FlowSet): FlowDiff {
     const fa = a.get(id)!;
     const fb = b.get(id);
     if (!fb) continue;
-    if (JSON.stringify(fa.def) !== JSON.stringify(fb.def)) diff.flows_changed.push(id);
+    // Canonical JSON: a version read back from the ledger has its keys sorted, one loaded from a file in written order.
+    if (canonicalJson(fa.def) !== canonicalJson(fb.def)) diff.flows_changed.push(id);
     const removed = [...fa.steps.keys()].filter((s) => !fb.steps.has(s));
     const added = [...fb.steps.keys()].filter((s) => !fa.steps.has(s));
     const renames = findRenames(fa, fb, removed, added);

@@ -22,6 +22,8 @@ export interface ReplayAllOptions {
   threads?: number;
   /** Called with each run's report as soon as it and every run before it are done: always in run order. */
   onReport?: (report: ReplayReport) => void;
+  /** See ReplayOptions.compareState. */
+  compareState?: boolean;
   /** See ReplayOptions.missingFlowDiverges. */
   missingFlowDiverges?: boolean;
   /** Only these runs (default every run of the ledger), in this order. */
@@ -54,7 +56,7 @@ export async function replayAll(ledger: RunReader, flows: FlowSet | undefined, o
       options.onReport?.(r);
     }
   };
-  const runOptions = { ...(options.maxDivergences !== undefined ? { maxDivergences: options.maxDivergences } : {}), ...(options.missingFlowDiverges ? { missingFlowDiverges: true } : {}) };
+  const runOptions = { ...(options.maxDivergences !== undefined ? { maxDivergences: options.maxDivergences } : {}), ...(options.missingFlowDiverges ? { missingFlowDiverges: true } : {}), ...(options.compareState === false ? { compareState: false } : {}) };
   if (threads <= 1) {
     for (let i = 0; i < runs.length; i++) settle(i, await replayRun(ledger, runs[i]!, flows, runOptions));
     return reports as ReplayReport[];

@@ -15,6 +15,7 @@ export interface ReplayWorkerData {
   flowsHash: string | undefined;
   maxDivergences?: number;
   missingFlowDiverges?: boolean;
+  compareState?: boolean;
 }
 export interface ReplayJob {
   index: number;
@@ -39,7 +40,7 @@ if (port) {
         void ledger.close().finally(() => port.close());
         return;
       }
-      replayRun(ledger, job.run_id, flows, { ...(data.maxDivergences !== undefined ? { maxDivergences: data.maxDivergences } : {}), ...(data.missingFlowDiverges ? { missingFlowDiverges: true } : {}) }).then(
+      replayRun(ledger, job.run_id, flows, { ...(data.maxDivergences !== undefined ? { maxDivergences: data.maxDivergences } : {}), ...(data.missingFlowDiverges ? { missingFlowDiverges: true } : {}), ...(data.compareState === false ? { compareState: false } : {}) }).then(
         (report) => port.postMessage({ index: job.index, report } satisfies ReplayWorkerMessage),
         failure,
       );

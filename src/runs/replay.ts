@@ -48,6 +48,8 @@ export interface ReplayOptions {
   arbiter?: (current: () => RecordedRoute) => ArbiterPort;
   /** Without `flows`: where each recorded version's flow set comes from (default `keptVersions(ledger)`; a what-if over many runs shares one). */
   versions?: (hash: string) => Promise<FlowSet>;
+  /** Compare where the run stands after the replay with where the recording left it (default true; a what-if counts decisions only). */
+  compareState?: boolean;
   /** A run whose flow `flows` lacks replays anyway, every route a divergence (a what-if of removing the flow), instead of FLOW_NOT_LOADED. */
   missingFlowDiverges?: boolean;
 }
@@ -216,7 +218,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     // Where the run stands after the replay (its return points, the step it was sent to, its lifecycle) against
     // where the recording left it: a divergence here, even with every decision the same, is one of the run's state.
     const loadRun = (ledger as Partial<KernelStore>).loadRun;
-    if (divergences.length < max && done === run.last_seq && loadRun && lastRecorded) {
+    if ((options.compareState ?? true) && divergences.length < max && done === run.last_seq && loadRun && lastRecorded) {
       const recordedState = await loadRun.call(ledger, run_id);
       // A person's upgrade after the last route moved the recorded run on: compare with where it left it.
       const nowState = upgradeStates.get(lastRecorded.seq) ?? router.state(run_id);
@@ -233,4 +235,17 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
   }
   options.onProgress?.(done, run.last_seq);
   return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows?.hash ?? lastFlowsHash ?? '', flows_hashes_recorded: divergences.length >= max ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
+}
+
+/**
+ * A run replayed with the versions it was recorded with (`replayRun(ledger, run, undefined)`), or, for a run recorded
+ * before navkernel kept versions (FLOW_VERSION_UNKNOWN), with `fallback`: what `serve`'s replay endpoint answers.
+ */
+export async function replayRecorded(ledger: RunReader, run_id: string, fallback: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
+  try {
+    return await replayRun(ledger, run_id, undefined, options);
+  } catch (e) {
+    if (!(e instanceof FlowVersionUnknownError)) throw e;
+    return replayRun(ledger, run_id, fallback, options);
+  }
 }

@@ -89,6 +89,7 @@ export async function whatIf(ledger: RunReader, candidate: FlowSet, options: Wha
   await replayAll(ledger, candidate, {
     runs,
     missingFlowDiverges: true,
+    compareState: false,
     ...(options.open !== undefined ? { open: options.open } : {}),
     ...(options.flowsPath !== undefined ? { flowsPath: options.flowsPath } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),

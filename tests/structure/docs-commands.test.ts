@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
-import { describeCommands, type CommandInfo } from '../../src/cli/reference.js';
+import { describeCommands, describeSubcommands, type CommandInfo } from '../../src/cli/reference.js';
 import { BIN, runCli } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 
@@ -23,6 +23,8 @@ interface Quoted {
   where: string;
   command: string;
   options: string[];
+  /** The word after the command, which names a subcommand when the command has one (`flows diff`). */
+  sub?: string;
 }
 
 /** The code of a Markdown text: fenced blocks and inline code spans, each with the line it starts on. */
@@ -58,7 +60,8 @@ export function quotedCommands(code: string, where: string): Quoted[] {
       const m = /(?:^|[\s(])navkernel\s+([a-z][a-z-]*)(.*)$/.exec(segment);
       if (!m) continue;
       const options = [...m[2]!.matchAll(/(?:^|[\s[])(--[a-z][a-z0-9-]*)/g)].map((o) => o[1]!);
-      found.push({ where, command: m[1]!, options });
+      const sub = /^\s+([a-z][a-z-]*)/.exec(m[2]!)?.[1];
+      found.push({ where, command: m[1]!, options, ...(sub !== undefined ? { sub } : {}) });
     }
   }
   return found;
@@ -68,7 +71,8 @@ describe('commands quoted in the docs', () => {
   let commands: Map<string, CommandInfo>;
   const quoted: Quoted[] = [];
   beforeAll(async () => {
-    commands = new Map(describeCommands(await buildProgram()).map((c) => [c.name, c]));
+    const program = await buildProgram();
+    commands = new Map(describeCommands(program).flatMap((c) => [c, ...describeSubcommands(program, c.name)]).map((c) => [c.name, c]));
     for (const doc of DOCS) {
       for (const { line, code } of codeOf(readFileSync(path.join(ROOT, doc), 'utf8'))) quoted.push(...quotedCommands(code, `${doc}:${line}`));
     }
@@ -86,7 +90,7 @@ describe('commands quoted in the docs', () => {
   it('every quoted command exists and takes every option quoted with it', () => {
     const wrong: string[] = [];
     for (const q of quoted) {
-      const c = commands.get(q.command);
+      const c = (q.sub !== undefined ? commands.get(`${q.command} ${q.sub}`) : undefined) ?? commands.get(q.command);
       if (!c) {
         wrong.push(`${q.where}: navkernel ${q.command}: no such command`);
         continue;

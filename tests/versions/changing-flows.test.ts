@@ -82,6 +82,9 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     expect(diff.steps).toHaveLength(4);
     expect(diff.edges).toContainEqual({ flow: 'ship', step: 'critique', added: ['legal'], removed: ['polish'] });
     expect(diff.bounds).toContainEqual({ flow: 'ship', step: 'critique', bound: 'max_iterations', from: 4, to: 2 });
+    // The same version read back from the ledger (keys sorted) and loaded from files (keys as written) is no change.
+    const kept = await (await import('../../src/runs/flow-refs.js')).keptVersion(open(at), v1.hash.slice(0, 8));
+    expect(diffFlows(kept, v1)).toMatchObject({ flows_changed: [], steps: [], edges: [], bounds: [] });
 
     const impact = await impactOnRuns(open(at), v1, v2, diff);
     const byRun = new Map(impact.runs.map((r) => [r.run_id, r]));

@@ -84,6 +84,8 @@ function osUser(): string {
 /** Registers `navkernel runs upgrade` under the `runs` listing (bare `navkernel runs` still lists runs). */
 export function registerRunsUpgradeCommand(program: Command): void {
   const runs = program.commands.find((c) => c.name() === 'runs') ?? program.command('runs');
+  // Positional options: `runs upgrade … --ledger X` gives --ledger to upgrade; `runs --ledger X` still lists.
+  runs.enablePositionalOptions();
   const cmd = runs
     .command('upgrade')
     .description('Move a run in flight (or every run on --from HASH) to another flow version, recorded in the ledger like a resolution; refused when a step the run stands on has no place in the new version')
