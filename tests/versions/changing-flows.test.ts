@@ -161,6 +161,19 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     await k.close();
   });
 
+  it("resolves an escalation of a run pinned to v1 against v1's graph while v2 is loaded", async () => {
+    const { at } = await ledgerWithRuns();
+    const ledger = open(at);
+    const esc = (await ledger.runEscalations('escalated')).find((e) => e.status === 'open')!;
+    expect(esc).toMatchObject({ flow: 'ship', step: 'polish' });
+    // polish is not in v2: against v2 this was INVALID_RESOLUTION; the run's own version has it.
+    const e = await resolveEscalation(ledger, v2, { escalation_id: esc.escalation_id, decision: 'CONTINUE', next: 'publish', by: 'ann', reason: 'fine' });
+    expect(e.resolution).toMatchObject({ decision: 'CONTINUE', next_step_id: 'publish' });
+    const k = createKernel({ flows: v2, store: ledger });
+    expect((await k.route(ship('escalated', 'publish', 'DONE'))).decision).toBe('TERMINATE');
+    await k.close();
+  });
+
   it('a tampered upgrade or kept definition fails verify, naming the table', async () => {
     const { at } = await ledgerWithRuns();
     const ledger = open(at);
