@@ -136,5 +136,10 @@ describe.each(STORES)('flow versions on $name', ({ location }) => {
     child.kill('SIGHUP');
     await until(/SIGHUP: kept the flows already loaded/);
     expect((await route(ship('s3', 'draft', 'SUCCEEDED'))).next_step_id).toBe('critique');
+    // A change to the flow files is seen without a signal (polled every second).
+    cpSync(f.v1, live, { recursive: true });
+    await until(new RegExp(`flow files changed: flows reloaded[^\\n]*version ${defineFlows(SHIP_V1).hash.slice(0, 12)}`));
+    expect((await route(ship('s4', 'draft', 'SUCCEEDED'))).next_step_id).toBe('review');
+    expect((await route(ship('s3', 'critique', 'APPROVED'))).next_step_id).toBe('legal');
   });
 });

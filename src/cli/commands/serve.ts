@@ -4,7 +4,8 @@ import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
 import { BUNDLE_SUFFIX } from '../../ledger/archive/bundle.js';
-import { loadFlows, type Kernel } from '../../kernel/index.js';
+import { listFlowFiles, loadFlows, type Kernel } from '../../kernel/index.js';
+import { stat } from 'node:fs/promises';
 import { isPostgresUrl } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
@@ -118,26 +119,54 @@ export function registerServeCommand(program: Command): void {
 }
 
 /**
- * Loads the flows again on SIGHUP (docs/changing-flows.md): new runs get the new version, runs in flight stay on the
- * version they started with. Flows that no longer load keep the ones loaded and say why on stderr.
+ * Loads the flows again on SIGHUP, or when a flow file changes (polled every second: names, sizes and times), as
+ * docs/changing-flows.md says: new runs get the new version, runs in flight stay on the version they started with.
+ * Flows that no longer load keep the ones loaded and say why on stderr.
  */
 function reloadFlowsOnHup(kernel: Kernel, target: string): () => void {
   let loading = Promise.resolve();
-  const onHup = () => {
+  const reload = (why: string) => {
     loading = loading.then(async () => {
       try {
         const next = await loadFlows(target);
         const before = kernel.flows.hash;
         kernel.setFlows(next);
         const what = before === next.hash ? 'unchanged' : `new runs get version ${next.hash.slice(0, 12)} (was ${before.slice(0, 12)}); runs in flight keep theirs`;
-        process.stderr.write(`navkernel serve: SIGHUP: flows reloaded from ${target}: ${next.flows.size} flow(s), ${what}\n`);
+        process.stderr.write(`navkernel serve: ${why}: flows reloaded from ${target}: ${next.flows.size} flow(s), ${what}\n`);
       } catch (e) {
-        process.stderr.write(`navkernel serve: SIGHUP: kept the flows already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.stderr.write(`navkernel serve: ${why}: kept the flows already loaded: ${e instanceof Error ? e.message : String(e)}\n`);
       }
     });
   };
+  const onHup = () => reload('SIGHUP');
   process.on('SIGHUP', onHup);
-  return () => process.off('SIGHUP', onHup);
+  // What the flow files look like now: a change to any of them (or one added or removed) is a reload.
+  const look = async (): Promise<string> => {
+    try {
+      const files = await listFlowFiles(target);
+      const stats = await Promise.all(files.map(async (f) => [f, await stat(f).then((st) => `${st.size}:${st.mtimeMs}`, () => '-')]));
+      return JSON.stringify(stats);
+    } catch {
+      return 'unreadable';
+    }
+  };
+  let last: Promise<string> = look();
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    void Promise.all([last, look()]).then(([before, now]) => {
+      polling = false;
+      if (now === before) return;
+      last = Promise.resolve(now);
+      reload('flow files changed');
+    });
+  }, 1000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    process.off('SIGHUP', onHup);
+  };
 }
 
 /**
