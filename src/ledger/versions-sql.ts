@@ -35,6 +35,13 @@ const UPGRADE_COLUMNS = "run_id, seq, idx, from_flows, to_flows, map, state, upg
 /** Flow versions and upgrades on one SQLite connection. */
 export class SqliteVersions {
   private readonly s;
+  /**
+   * Whether run_upgrades may hold a row, as of `seen` (PRAGMA data_version: it changes when another connection commits,
+   * never for this one's own writes, which set the flag themselves). While nothing changed and the table was empty,
+   * the kernel's per-route look for an upgrade costs one pragma instead of a query.
+   */
+  private any: boolean | undefined;
+  private seen = -1;
   constructor(private readonly db: Database.Database) {
     this.s = {
       save: db.prepare('INSERT OR IGNORE INTO flow_versions (flows_hash, definition) VALUES (?, ?)'),
@@ -48,6 +55,8 @@ export class SqliteVersions {
         'INSERT INTO run_upgrades (run_id, seq, idx, from_flows, to_flows, map, state, upgraded_by, reason, ts, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
       ),
       deleteRun: db.prepare('DELETE FROM run_upgrades WHERE run_id = ?'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
+      anyUpgrade: db.prepare('SELECT 1 FROM run_upgrades LIMIT 1').pluck(),
     };
   }
 
@@ -61,6 +70,12 @@ export class SqliteVersions {
     return this.s.all.all() as { hash: string; definition: string }[];
   }
   lastUpgrade(run_id: string, seq: number): StoredUpgrade | undefined {
+    const v = this.s.dataVersion.get() as number;
+    if (v !== this.seen || this.any === undefined) {
+      this.seen = v;
+      this.any = this.s.anyUpgrade.get() !== undefined;
+    }
+    if (!this.any) return undefined;
     return this.s.last.get(run_id, seq) as StoredUpgrade | undefined;
   }
   runUpgrades(run_id: string): StoredUpgrade[] {
@@ -81,6 +96,7 @@ export class SqliteVersions {
   }
   /** Writes a stored upgrade as it is (restore, migrate). */
   insert(x: StoredUpgrade): void {
+    this.any = true;
     this.s.insert.run(x.run_id, x.seq, x.idx, x.from_flows, x.to_flows, x.map, x.state, x.by, x.reason, x.ts, Buffer.from(x.prev_hash, 'hex'), Buffer.from(x.hash, 'hex'));
   }
   deleteRun(run_id: string): void {

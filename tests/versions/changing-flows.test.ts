@@ -161,6 +161,24 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     await k.close();
   });
 
+  it('a kernel holding a run live learns of an upgrade recorded through another connection (another process) at its next route', async () => {
+    const dir = tmp();
+    const at = location(dir);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => dropStore(at));
+    const mine = openLedgerAt(at);
+    const k = createKernel({ flows: v1, store: mine });
+    cleanups.push(() => k.close());
+    await k.route(ship('x', 'draft', 'SUCCEEDED'));
+    await k.route(ship('x', 'review', 'REJECTED'));
+    expect((await k.route(ship('x', 'draft', 'SUCCEEDED'))).next_step_id).toBe('review');
+    // Another process upgrades the run while this kernel holds it.
+    const other = open(at);
+    await upgradeRun(other, { run_id: 'x', to: v2, map: { review: 'critique' }, by: 'ann', reason: 'ship v2' });
+    const d = await k.route(ship('x', 'critique', 'APPROVED'));
+    expect(d.next_step_id).toBe('legal');
+    expect(await other.runFlowsHashes('x')).toEqual([v1.hash, v2.hash]);
+  });
+
   it("resolves an escalation of a run pinned to v1 against v1's graph while v2 is loaded", async () => {
     const { at } = await ledgerWithRuns();
     const ledger = open(at);

@@ -1,6 +1,5 @@
 // The SQLite ledger's archive operations (ArchiveStore), on its connection.
 import type Database from 'better-sqlite3';
-import { SqliteVersions } from '../versions-sql.js';
 import type { ArchiveSelection, ArchiveStore, ReclaimReport, RunRows, Tombstone } from '../../contracts/archive-port.js';
 import type { SqliteLedger } from '../sqlite-ledger.js';
 import { tombstoneSeal } from '../chain.js';
@@ -123,7 +122,7 @@ export class SqliteArchiveStore implements ArchiveStore {
         );
       }
       // The run's upgrades and the flow versions it used (bundles written before them have neither).
-      const versions = new SqliteVersions(db);
+      const versions = this.ledger.versions;
       for (const u of rows.upgrades ?? []) versions.insert(u);
       for (const v of rows.flow_versions ?? []) versions.saveFlowVersion(v.hash, v.definition);
       db.prepare(
