@@ -64,7 +64,10 @@ function withBaseline(kernel: Kernel, flows: FlowSet, port: ArbiterPort): Kernel
     spentByRun.set(req.run_id, spent + a.cost_usd);
   };
   return {
-    flows: kernel.flows,
+    get flows() {
+      return kernel.flows;
+    },
+    setFlows: (f) => kernel.setFlows(f),
     get liveRuns() {
       return kernel.liveRuns;
     },

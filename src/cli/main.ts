@@ -64,7 +64,7 @@ interface Group {
  */
 export const GROUPS: Record<string, Group> = {
   runs: {
-    description: 'The runs of the ledger: list them, replay, audit, resolve an escalation',
+    description: 'The runs of the ledger: list them, replay, audit, resolve an escalation, upgrade to another flow version',
     default: 'list',
     commands: {
       list: async () => (await import('./commands/runs.js')).registerRunsCommand,
@@ -72,6 +72,7 @@ export const GROUPS: Record<string, Group> = {
       replay: async () => (await import('./commands/replay.js')).registerReplayCommand,
       audit: async () => (await import('./commands/audit.js')).registerAuditCommand,
       resolve: async () => (await import('./commands/resolve.js')).registerResolveCommand,
+      upgrade: async () => (await import('./commands/runs-upgrade.js')).registerRunsUpgradeCommand,
     },
   },
   ledger: {
@@ -86,10 +87,12 @@ export const GROUPS: Record<string, Group> = {
     },
   },
   flows: {
-    description: 'Flow definitions: validate them, draw one as a Mermaid diagram',
+    description: 'Flow definitions: validate them, draw one as a Mermaid diagram, see what a change does to runs in flight (diff) and to every recorded decision (what-if)',
     commands: {
       validate: async () => (await import('./commands/validate.js')).registerValidateCommand,
       diagram: async () => (await import('./commands/diagram.js')).registerDiagramCommand,
+      diff: async () => (await import('./commands/flows-diff.js')).registerFlowsDiffCommand,
+      'what-if': async () => (await import('./commands/flows-what-if.js')).registerFlowsWhatIfCommand,
     },
   },
 };

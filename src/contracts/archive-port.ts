@@ -1,6 +1,6 @@
 // The archive port: what `navkernel ledger archive`, `restore`, `verify --archive` and `checkpoint` need from a store, kept
 // apart from the kernel's store and the run reader (src/contracts/ports.ts) so that each user sees only its part.
-import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry } from './ports.js';
+import type { StoredEscalation, StoredLlmCall, StoredRoute, StoredRun, StoredRunEntry, StoredUpgrade } from './ports.js';
 
 /**
  * What the run register keeps of a run moved out of the ledger: the register entry itself stays (its hash chain and
@@ -32,6 +32,10 @@ export interface RunRows {
   routes: StoredRoute[];
   llm_calls: StoredLlmCall[];
   escalations: StoredEscalation[];
+  /** The run's upgrades (docs/changing-flows.md); absent when it has none (and in bundles written before them). */
+  upgrades?: StoredUpgrade[];
+  /** The kept definitions of the flow versions the run used; absent when none is kept. */
+  flow_versions?: { hash: string; definition: string }[];
 }
 
 /** Which runs `archivableRuns` selects. */

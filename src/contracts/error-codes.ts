@@ -121,6 +121,11 @@ export const ERROR_CODES = {
   UI_NOT_BUILT: { http: 500, summary: 'the web UI is not built into this install (npm run build)' },
   UNKNOWN_TOOL: { http: 404, summary: 'the MCP server has no tool of that name' },
   INTERNAL_INVALID_DECISION: { http: 500, summary: 'the kernel produced a decision that breaks its own rules and refused to return it (please report)' },
+  // Flow versions (issue 39, docs/changing-flows.md).
+  /** A run is pinned to a flow version this kernel never loaded and its ledger does not keep. */
+  FLOW_VERSION_UNKNOWN: { http: 409, summary: 'the run is pinned to a flow version neither loaded nor kept in the ledger' },
+  /** `runs upgrade` refused: the step mapping leaves the run at a step (or return point) the new version does not have. */
+  UPGRADE_REFUSED: { http: 409, summary: 'the upgrade would leave the run at a step the new flow version does not have; nothing recorded' },
 } as const satisfies Record<string, { http: number; summary: string }>;
 
 /** One of the stable error codes. */

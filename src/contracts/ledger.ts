@@ -186,9 +186,12 @@ export const VerifyIssue = z.object({
     'register_mismatch',
     'archive_mismatch',
     'archive_missing',
+    'upgrade_mismatch',
+    'flow_version_mismatch',
+    'flow_version_missing',
   ]),
   message: z.string(),
-  table: z.string().optional().describe('The table of the bad row (routes, runs, llm_calls, escalations, run_register)'),
+  table: z.string().optional().describe('The table of the bad row (routes, runs, llm_calls, escalations, run_register, run_upgrades, flow_versions)'),
   field: z.string().optional().describe('The column found edited, when it can be named'),
   file: z.string().optional(),
 });

@@ -69,6 +69,12 @@ export interface RunState {
   trail?: string[];
   /** The flow of the run's first route, whose `bounds.max_routes` caps the run. */
   started_in?: string;
+  /**
+   * The flow version the run is pinned to (docs/changing-flows.md): the hash of the flow set it started with (or was
+   * upgraded to), whose definition the ledger keeps (`KernelStore.flowVersion`). Absent in states recorded before
+   * flow versions: such a run takes the kernel's current flows at its next route and is pinned from then on.
+   */
+  flows?: string;
 }
 
 /** What a run is doing (docs/run-states.md). */
@@ -151,6 +157,53 @@ export interface KernelStore {
    * run awaiting a person is routed again, to learn whether a person resolved it and where the run goes.
    */
   escalation?(escalation_id: string): Promise<StoredEscalation | undefined>;
+  /**
+   * Keeps a flow version (content-addressed: `hash` is the sha256 of `definition`, the canonical JSON of the flow set's
+   * definitions sorted by flow id). Idempotent. The kernel calls it once per flow set before the first route with it.
+   */
+  saveFlowVersion?(hash: string, definition: string): Promise<void>;
+  /** The definition of a kept flow version (canonical JSON), or undefined. */
+  flowVersion?(hash: string): Promise<string | undefined>;
+  /** The last upgrade of a run recorded after its route `seq` (docs/changing-flows.md), or undefined. */
+  lastUpgrade?(run_id: string, seq: number): Promise<StoredUpgrade | undefined>;
+}
+
+/**
+ * A run moved to another flow version by a person (`navkernel runs upgrade`): recorded like a resolution, chained to
+ * the run's route `seq` (or the upgrade before it at the same seq) by `prev_hash`, so verify notices an edit.
+ */
+export interface StoredUpgrade {
+  run_id: string;
+  /** The run's head seq when it was upgraded: the upgrade applies before route seq + 1. */
+  seq: number;
+  /** 0 for the first upgrade after route `seq`, then 1, 2, … */
+  idx: number;
+  from_flows: string;
+  to_flows: string;
+  /** Canonical JSON of the step mapping used (`{"flow/old": "flow/new"}`), `{}` when none was needed. */
+  map: string;
+  /** Canonical JSON of the run's state after the upgrade (what the kernel routes the next report from). */
+  state: string;
+  by: string;
+  reason: string;
+  ts: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The write side of flow versions and upgrades (both ledgers): what `runs upgrade`, archive and restore use. */
+export interface VersionStore {
+  /** Every kept flow version, by hash. */
+  flowVersions(): Promise<{ hash: string; definition: string }[]>;
+  /** A run's upgrades by seq, then idx. */
+  runUpgrades(run_id: string): Promise<StoredUpgrade[]>;
+  /**
+   * Records an upgrade atomically with a check that the run's head seq is still `seq` (false, nothing recorded, when
+   * the run moved on meanwhile); computes idx, prev_hash and hash (src/ledger/upgrade-chain.ts).
+   */
+  recordUpgrade(u: Omit<StoredUpgrade, 'idx' | 'prev_hash' | 'hash'>): Promise<StoredUpgrade | false>;
+  saveFlowVersion(hash: string, definition: string): Promise<void>;
+  flowVersion(hash: string): Promise<string | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -445,7 +498,10 @@ export interface DecisionsMirror {
 }
 
 /** A full ledger: every part (the kernel's store, the run reader, statistics, escalations), and optionally a decisions.jsonl mirror. */
-export interface Ledger extends KernelStore, RunReader, StatsReader, EscalationStore {
+export interface Ledger extends KernelStore, RunReader, StatsReader, EscalationStore, VersionStore {
   readonly mirror: DecisionsMirror | undefined;
   escalation(escalation_id: string): Promise<StoredEscalation | undefined>;
+  saveFlowVersion(hash: string, definition: string): Promise<void>;
+  flowVersion(hash: string): Promise<string | undefined>;
+  lastUpgrade(run_id: string, seq: number): Promise<StoredUpgrade | undefined>;
 }

@@ -11,3 +11,4 @@ export { flowWarnings, type FlowWarning } from './flows/flow-warnings.js';
 export { proveBounds, witnessText, type BoundsProof, type BoundedCycle, type CycleBound, type ProofEdgeKind, type ProofNode, type RouteBound, type WitnessEdge } from './flows/bounds-proof.js';
 export { resolutionOf, type ResolvedEscalation } from './resolution.js';
 export { resolvedRunState } from './run-state.js';
+export { flowsDefinition, flowSetFromDefinition, FlowVersionUnknownError } from './flows/flow-version.js';

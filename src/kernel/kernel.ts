@@ -13,6 +13,7 @@ import { MemoryStore } from './memory-store.js';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.js';
 import { emptyRunState, resolvedRunState } from './run-state.js';
 import { buildCandidates } from './tiers/candidates.js';
+import { FlowVersionUnknownError, flowSetFromDefinition, flowsDefinition } from './flows/flow-version.js';
 
 /** Options of createKernel: the flows, the store, tier 3 (the arbiter), limits and the clock. */
 export interface KernelOptions {
@@ -68,7 +69,14 @@ export interface Kernel {
   candidates(request: unknown): Promise<CandidateMove[]>;
   /** The run's current state (loop counters, signature attempts, return points), or undefined for an unknown run. */
   runState(run_id: string): Promise<RunState | undefined>;
+  /** The flows new runs get (the version loaded now; see `setFlows`). */
   readonly flows: FlowSet;
+  /**
+   * Loads another flow set for new runs (docs/changing-flows.md): runs in flight stay pinned to the version they
+   * started with (kept in memory and in the store), so a new flow set never disturbs them. `navkernel serve` calls it
+   * on SIGHUP.
+   */
+  setFlows(flows: FlowSet): void;
   /** Live run actors (for tests and monitoring). */
   readonly liveRuns: number;
   /** Waits for routes in flight, stops every run actor and closes the store. */
@@ -77,9 +85,13 @@ export interface Kernel {
 
 /** Creates a routing kernel. See docs/kernel.md. */
 export function createKernel(options: KernelOptions): Kernel {
-  const { flows } = options;
+  // The flow set new runs get, and every version this kernel has routed with or read back: runs are pinned to theirs.
+  let flows = options.flows;
+  const versions = new Map<string, FlowSet>([[flows.hash, flows]]);
+  // Versions the store is known to keep (saved by this kernel, or read back from it).
+  const kept = new Set<string>();
   const arbiter = options.arbiter;
-  const store = options.store ?? new MemoryStore();
+  const store: KernelStore = options.store ?? new MemoryStore();
   const clock = options.clock ?? Date.now;
   // Formatting a Date costs more than routing a tier-1 decision: reuse the string within a millisecond.
   let lastMs = NaN;
@@ -149,9 +161,32 @@ export function createKernel(options: KernelOptions): Kernel {
 
   const parse = createRequestGuard({ validate, ...(options.strict ? { strict: true } : {}), ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
 
+  /** The flow version a run routes with: the current one for a new run (or one recorded before versions), else its pin. */
+  function versionOf(run: RunState): FlowSet | Promise<FlowSet> {
+    const pin = run.seq === 0 ? undefined : run.flows;
+    if (pin === undefined || pin === flows.hash) return flows;
+    return versions.get(pin) ?? readVersion(pin);
+  }
+
+  async function readVersion(hash: string): Promise<FlowSet> {
+    const definition = store.flowVersion ? await store.flowVersion(hash) : undefined;
+    if (definition === undefined) throw new FlowVersionUnknownError(hash, store.flowVersion ? 'in the ledger' : 'in this kernel (its store keeps no flow versions)');
+    const set = flowSetFromDefinition(hash, definition);
+    versions.set(hash, set);
+    kept.add(hash);
+    return set;
+  }
+
   async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();
-    const routed = routeOnActor(actor, req, flows, ts, arbiter !== undefined);
+    const pinned = versionOf(runContext(actor).run);
+    const version = pinned instanceof Promise ? await pinned : pinned;
+    // The definition is kept before the first route that names its hash, so every recorded route can be replayed.
+    if (!kept.has(version.hash) && store.saveFlowVersion) {
+      await store.saveFlowVersion(version.hash, flowsDefinition(version));
+      kept.add(version.hash);
+    }
+    const routed = routeOnActor(actor, req, version, ts, arbiter !== undefined);
     const { outcome, work } = routed instanceof Promise ? await routed : routed;
     const record: RouteRecord = {
       run_id: req.run_id,
@@ -166,7 +201,7 @@ export function createKernel(options: KernelOptions): Kernel {
       latency_us: Math.round((performance.now() - t0) * 1000),
       cost_usd: outcome.cost_usd,
       kernel_version: VERSION,
-      flows_hash: flows.hash,
+      flows_hash: version.hash,
       ts,
       llm_calls: outcome.llm_calls,
     };
@@ -201,6 +236,13 @@ export function createKernel(options: KernelOptions): Kernel {
       if (waiting.lifecycle === 'awaiting_person' && waiting.escalation_id !== undefined && store.escalation) {
         const resolved = resolutionOf(await store.escalation(waiting.escalation_id));
         if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
+      }
+      // A person may have upgraded the run (`navkernel runs upgrade`, another process) since its last route: it goes
+      // on from the upgraded state. One indexed lookup per route of a run under way (the upgrade is keyed by the run's
+      // head seq, so it applies once: the next route moves the head past it).
+      if (waiting.seq > 0 && waiting.lifecycle !== 'ended' && store.lastUpgrade) {
+        const upgrade = await store.lastUpgrade(req.run_id, waiting.seq);
+        if (upgrade) loadOnActor(actor, JSON.parse(upgrade.state) as RunState);
       }
       try {
         return await routeNow(req, actor, requestHash, t0, principal);
@@ -251,10 +293,16 @@ export function createKernel(options: KernelOptions): Kernel {
     async candidates(request) {
       const req = parse(request);
       const state = (await stateOf(req.run_id)) ?? emptyRunState(req.run_id);
-      return buildCandidates(buildRouteWork(req, flows, state, isoNow(), arbiter !== undefined));
+      return buildCandidates(buildRouteWork(req, await versionOf(state), state, isoNow(), arbiter !== undefined));
     },
     runState: stateOf,
-    flows,
+    get flows() {
+      return flows;
+    },
+    setFlows(next: FlowSet) {
+      flows = versions.get(next.hash) ?? next;
+      versions.set(flows.hash, flows);
+    },
     get liveRuns() {
       return actors.size;
     },

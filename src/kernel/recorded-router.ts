@@ -5,7 +5,7 @@ import type { RouteRequest } from '../contracts/route-request.js';
 import type { RunState } from '../contracts/index.js';
 import { IdempotencyConflictError } from '../contracts/store-errors.js';
 import type { FlowSet } from './flows/compiled-flow.js';
-import { provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { loadOnActor, provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
 import { runContext } from './run-machine.js';
 import type { ResolvedEscalation } from './resolution.js';
 import { emptyRunState, resolvedRunState } from './run-state.js';
@@ -23,6 +23,11 @@ export interface RecordedRouterOptions {
    * before its next request is routed, as the kernel learns it from its store. Without it, such a run stays open.
    */
   resolution?: (escalation_id: string) => ResolvedEscalation | undefined;
+  /**
+   * The recorded upgrade of a run after its route `seq` (`navkernel runs upgrade`), as the state it left the run in: the
+   * run goes on from it before its next request is routed, as the kernel learns it from its store.
+   */
+  upgradeAfter?: (run_id: string, seq: number) => RunState | undefined;
 }
 
 /** Routes recorded requests one after another, at their recorded times, holding nothing but the runs' states. */
@@ -31,13 +36,17 @@ export interface RecordedRouter {
    * Routes a request as recorded (it passed `route()`'s guard when it was recorded: validated, limits checked,
    * secrets redacted) at the recorded time `ts` (ISO-8601). The decision is synchronous unless tier 3 is asked.
    * Throws (or rejects) where `route()` would reject. Routes of one router must not overlap: await each.
+   * `flows`: the flow version this route is decided with (default the router's `flows`): a replay from the ledger
+   * passes the version each route was recorded with.
    */
-  route(request: RouteRequest, ts: string): Decision | Promise<Decision>;
+  route(request: RouteRequest, ts: string, flows?: FlowSet): Decision | Promise<Decision>;
   /** The run's state after its last routed request (undefined for a run not routed). */
   state(run_id: string): RunState | undefined;
   /** Stops the run actors. */
   close(): void;
 }
+
+let plainMachine: ReturnType<typeof provideRunMachine> | undefined;
 
 /**
  * What a kernel in memory (`createKernel({ flows, arbiter, validate: false, redact: false, clock })`) would answer to
@@ -50,7 +59,8 @@ export interface RecordedRouter {
 export function createRecordedRouter(options: RecordedRouterOptions): RecordedRouter {
   const { flows, arbiter } = options;
   const hasArbiter = arbiter !== undefined;
-  const machine = provideRunMachine(arbiter, options.arbiterTimeoutMs ?? 30_000);
+  // Without tier 3 every router shares one machine: providing one costs more than replaying a short run.
+  const machine = hasArbiter ? provideRunMachine(arbiter, options.arbiterTimeoutMs ?? 30_000) : (plainMachine ??= provideRunMachine(undefined, 30_000));
   const maxRequestIds = options.maxRequestIds ?? 100_000;
   const actors = new Map<string, RunActor>();
   // Each run's state after its last decision: what the kernel's store holds, where an actor dropped after a failed
@@ -77,7 +87,7 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
   }
 
   return {
-    route(req, ts) {
+    route(req, ts, version = flows) {
       let key: string | undefined;
       if (req.request_id !== undefined) {
         key = `${req.run_id}\u0000${req.request_id}`;
@@ -101,9 +111,11 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
         const resolved = options.resolution?.(waiting.escalation_id);
         if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
       }
+      const upgraded = waiting.seq > 0 ? options.upgradeAfter?.(run_id, waiting.seq) : undefined;
+      if (upgraded) loadOnActor(actor, upgraded);
       let routed;
       try {
-        routed = routeOnActor(actor, req, flows, lastIso, hasArbiter);
+        routed = routeOnActor(actor, req, version, lastIso, hasArbiter);
       } catch (e) {
         dropActor(run_id);
         throw e;

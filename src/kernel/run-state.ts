@@ -66,6 +66,8 @@ export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number)
     }
   }
   next.started_in = prev.started_in ?? w.flow.id;
+  // The flow version the run routed with: pinned from its first route (a run recorded before versions, from its next).
+  next.flows = w.flows.hash;
   return next;
 }
 

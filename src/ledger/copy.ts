@@ -1,6 +1,6 @@
 // Copying a ledger into another (`navkernel ledger migrate`): every route, LLM call and escalation as stored, hashes
 // included, so the copy's chains verify. Either end may be SQLite or PostgreSQL.
-import type { EscalationReader, Ledger, RunReader, StoredEscalation, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
+import type { EscalationReader, Ledger, RunReader, StoredEscalation, StoredLlmCall, StoredRoute, StoredUpgrade, VersionStore } from '../contracts/ports.js';
 import { isOffroad } from '../contracts/decision-kinds.js';
 import { NavkernelError } from '../contracts/errors.js';
 import { PostgresLedger } from './postgres/postgres-ledger.js';
@@ -43,6 +43,13 @@ async function writeRaw(to: Ledger, writes: AppendWrite[]): Promise<void> {
   throw new TypeError('navkernel ledger migrate writes to a SQLite or a PostgreSQL ledger');
 }
 
+/** Writes a stored upgrade as it is. */
+async function writeUpgrade(to: Ledger, u: StoredUpgrade): Promise<void> {
+  if (to instanceof SqliteLedger) return to.versions.insert(u);
+  if (to instanceof PostgresLedger) return to.importUpgrade(u);
+  throw new TypeError('navkernel migrate writes to a SQLite or a PostgreSQL ledger');
+}
+
 /** Copies every run of `from` into the empty ledger `to`. */
 export async function copyLedger(from: RunReader & EscalationReader, to: Ledger, onProgress?: (report: CopyReport) => void): Promise<CopyReport> {
   const existing = await to.runIds();
@@ -70,8 +77,14 @@ export async function copyLedger(from: RunReader & EscalationReader, to: Ledger,
         report.resolutions++;
       }
     }
+    // The run's upgrades, as stored (their hashes chain to the copied routes).
+    const upgrades = (from as Partial<VersionStore>).runUpgrades;
+    if (upgrades) for (const u of await upgrades.call(from, run_id)) await writeUpgrade(to, { ...u, seq: Number(u.seq), idx: Number(u.idx) });
     report.runs++;
     onProgress?.(report);
   }
+  // Every kept flow version (content-addressed: the same rows on both ends).
+  const versions = (from as Partial<VersionStore>).flowVersions;
+  if (versions) for (const v of await versions.call(from)) await to.saveFlowVersion(v.hash, v.definition);
   return report;
 }

@@ -9,11 +9,12 @@ import type { CostBucket, LedgerTotals, RunPageQuery, StoredEscalation, StoredLl
 import { GENESIS_HASH, registerHash } from './chain.js';
 import { LedgerNotFoundError, LedgerTooNewError, NotALedgerError } from './errors.js';
 import { sqliteArchiveMigration, sqliteArchiveSealMigration } from './archive/schema.js';
+import { SQLITE_VERSIONS_MIGRATION } from './versions-sql.js';
 
 /** `PRAGMA application_id` of a navkernel ledger ("NVKL"): tells our files from any other SQLite database. */
 export const LEDGER_APPLICATION_ID = 0x4e564b4c;
 /** Schema version this navkernel writes (`PRAGMA user_version`). */
-export const LEDGER_SCHEMA_VERSION = 8;
+export const LEDGER_SCHEMA_VERSION = 9;
 
 /**
  * Migrations, index i brings the schema from version i to i + 1. Applied in one IMMEDIATE transaction on open.
@@ -168,6 +169,9 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   },
   // v8: the tombstone's seal (src/ledger/archive/schema.ts): verify covers every column archiving writes.
   sqliteArchiveSealMigration,
+  // v9: flow versions and run upgrades (src/ledger/versions-sql.ts, docs/changing-flows.md). Existing routes keep their
+  // flows_hash with no stored definition (their runs take the current flows at their next route, then are pinned).
+  SQLITE_VERSIONS_MIGRATION,
 ];
 
 /** The synchronous setting a ledger runs with. */

@@ -17,6 +17,7 @@ import type {
   StoredRoute,
   StoredRun,
   StoredRunEntry,
+  StoredUpgrade,
 } from '../contracts/ports.js';
 import { LedgerConflictError, RunArchivedError } from '../contracts/store-errors.js';
 import { buildAppendWrite } from './append-write.js';
@@ -28,6 +29,7 @@ import { MirrorLock, mirrorLockPath } from './mirror-lock.js';
 import { runFoldersBeside } from './paths.js';
 import { ThreadedMirror, mirrorThreadAvailable } from './threaded-mirror.js';
 import { type AppendWrite, type Durability, LedgerSql, SeqConflict, openDatabase } from './sql.js';
+import { SqliteVersions } from './versions-sql.js';
 import { WalCheckpointer, checkpointerThreadAvailable, type WalCheckpointLimits, type WalCheckpointStats } from './wal-checkpointer.js';
 
 /** Options of a SQLite ledger: durability, the decisions.jsonl mirror, WAL checkpoints. */
@@ -113,6 +115,8 @@ export class SqliteLedger implements Ledger {
   readonly jsonl: boolean;
   /** The SQL surface (one module); internal: reached through {@link ledgerSql}, never part of the public API. */
   readonly #sql: LedgerSql;
+  /** Flow versions and run upgrades (docs/changing-flows.md). */
+  readonly versions: SqliteVersions;
   readonly mirror: SqliteMirror | undefined;
   private readonly mirrorLock: MirrorLock | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
@@ -130,6 +134,7 @@ export class SqliteLedger implements Ledger {
     this.#sql = new LedgerSql(
       openDatabase(file, { create: options.create ?? true, durability: this.durability, busyTimeoutMs: options.busyTimeoutMs ?? 15_000 }),
     );
+    this.versions = new SqliteVersions(this.#sql.db);
     const onWarning = options.onWarning ?? defaultMirrorWarning;
     const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
     const memory = file === ':memory:' || file === '';
@@ -173,7 +178,34 @@ export class SqliteLedger implements Ledger {
     const state = this.#sql.lastState(run_id);
     if (state === undefined) return Promise.resolve(undefined);
     this.mirror?.check(run_id);
-    return Promise.resolve(JSON.parse(state) as RunState);
+    const run = JSON.parse(state) as RunState;
+    // A person upgraded the run after its last route: it goes on from the upgraded state.
+    const upgraded = this.versions.lastUpgrade(run_id, run.seq);
+    return Promise.resolve(upgraded ? (JSON.parse(upgraded.state) as RunState) : run);
+  }
+
+  // ---- Flow versions and upgrades (VersionStore) ----------------------------------------------------------------------
+
+  saveFlowVersion(hash: string, definition: string): Promise<void> {
+    this.versions.saveFlowVersion(hash, definition);
+    return Promise.resolve();
+  }
+  flowVersion(hash: string): Promise<string | undefined> {
+    return Promise.resolve(this.versions.flowVersion(hash));
+  }
+  flowVersions(): Promise<{ hash: string; definition: string }[]> {
+    return Promise.resolve(this.versions.flowVersions());
+  }
+  lastUpgrade(run_id: string, seq: number): Promise<StoredUpgrade | undefined> {
+    return Promise.resolve(this.versions.lastUpgrade(run_id, seq));
+  }
+  runUpgrades(run_id: string): Promise<StoredUpgrade[]> {
+    return Promise.resolve(this.versions.runUpgrades(run_id));
+  }
+  async recordUpgrade(u: Omit<StoredUpgrade, 'idx' | 'prev_hash' | 'hash'>): Promise<StoredUpgrade | false> {
+    // Pending appends first, so the head check sees every route this process acknowledged.
+    await this.flush();
+    return this.versions.recordUpgrade(u);
   }
 
   findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined> {

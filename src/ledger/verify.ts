@@ -8,7 +8,9 @@ import type { Tombstone } from '../contracts/archive-port.js';
 import { readJsonl } from './decisions-jsonl.js';
 import { expectedLines } from './jsonl-mirror.js';
 import type { LlmCallRecord } from '../contracts/llm-call.js';
-import type { DecisionsMirror, EscalationReader, Ledger, RunReader, StoredLlmCall, StoredRoute } from '../contracts/ports.js';
+import type { DecisionsMirror, EscalationReader, Ledger, RunReader, RunState, StoredLlmCall, StoredRoute, VersionStore } from '../contracts/ports.js';
+import { sha256 } from '../contracts/canonical-json.js';
+import { upgradeHash } from './upgrade-chain.js';
 import { requireRun } from './stored-rows.js';
 import { archiveStoreFor } from './archive/store-for.js';
 
@@ -58,15 +60,18 @@ export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<L
   let total = 0;
   for (const id of runIds) total += (await ledger.run(id))?.last_seq ?? 0;
   const repairs: JsonlRepair[] = [];
+  const versionsOf = (ledger as Partial<VersionStore>).flowVersions;
+  const keepsVersions = versionsOf ? (await versionsOf.call(ledger)).length > 0 : false;
   let routes = 0;
   let jsonlFiles = 0;
   for (const run_id of runIds) {
-    routes += await verifyChain(ledger, run_id, issues, (n) => options.onProgress?.(routes + n, total));
+    routes += await verifyChain(ledger, run_id, issues, (n) => options.onProgress?.(routes + n, total), keepsVersions);
     if (ledger.mirror) {
       if (options.repair ?? true) repairs.push(...(await ledger.mirror.repair(run_id)));
       jsonlFiles += await verifyJsonl(ledger, ledger.mirror, run_id, issues);
     }
   }
+  if (options.run === undefined) await verifyFlowVersions(ledger, issues);
   await verifyRegister(ledger, issues, options.run, archived, options.registerSlice ?? false);
   if (tombstones.length > 0) await verifyTombstones(ledger, tombstones, issues, options.run);
   options.onProgress?.(routes, total);
@@ -77,7 +82,49 @@ export async function verifyLedger(ledger: RunReader & EscalationReader & Pick<L
 
 type IssueExtra = { table?: string; field?: string };
 
-async function verifyChain(ledger: RunReader & EscalationReader, run_id: string, issues: VerifyIssue[], progress: (n: number) => void): Promise<number> {
+/** Every kept flow version's definition must hash to its key (content addressing): an edited definition is named. */
+async function verifyFlowVersions(ledger: object, issues: VerifyIssue[]): Promise<void> {
+  const read = (ledger as Partial<VersionStore>).flowVersions;
+  if (!read) return;
+  for (const v of await read.call(ledger)) {
+    if (sha256(v.definition) !== v.hash) issues.push({ run_id: '', seq: null, kind: 'flow_version_mismatch', message: `flow version ${v.hash.slice(0, 12)}: its kept definition does not hash to it`, table: 'flow_versions', field: 'definition' });
+  }
+}
+
+/**
+ * A run's upgrades: each chained to the route at its seq (or the upgrade before it), its hash recomputed; and the
+ * version the run is pinned to (its last state, or its last upgrade's) must be kept, or no other process can route it.
+ */
+async function verifyUpgrades(ledger: object, run_id: string, hashes: ReadonlyMap<number, string>, lastSeq: number, lastState: string | undefined, keepsVersions: boolean, issue: (seq: number | null, kind: VerifyIssue['kind'], message: string, extra?: IssueExtra) => void): Promise<void> {
+  const store = ledger as Partial<VersionStore>;
+  const upgrades = store.runUpgrades ? await store.runUpgrades.call(ledger, run_id) : [];
+  let at = -1;
+  let prev = '';
+  for (const u of upgrades) {
+    const seq = Number(u.seq);
+    const idx = Number(u.idx);
+    if (seq !== at) (at = seq), (prev = hashes.get(seq) ?? '');
+    const expected = upgradeHash(prev, { ...u, seq, idx });
+    if (u.prev_hash !== prev || u.hash !== expected) {
+      issue(seq, 'upgrade_mismatch', `upgrade ${idx} after seq ${seq} (${u.from_flows.slice(0, 12)} → ${u.to_flows.slice(0, 12)} by ${JSON.stringify(u.by)}) does not match its hash`, { table: 'run_upgrades', field: u.prev_hash !== prev ? 'prev_hash' : 'hash' });
+    }
+    prev = u.hash;
+  }
+  const final = upgrades.filter((u) => Number(u.seq) === lastSeq).at(-1)?.state ?? lastState;
+  let pin: string | undefined;
+  try {
+    pin = final === undefined ? undefined : (JSON.parse(final) as RunState).flows;
+  } catch {
+    pin = undefined;
+  }
+  // Only in a ledger that keeps versions (every kernel since schema 9 keeps the ones it routes with): rows appended
+  // through the store alone, without the kernel, keep none, and are not damaged for it.
+  if (pin !== undefined && store.flowVersion && keepsVersions && (await store.flowVersion.call(ledger, pin)) === undefined) {
+    issue(null, 'flow_version_missing', `the run is pinned to flow version ${pin.slice(0, 12)}, which the ledger does not keep`, { table: 'flow_versions', field: 'flows_hash' });
+  }
+}
+
+async function verifyChain(ledger: RunReader & EscalationReader, run_id: string, issues: VerifyIssue[], progress: (n: number) => void, keepsVersions = false): Promise<number> {
   let expectedSeq = 1;
   let prev = GENESIS_HASH;
   let lastSeq = 0;
@@ -87,6 +134,8 @@ async function verifyChain(ledger: RunReader & EscalationReader, run_id: string,
   const matchedEscalations = new Set<string>();
   const hashes = new Map<number, string>();
   let sawMicros = false;
+  let lastState: string | undefined;
+  const routeHashes = new Map<number, string>();
   // What the run's summary row must say, recomputed from its routes.
   const sum = { flow: '', created_ts: '', updated_ts: '', offroad: 0, llm_calls: 0, cost_usd: 0, last_decision: '', last_step: '' };
   // Ledgers written before the normal end stopped counting as off-road counted every non-CONTINUE decision.
@@ -112,6 +161,9 @@ async function verifyChain(ledger: RunReader & EscalationReader, run_id: string,
       if (field !== null && !badCalls.has(c.seq)) badCalls.set(c.seq, `${field} (row idx ${c.idx})`);
     }
     for (const row of rows) {
+      lastState = row.state;
+      // Every route's stored hash: an upgrade chains to the route at its seq (a bad route is reported on its own).
+      routeHashes.set(row.seq, row.hash);
       const bad = (kind: VerifyIssue['kind'], message: string, extra: IssueExtra = {}, seq = row.seq) => issue(seq, kind, message, extra);
       const rowCalls = calls.get(row.seq) ?? [];
       const hash = row.hash;
@@ -224,6 +276,7 @@ async function verifyChain(ledger: RunReader & EscalationReader, run_id: string,
       issue(e.seq, 'bad_record', `escalation ${e.escalation_id}: unparseable resolution`, { table: 'escalations', field: 'resolution' });
     }
   }
+  await verifyUpgrades(ledger, run_id, routeHashes, lastSeq, lastState, keepsVersions, issue);
   const run = await ledger.run(run_id);
   if (!run) {
     issue(null, 'head_mismatch', count ? 'routes without a runs row' : 'the run has neither routes nor a runs row', { table: 'runs', field: 'run_id' });

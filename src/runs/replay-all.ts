@@ -17,12 +17,18 @@ export interface ReplayAllOptions {
    * `RunReader.location` hides it). Without it every run replays on this thread.
    */
   open?: string;
-  /** The flows folder or file the workers load; default: the definitions of `flows`, rebuilt in each worker. */
+  /** The flows folder or file the workers load; default: the definitions of `flows`, rebuilt in each worker (none: each run's recorded versions). */
   flowsPath?: string;
   /** Worker threads: default the machine's available parallelism, never more than the runs; 1 = this thread. */
   threads?: number;
   /** Called with each run's report as soon as it and every run before it are done: always in run order. */
   onReport?: (report: ReplayReport) => void;
+  /** See ReplayOptions.compareState. */
+  compareState?: boolean;
+  /** See ReplayOptions.missingFlowDiverges. */
+  missingFlowDiverges?: boolean;
+  /** Only these runs (default every run of the ledger), in this order. */
+  runs?: string[];
 }
 
 /** The worker threads a ledger-wide replay of `runs` runs uses. */
@@ -37,8 +43,8 @@ export function replayThreads(runs: number, requested?: number): number {
  * run at a time to whichever worker is free. The reports come back in run order (`runIds()`) and are the same
  * as replaying each run with `replayRun` on this thread.
  */
-export async function replayAll(ledger: RunReader, flows: FlowSet, options: ReplayAllOptions = {}): Promise<ReplayReport[]> {
-  const runs = await ledger.runIds();
+export async function replayAll(ledger: RunReader, flows: FlowSet | undefined, options: ReplayAllOptions = {}): Promise<ReplayReport[]> {
+  const runs = options.runs ?? (await ledger.runIds());
   // From TypeScript sources (tsx, vitest) there is no compiled worker file: replay on this thread then.
   const workerFile = new URL('./replay-worker.js', import.meta.url);
   const threads = options.open === undefined || !existsSync(fileURLToPath(workerFile)) ? 1 : replayThreads(runs.length, options.threads);
@@ -51,7 +57,7 @@ export async function replayAll(ledger: RunReader, flows: FlowSet, options: Repl
       options.onReport?.(r);
     }
   };
-  const runOptions = options.maxDivergences !== undefined ? { maxDivergences: options.maxDivergences } : {};
+  const runOptions = { ...(options.maxDivergences !== undefined ? { maxDivergences: options.maxDivergences } : {}), ...(options.missingFlowDiverges ? { missingFlowDiverges: true } : {}), ...(options.compareState === false ? { compareState: false } : {}) };
   if (threads <= 1) {
     for (let i = 0; i < runs.length; i++) settle(i, await replayRun(ledger, runs[i]!, flows, runOptions));
     return reports as ReplayReport[];
@@ -59,8 +65,8 @@ export async function replayAll(ledger: RunReader, flows: FlowSet, options: Repl
   const data: ReplayWorkerData = {
     open: options.open!,
     flowsPath: options.flowsPath,
-    defs: options.flowsPath === undefined ? [...flows.flows.values()].map((f) => f.def) : undefined,
-    flowsHash: flows.hash,
+    defs: options.flowsPath === undefined && flows ? [...flows.flows.values()].map((f) => f.def) : undefined,
+    flowsHash: flows?.hash,
     ...runOptions,
   };
   let next = 0;

@@ -11,8 +11,11 @@ export interface ReplayWorkerData {
   open: string;
   flowsPath: string | undefined;
   defs: Flow[] | undefined;
-  flowsHash: string;
+  /** Undefined: replay each run with its recorded flow versions, read from the ledger. */
+  flowsHash: string | undefined;
   maxDivergences?: number;
+  missingFlowDiverges?: boolean;
+  compareState?: boolean;
 }
 export interface ReplayJob {
   index: number;
@@ -29,15 +32,15 @@ if (port) {
     port.postMessage({ error: { name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}) } } satisfies ReplayWorkerMessage);
   };
   try {
-    const flows = data.flowsPath !== undefined ? await loadFlows(data.flowsPath) : defineFlows(data.defs ?? []);
-    if (flows.hash !== data.flowsHash) throw new Error(`replay worker: the flows rebuilt in the worker hash ${flows.hash}, not ${data.flowsHash}`);
+    const flows = data.flowsHash === undefined ? undefined : data.flowsPath !== undefined ? await loadFlows(data.flowsPath) : defineFlows(data.defs ?? []);
+    if (flows && flows.hash !== data.flowsHash) throw new Error(`replay worker: the flows rebuilt in the worker hash ${flows.hash}, not ${data.flowsHash}`);
     const ledger = openLedgerAt(data.open, { create: false, readOnly: true, jsonl: false });
     port.on('message', (job: ReplayJob | null) => {
       if (job === null) {
         void ledger.close().finally(() => port.close());
         return;
       }
-      replayRun(ledger, job.run_id, flows, data.maxDivergences !== undefined ? { maxDivergences: data.maxDivergences } : {}).then(
+      replayRun(ledger, job.run_id, flows, { ...(data.maxDivergences !== undefined ? { maxDivergences: data.maxDivergences } : {}), ...(data.missingFlowDiverges ? { missingFlowDiverges: true } : {}), ...(data.compareState === false ? { compareState: false } : {}) }).then(
         (report) => port.postMessage({ index: job.index, report } satisfies ReplayWorkerMessage),
         failure,
       );

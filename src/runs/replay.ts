@@ -6,7 +6,8 @@ import type { LlmCallRecord } from '../contracts/llm-call.js';
 import type { ArbiterAnswer, ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import { createRecordedRouter, resolutionOf, type FlowSet, type ResolvedEscalation } from '../kernel/index.js';
-import type { EscalationReader, KernelStore, RunReader } from '../contracts/ports.js';
+import type { EscalationReader, KernelStore, RunReader, RunState, VersionStore } from '../contracts/ports.js';
+import { FlowVersionUnknownError, flowSetFromDefinition } from '../kernel/flows/flow-version.js';
 import { requireRun } from '../ledger/stored-rows.js';
 import { candidateId } from '../contracts/candidate-id.js';
 import { NavkernelError } from '../contracts/errors.js';
@@ -47,7 +48,16 @@ export interface ReplayOptions {
    * which also notices when today's prompt differs from the recorded one.
    */
   arbiter?: (current: () => RecordedRoute) => ArbiterPort;
+  /** Without `flows`: where each recorded version's flow set comes from (default `keptVersions(ledger)`; a what-if over many runs shares one). */
+  versions?: (hash: string) => Promise<FlowSet>;
+  /** Compare where the run stands after the replay with where the recording left it (default true; a what-if counts decisions only). */
+  compareState?: boolean;
+  /** A run whose flow `flows` lacks replays anyway, every route a divergence (a what-if of removing the flow), instead of FLOW_NOT_LOADED. */
+  missingFlowDiverges?: boolean;
 }
+
+/** The router's default flows when every route names its own version. */
+const EMPTY_FLOWS: FlowSet = { flows: new Map(), hash: '', get: () => undefined };
 
 const PAGE = 4096;
 
@@ -98,13 +108,38 @@ export function recordedArbiter(current: () => RecordedRoute): ArbiterPort {
 }
 
 /**
- * Re-routes the recorded requests of a run, in order, through the kernel's machine with `flows` (`createRecordedRouter`), using
- * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
+ * The flow versions a ledger keeps, each compiled once (docs/changing-flows.md): what a replay from the ledger alone
+ * routes each recorded request with. FLOW_VERSION_UNKNOWN for a version the ledger does not keep (recorded before
+ * navkernel kept versions): such a run replays with `--flows DIR` only.
  */
-export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
+export function keptVersions(ledger: object): (hash: string) => Promise<FlowSet> {
+  const cache = new Map<string, FlowSet>();
+  const read = (ledger as Partial<VersionStore>).flowVersion;
+  return async (hash) => {
+    let set = cache.get(hash);
+    if (set) return set;
+    const definition = read ? await read.call(ledger, hash) : undefined;
+    if (definition === undefined) throw new FlowVersionUnknownError(hash, 'in the ledger, so the run cannot replay from the ledger alone');
+    cache.set(hash, (set = flowSetFromDefinition(hash, definition)));
+    return set;
+  };
+}
+
+/**
+ * Re-routes the recorded requests of a run, in order, through the kernel's machine (`createRecordedRouter`), using
+ * recorded LLM answers, and reports every decision that differs (first one first). Nothing is written.
+ * `flows`: the flow set to ask ("what would these flows have done?"); undefined: each route's own recorded version,
+ * read from the ledger (a replay needing no flows on disk), with the run's recorded upgrades applied.
+ */
+export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSet | undefined, options: ReplayOptions = {}): Promise<ReplayReport> {
   const run = await requireRun(ledger, run_id);
   // Without the run's flow every route would "diverge" (an unknown flow is an error): say what is missing instead.
-  if (!flows.get(run.flow)) throw new FlowNotLoadedError(run_id, run.flow, [...flows.flows.keys()]);
+  if (flows && !flows.get(run.flow) && !options.missingFlowDiverges) throw new FlowNotLoadedError(run_id, run.flow, [...flows.flows.keys()]);
+  const version = flows ? undefined : (options.versions ?? keptVersions(ledger));
+  // Recorded upgrades: where a person moved the run, it goes on from there (with either flows).
+  const upgradeStates = new Map<number, RunState>();
+  const upgradesOf = (ledger as Partial<VersionStore>).runUpgrades;
+  if (upgradesOf) for (const u of await upgradesOf.call(ledger, run_id)) upgradeStates.set(Number(u.seq), JSON.parse(u.state) as RunState);
   // The recorded route tier 3 is asked about, built (and its decision parsed) only when tier 3 asks.
   let seq = 0;
   let recordedJson = '';
@@ -123,7 +158,13 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     const r = resolutionOf(e);
     if (r) resolutions.set(e.escalation_id, r);
   }
-  const router = createRecordedRouter({ flows, resolution: (id) => resolutions.get(id), ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}) });
+  let routeFlows = flows;
+  const router = createRecordedRouter({
+    flows: flows ?? EMPTY_FLOWS,
+    resolution: (id) => resolutions.get(id),
+    ...(upgradeStates.size ? { upgradeAfter: (_run: string, seq: number) => upgradeStates.get(seq) } : {}),
+    ...(withArbiter ? { arbiter: (options.arbiter ?? recordedArbiter)(currentRoute) } : {}),
+  });
   const divergences: Divergence[] = [];
   const max = options.maxDivergences ?? Infinity;
   const none: LlmCallRecord[] = [];
@@ -147,6 +188,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
         if (row[5] !== lastFlowsHash) {
           lastFlowsHash = row[5];
           if (!flowsHashes.includes(lastFlowsHash)) flowsHashes.push(lastFlowsHash);
+          if (version) routeFlows = await version(lastFlowsHash);
         }
         seq = row[0];
         recordedJson = row[2];
@@ -156,7 +198,7 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
         let now: Decision | undefined;
         let error: string | undefined;
         try {
-          const routed = router.route(request, row[3]);
+          const routed = router.route(request, row[3], routeFlows);
           now = routed instanceof Promise ? await routed : routed;
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
@@ -180,9 +222,10 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     // Where the run stands after the replay (its return points, the step it was sent to, its lifecycle) against
     // where the recording left it: a divergence here, even with every decision the same, is one of the run's state.
     const loadRun = (ledger as Partial<KernelStore>).loadRun;
-    if (divergences.length < max && done === run.last_seq && loadRun && lastRecorded) {
+    if ((options.compareState ?? true) && divergences.length < max && done === run.last_seq && loadRun && lastRecorded) {
       const recordedState = await loadRun.call(ledger, run_id);
-      const nowState = router.state(run_id);
+      // A person's upgrade after the last route moved the recorded run on: compare with where it left it.
+      const nowState = upgradeStates.get(lastRecorded.seq) ?? router.state(run_id);
       if (recordedState?.lifecycle !== undefined && nowState) {
         const fields = (['returns', 'at', 'lifecycle'] as const).filter((k) => JSON.stringify(recordedState[k] ?? null) !== JSON.stringify(nowState[k] ?? null));
         if (fields.length) {
@@ -195,5 +238,18 @@ export async function replayRun(ledger: RunReader, run_id: string, flows: FlowSe
     router.close();
   }
   options.onProgress?.(done, run.last_seq);
-  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows.hash, flows_hashes_recorded: divergences.length >= max ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
+  return { run_id, routes: done, identical: divergences.length === 0, flows_hash_now: flows?.hash ?? lastFlowsHash ?? '', flows_hashes_recorded: divergences.length >= max ? await ledger.runFlowsHashes(run_id) : flowsHashes, divergences };
+}
+
+/**
+ * A run replayed with the versions it was recorded with (`replayRun(ledger, run, undefined)`), or, for a run recorded
+ * before navkernel kept versions (FLOW_VERSION_UNKNOWN), with `fallback`: what `serve`'s replay endpoint answers.
+ */
+export async function replayRecorded(ledger: RunReader, run_id: string, fallback: FlowSet, options: ReplayOptions = {}): Promise<ReplayReport> {
+  try {
+    return await replayRun(ledger, run_id, undefined, options);
+  } catch (e) {
+    if (!(e instanceof FlowVersionUnknownError)) throw e;
+    return replayRun(ledger, run_id, fallback, options);
+  }
 }

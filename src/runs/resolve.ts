@@ -1,7 +1,8 @@
 import type { DecisionKind } from '../contracts/decision.js';
 import { didYouMean } from '../contracts/nearest-name.js';
 import type { Escalation, EscalationResolution } from '../contracts/ledger.js';
-import type { EscalationStore, RunReader } from '../contracts/ports.js';
+import type { EscalationStore, KernelStore, RunReader, VersionStore } from '../contracts/ports.js';
+import { flowSetFromDefinition } from '../kernel/flows/flow-version.js';
 import type { FlowSet } from '../kernel/index.js';
 import { createRedactor, type Redactor } from '../redact.js';
 import { escalationAlreadyResolved, invalidResolution, unknownEscalation, recordResolution } from '../ledger/index.js';
@@ -18,6 +19,16 @@ export interface ResolveInput {
   authenticated?: boolean;
   /** Where the resolution came from, recorded with it. */
   via?: EscalationResolution['via'];
+}
+
+/** The flow version a run is pinned to, read back from the ledger; `flows` when it is that one, or none is kept. */
+export async function pinnedFlows(ledger: object, run_id: string, flows: FlowSet): Promise<FlowSet> {
+  const store = ledger as Partial<KernelStore & VersionStore>;
+  if (!store.loadRun || !store.flowVersion) return flows;
+  const pin = (await store.loadRun.call(ledger, run_id))?.flows;
+  if (pin === undefined || pin === flows.hash) return flows;
+  const definition = await store.flowVersion.call(ledger, pin);
+  return definition === undefined ? flows : flowSetFromDefinition(pin, definition);
 }
 
 let shared: Redactor | undefined;
@@ -42,7 +53,9 @@ export async function resolveEscalation(ledger: Pick<EscalationStore, 'escalatio
   if (reason === '') throw invalidResolution('--reason must say why');
   const kind = input.decision.trim().toUpperCase() as DecisionKind;
   if (!ALLOWED.includes(kind)) throw invalidResolution(`--decision must be one of ${ALLOWED.join(', ')} (got ${JSON.stringify(input.decision)})`);
-  const flow = flows.get(row.flow);
+  // The run's own flow version: a run pinned to an older version is resolved against that version's graph.
+  const version = await pinnedFlows(ledger, row.run_id, flows);
+  const flow = version.get(row.flow);
   if (!flow) throw invalidResolution(`flow ${row.flow} of escalation ${row.escalation_id} is not among the loaded flows (--flows)`);
   const step = flow.steps.get(row.step);
   const steps = () => [...flow.steps.keys()].join(', ');
@@ -78,7 +91,7 @@ export async function resolveEscalation(ledger: Pick<EscalationStore, 'escalatio
       if (!next) throw invalidResolution(`INJECT_FLOW needs --next FLOW (one of: ${flow.injectFlows.join(', ') || 'none'})`);
       if (!flow.injectFlows.includes(next)) throw invalidResolution(`flow ${next} is not injectable from ${flow.id}${didYouMean(next, flow.injectFlows)} (inject_flows: ${flow.injectFlows.join(', ') || 'none'})`);
       resolution.inject_flow = next;
-      resolution.next_step_id = flows.get(next)!.firstStep;
+      resolution.next_step_id = version.get(next)!.firstStep;
       break;
     }
   }

@@ -20,7 +20,7 @@ import type { KernelStore, Ledger, RunPageKey, RunPageQuery, RunState, StatsRead
 import type { FlowSet } from '../kernel/index.js';
 import { routeLatencyUs, toEscalation } from '../ledger/index.js';
 import { verifyLedger } from '../ledger/index.js';
-import { auditRun, listRuns, replayRun, resolveEscalation, runSummary, runsPage, whyStep, type ResolveInput } from '../runs/index.js';
+import { auditRun, listRuns, replayRecorded, resolveEscalation, runSummary, runsPage, whyStep, type ResolveInput } from '../runs/index.js';
 
 /**
  * What the service reads and writes besides routing: the ledger's read side (runs, audit, verify, replay,
@@ -38,6 +38,7 @@ export interface ServiceLedger {
   audit(run_id: string): Promise<AuditReport>;
   /** `flows`: the served flows, so a step of the run's flows no decision touched is not reported as unknown. */
   why(run_id: string, step: string, flows?: FlowSet): Promise<WhyReport>;
+  /** The run replayed with its recorded flow versions (`flows` for a run recorded before versions were kept). */
   replay(run_id: string, flows: FlowSet, maxDivergences?: number): Promise<ReplayReport>;
   /** The run an escalation belongs to (to serialise it with the run's routes), or undefined. */
   escalationRun(escalation_id: string): Promise<string | undefined>;
@@ -120,7 +121,7 @@ export function serviceLedger(ledger: Ledger): ServiceLedger {
     },
     audit: (run_id) => auditRun(ledger, run_id),
     why: (run_id, step, flows) => whyStep(ledger, run_id, step, flows),
-    replay: (run_id, flows, maxDivergences) => replayRun(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {}),
+    replay: (run_id, flows, maxDivergences) => replayRecorded(ledger, run_id, flows, maxDivergences ? { maxDivergences } : {}),
     async escalationRun(id) {
       return (await ledger.escalation(id))?.run_id;
     },

@@ -37,6 +37,8 @@ const TITLES: { readonly [K in ApiErrorCode]?: string } = {
   STEP_MISMATCH: 'The report comes from another step than the one the run was sent to',
   RUN_ENDED: 'The run ended',
   ESCALATION_OPEN: 'The run awaits a person: its escalation is open',
+  FLOW_VERSION_UNKNOWN: 'The run is pinned to a flow version that is not kept',
+  UPGRADE_REFUSED: 'The upgrade would leave the run at a step the new flow version does not have',
 };
 
 /** A problem the service answers on purpose, with its stable code. */

@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Flow } from '../contracts/flow.js';
 import { defineFlows } from '../kernel/index.js';
 import { openLedgerAt, verifyLedger } from '../ledger/index.js';
-import { replayRun } from '../runs/index.js';
+import { replayRecorded } from '../runs/index.js';
 
 /** A heavy read: the whole ledger's verify, or one run's replay. */
 export type HeavyReadJob = { kind: 'verify' } | { kind: 'replay'; run_id: string; maxDivergences?: number };
@@ -33,7 +33,7 @@ if (port) {
     try {
       const job = data.job;
       if (job.kind === 'verify') return await verifyLedger(ledger, { repair: false });
-      return await replayRun(ledger, job.run_id, flows, job.maxDivergences !== undefined ? { maxDivergences: job.maxDivergences } : {});
+      return await replayRecorded(ledger, job.run_id, flows, job.maxDivergences !== undefined ? { maxDivergences: job.maxDivergences } : {});
     } finally {
       await ledger.close();
     }

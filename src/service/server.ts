@@ -429,7 +429,7 @@ export function createService(options: ServiceOptions): Service {
     const { id } = req.params as { id: string };
     const why = (req.query as { why?: unknown }).why;
     if (why !== undefined && (typeof why !== 'string' || why === '')) throw new ApiError('INVALID_REQUEST', 'why must name one step');
-    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why, flows)));
+    if (typeof why === 'string') return json(reply, 'why-report', await deadline(ledger.why(id, why, kernel.flows)));
     return json(reply, 'audit-report', await deadline(ledger.audit(id)));
   });
 
@@ -438,7 +438,7 @@ export function createService(options: ServiceOptions): Service {
     const body = validated<ReplayBody>('replay-body', req.body ?? {}, 'INVALID_REQUEST');
     const stop = new AbortController();
     const replay = () =>
-      heavy ? heavy.run<ReplayReport>({ kind: 'replay', run_id: id, ...(body.max_divergences !== undefined ? { maxDivergences: body.max_divergences } : {}) }, stop.signal) : ledger.replay(id, flows, body.max_divergences);
+      heavy ? heavy.run<ReplayReport>({ kind: 'replay', run_id: id, ...(body.max_divergences !== undefined ? { maxDivergences: body.max_divergences } : {}) }, stop.signal) : ledger.replay(id, kernel.flows, body.max_divergences);
     return json(reply, 'replay-report', await deadline(queue.run(id, replay), stop));
   });
 
@@ -466,7 +466,7 @@ export function createService(options: ServiceOptions): Service {
     const attempt = new RouteAttempt();
     const resolve = () => {
       attempt.claimAppend();
-      return ledger.resolve(flows, input);
+      return ledger.resolve(kernel.flows, input);
     };
     const resolved = await routeDeadline(attempt, run !== undefined ? queue.run(run, resolve) : Promise.resolve().then(resolve));
     events.publish('resolution', resolved.run_id, resolved);
@@ -478,7 +478,7 @@ export function createService(options: ServiceOptions): Service {
     return json(reply, 'verify-report', await deadline(heavy ? heavy.run<VerifyReport>({ kind: 'verify' }, stop.signal) : ledger.verify(), stop));
   });
   app.get('/v1/stats', async (_req, reply) => json(reply, 'ledger-stats', await deadline(ledger.stats())));
-  app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(flows)));
+  app.get('/v1/flows', async (_req, reply) => json(reply, 'flows-list', flowsList(kernel.flows)));
   app.get('/v1/events', async (req, reply) => {
     const run = (req.query as { run?: unknown }).run;
     if (run !== undefined && (typeof run !== 'string' || run === '')) throw new ApiError('INVALID_REQUEST', 'run must name one run');
@@ -506,7 +506,7 @@ export function createService(options: ServiceOptions): Service {
     const limit = intParam((req.query as { limit?: string }).limit, 'limit', 50, 1, MAX_PAGE);
     return json(reply, 'escalations-inbox', await deadline(ledger.openEscalations(limit)));
   });
-  app.get('/v1/healthz', async (_req, reply) => json(reply, 'health', { status: 'ok', version: VERSION, flows_hash: flows.hash, ledger: ledger.location }));
+  app.get('/v1/healthz', async (_req, reply) => json(reply, 'health', { status: 'ok', version: VERSION, flows_hash: kernel.flows.hash, ledger: ledger.location }));
   app.get('/v1/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
   app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(openapi)));
 

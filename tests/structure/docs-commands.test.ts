@@ -75,7 +75,8 @@ describe('commands quoted in the docs', () => {
   let commands: Map<string, CommandInfo>;
   const quoted: Quoted[] = [];
   beforeAll(async () => {
-    commands = new Map(describeCommands(await buildProgram()).map((c) => [c.name, c]));
+    const program = await buildProgram();
+    commands = new Map(describeCommands(program).map((c) => [c.name, c]));
     for (const doc of DOCS) {
       for (const { line, code } of codeOf(readFileSync(path.join(ROOT, doc), 'utf8'))) quoted.push(...quotedCommands(code, `${doc}:${line}`));
     }

@@ -81,7 +81,10 @@ export function ruleKernel(options: Omit<KernelOptions, 'store'> & { store?: Mem
     route,
     candidates: (r) => k.candidates(r),
     runState: (id) => k.runState(id),
-    flows: k.flows,
+    get flows() {
+      return k.flows;
+    },
+    setFlows: (f) => k.setFlows(f),
     get liveRuns() {
       return k.liveRuns;
     },

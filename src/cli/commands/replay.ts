@@ -21,7 +21,7 @@ function show(d: ReplayedDecision | null): string {
 export function registerReplayCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('replay')
-    .description("Re-route a recorded run through a fresh kernel with today's flows (or --flows), using recorded LLM answers; report each divergence, first one first")
+    .description("Re-route a recorded run through a fresh kernel with the flow versions it was recorded with (kept in the ledger: no flows on disk needed), or with --flows DIR to ask what those flows would have done; recorded LLM answers; report each divergence, first one first")
     .argument('[run]', 'run id (or --all)')
     .option('--all', "replay every run of the ledger (the CI check: does a flow change alter any past decision?); --json prints one report per run, one per line")
     .option('--threads <n>', 'with --all: worker threads replaying runs side by side (default: the CPU count)', (v) => positiveInt('--threads', v))
@@ -30,7 +30,8 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
   addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean; threads?: number }) => {
     if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
-    const flows = await loadCliFlows(opts, ctx);
+    // An explicit --flows asks "what would these flows have done?"; without it each route replays with its recorded version.
+    const flows = cmd.getOptionValueSource('flows') === 'cli' ? await loadCliFlows(opts, ctx) : undefined;
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
     const live = opts.live ? await arbiterFromFlags(opts) : undefined;
     if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');
@@ -45,7 +46,12 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
           ctx.json(report);
         } else {
           const changed = report.flows_hashes_recorded.some((h) => h !== report.flows_hash_now);
-          ctx.print(`replayed ${report.routes} routes of run ${inLine(report.run_id)} with flows ${report.flows_hash_now.slice(0, 12)}${changed ? ` (recorded with ${report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ')})` : ' (same as recorded)'}\n`);
+          const versions = report.flows_hashes_recorded.map((h) => h.slice(0, 12)).join(', ');
+          ctx.print(
+            flows
+              ? `replayed ${report.routes} routes of run ${inLine(report.run_id)} with flows ${report.flows_hash_now.slice(0, 12)} from ${inLine(opts.flows)}${changed ? ` (recorded with ${versions})` : ' (same as recorded)'}\n`
+              : `replayed ${report.routes} routes of run ${inLine(report.run_id)} with its recorded flow version(s) ${versions}, kept in the ledger\n`,
+          );
           for (const d of report.divergences) {
             const reasons = `\n            ${inLine(d.recorded.reason)}` + (d.now ? `\n  now:      ${show(d.now)}\n            ${inLine(d.now.reason)}` : `\n  now:      ${show(d.now)}`);
             ctx.print(`DIVERGED seq ${d.seq} ${d.flow}/${d.step} [${d.fields.join(', ')}]\n  recorded: ${show(d.recorded)}${reasons}${d.error ? `\n  error:    ${inLine(d.error)}` : ''}\n`);
@@ -66,7 +72,7 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
       };
       if (opts.all && !live) {
         // Runs are independent: worker threads replay them side by side; reports print in run order as they finish.
-        await replayAll(ledger, flows, { open: opts.ledger, flowsPath: opts.flows, onReport: print, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(opts.threads ? { threads: opts.threads } : {}) });
+        await replayAll(ledger, flows, { open: opts.ledger, ...(flows ? { flowsPath: opts.flows } : {}), onReport: print, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(opts.threads ? { threads: opts.threads } : {}) });
       } else {
         for (const run of opts.all ? await ledger.runIds() : [runArg!]) {
           const report = await replayRun(ledger, run, flows, { onProgress: progress.update, ...(opts.max ? { maxDivergences: opts.max } : {}), ...(live ? { arbiter: () => live } : {}) });

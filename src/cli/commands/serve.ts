@@ -6,9 +6,12 @@ import { NavkernelError } from '../../contracts/index.js';
 import { createPrincipalDirectory, createService, serviceLedger, type PrincipalDirectory } from '../../service/index.js';
 import { addKernelOptions, addStrictOption, flowsTarget, loadCliFlows, whereLine, type KernelCliOptions } from '../kernel-options.js';
 import { BUNDLE_SUFFIX } from '../../ledger/archive/bundle.js';
+import { listFlowFiles, loadFlows, type Kernel } from '../../kernel/index.js';
+import { stat } from 'node:fs/promises';
 import { isPostgresUrl } from '../../ledger/index.js';
 import { addLedgerOption, openCliLedger, runsFolderFor, type LedgerCliOptions } from '../ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from '../llm-options.js';
+import { inLine } from '../terminal-text.js';
 
 interface ServeOptions extends KernelCliOptions, LedgerCliOptions, LlmFlags {
   strict?: boolean;
@@ -101,6 +104,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     const auth = principals ? `, ${principals.size} principal(s) from ${opts.principals}` : opts.token ? ', bearer token required' : '';
     ctx.io.stderr.write(`navkernel serve: listening on ${address} (UI ${address}/, API ${address}/v1, ledger ${ledger.location}${auth})\n`);
     const stopWatching = principals && opts.principals ? watchTokens(ctx, principals, opts.principals) : () => {};
+    const stopFlows = reloadFlowsOnHup(ctx, service.kernel, flowsTarget(opts));
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         ctx.io.stderr.write(`navkernel serve: ${signal}: finishing in-flight requests\n`);
@@ -114,8 +118,60 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     stopWatching();
+    stopFlows();
     ctx.io.stderr.write('navkernel serve: stopped\n');
   });
+}
+
+/**
+ * Loads the flows again on SIGHUP, or when a flow file changes (polled every second: names, sizes and times), as
+ * docs/changing-flows.md says: new runs get the new version, runs in flight stay on the version they started with.
+ * Flows that no longer load keep the ones loaded and say why on stderr.
+ */
+function reloadFlowsOnHup(ctx: CliContext, kernel: Kernel, target: string): () => void {
+  let loading = Promise.resolve();
+  const reload = (why: string) => {
+    loading = loading.then(async () => {
+      try {
+        const next = await loadFlows(target);
+        const before = kernel.flows.hash;
+        kernel.setFlows(next);
+        const what = before === next.hash ? 'unchanged' : `new runs get version ${next.hash.slice(0, 12)} (was ${before.slice(0, 12)}); runs in flight keep theirs`;
+        ctx.io.stderr.write(`navkernel serve: ${why}: flows reloaded from ${inLine(target)}: ${next.flows.size} flow(s), ${what}\n`);
+      } catch (e) {
+        ctx.io.stderr.write(`navkernel serve: ${why}: kept the flows already loaded: ${inLine(e instanceof Error ? e.message : String(e))}\n`);
+      }
+    });
+  };
+  const onHup = () => reload('SIGHUP');
+  process.on('SIGHUP', onHup);
+  // What the flow files look like now: a change to any of them (or one added or removed) is a reload.
+  const look = async (): Promise<string> => {
+    try {
+      const files = await listFlowFiles(target);
+      const stats = await Promise.all(files.map(async (f) => [f, await stat(f).then((st) => `${st.size}:${st.mtimeMs}`, () => '-')]));
+      return JSON.stringify(stats);
+    } catch {
+      return 'unreadable';
+    }
+  };
+  let last: Promise<string> = look();
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    void Promise.all([last, look()]).then(([before, now]) => {
+      polling = false;
+      if (now === before) return;
+      last = Promise.resolve(now);
+      reload('flow files changed');
+    });
+  }, 1000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    process.off('SIGHUP', onHup);
+  };
 }
 
 /**

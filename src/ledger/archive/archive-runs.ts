@@ -60,7 +60,18 @@ export async function readRunRows(ledger: Ledger, run_id: string, register: Read
   const llm_calls = await ledger.llmCalls(run_id, 0, Number.MAX_SAFE_INTEGER);
   const escalations = await ledger.runEscalations(run_id);
   // Normalised as both stores give it, so a bundle's bytes do not depend on the store it came from.
-  return { register: { ...entry, ordinal: Number(entry.ordinal) }, run, routes: routes.map((r) => ({ ...r, request_hash: '' })), llm_calls, escalations };
+  const rows: RunRows = { register: { ...entry, ordinal: Number(entry.ordinal) }, run, routes: routes.map((r) => ({ ...r, request_hash: '' })), llm_calls, escalations };
+  // Its upgrades and the kept definitions of every flow version it used: the bundle replays with no flows on disk.
+  const upgrades = (await ledger.runUpgrades(run_id)).map((u) => ({ ...u, seq: Number(u.seq), idx: Number(u.idx) }));
+  if (upgrades.length) rows.upgrades = upgrades;
+  const hashes = [...new Set([...routes.map((r) => r.flows_hash), ...upgrades.map((u) => u.to_flows)])].sort();
+  const versions: { hash: string; definition: string }[] = [];
+  for (const hash of hashes) {
+    const definition = await ledger.flowVersion(hash);
+    if (definition !== undefined) versions.push({ hash, definition });
+  }
+  if (versions.length) rows.flow_versions = versions;
+  return rows;
 }
 
 /**

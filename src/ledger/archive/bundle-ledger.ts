@@ -18,6 +18,7 @@ import type {
   StoredRun,
   StoredRunEntry,
   StoredRunListing,
+  StoredUpgrade,
 } from '../../contracts/ports.js';
 import { type RunBundle, readBundle } from './bundle.js';
 import { archiveInvalid } from './errors.js';
@@ -55,7 +56,31 @@ export class BundleLedger implements Ledger {
   loadRun(run_id: string): Promise<RunState | undefined> {
     if (!this.mine(run_id)) return Promise.resolve(undefined);
     const last = this.bySeq.get(this.bundle.run.last_seq);
-    return Promise.resolve(last ? (JSON.parse(last.state) as RunState) : undefined);
+    const upgraded = last ? this.upgradeAt(last.seq) : undefined;
+    return Promise.resolve(last ? (JSON.parse(upgraded ? upgraded.state : last.state) as RunState) : undefined);
+  }
+
+  // ---- Flow versions and upgrades: what the bundle holds -----------------------------------------------------
+  private upgradeAt(seq: number): StoredUpgrade | undefined {
+    return (this.bundle.upgrades ?? []).filter((u) => u.seq === seq).at(-1);
+  }
+  flowVersion(hash: string): Promise<string | undefined> {
+    return Promise.resolve(this.bundle.flow_versions?.find((v) => v.hash === hash)?.definition);
+  }
+  flowVersions(): Promise<{ hash: string; definition: string }[]> {
+    return Promise.resolve([...(this.bundle.flow_versions ?? [])]);
+  }
+  lastUpgrade(run_id: string, seq: number): Promise<StoredUpgrade | undefined> {
+    return Promise.resolve(this.mine(run_id) ? this.upgradeAt(seq) : undefined);
+  }
+  runUpgrades(run_id: string): Promise<StoredUpgrade[]> {
+    return Promise.resolve(this.mine(run_id) ? [...(this.bundle.upgrades ?? [])] : []);
+  }
+  saveFlowVersion(): Promise<void> {
+    return Promise.reject(archiveInvalid(`${this.location} is an archived run bundle: restore it before writing to it`));
+  }
+  recordUpgrade(): Promise<StoredUpgrade | false> {
+    return Promise.reject(archiveInvalid(`${this.location} is an archived run bundle: restore it before upgrading its run`));
   }
   findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined> {
     void run_id;

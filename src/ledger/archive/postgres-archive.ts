@@ -4,6 +4,7 @@ import type { ArchiveSelection, ArchiveStore, ReclaimReport, RunRows, Tombstone 
 import type { PostgresLedger } from '../postgres/postgres-ledger.js';
 import { wrapError } from '../postgres/pool.js';
 import { REGISTER_LOCK_SQL } from '../postgres/schema.js';
+import { insertUpgrade } from '../postgres/pg-versions.js';
 import { tombstoneSeal } from '../chain.js';
 import { archiveInvalid } from './errors.js';
 import { NavkernelError } from '../../contracts/errors.js';
@@ -99,7 +100,7 @@ export class PostgresArchiveStore implements ArchiveStore {
           skipped.push(t.run_id);
           continue;
         }
-        for (const table of ['llm_calls', 'escalations', 'routes', 'runs']) await c.query(`DELETE FROM ${table} WHERE run_id = $1`, [t.run_id]);
+        for (const table of ['llm_calls', 'escalations', 'run_upgrades', 'routes', 'runs']) await c.query(`DELETE FROM ${table} WHERE run_id = $1`, [t.run_id]);
         buried.push(t.run_id);
       }
     });
@@ -158,6 +159,10 @@ export class PostgresArchiveStore implements ArchiveStore {
             col(E, 'resolved_by'), col(E, 'resolved_ts'), hex(col(E, 'resolution_hash')),
           ],
         );
+        // The run's upgrades and the flow versions it used (bundles written before them have neither).
+        for (const u of rows.upgrades ?? []) await insertUpgrade(c, u);
+        for (const v of rows.flow_versions ?? [])
+          await c.query('INSERT INTO flow_versions (flows_hash, definition) VALUES ($1, $2) ON CONFLICT (flows_hash) DO NOTHING', [v.hash, v.definition]);
         await c.query(
           "INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) VALUES ($1,$2,$3,$4,$5,decode($6,'hex'),$7,$8,$9,$10,$11)",
           [run.run_id, run.flow, run.created_ts, run.updated_ts, run.last_seq, run.head_hash, run.offroad, run.llm_calls, run.cost_usd, run.last_decision, run.last_step],

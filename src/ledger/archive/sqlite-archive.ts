@@ -43,7 +43,7 @@ export class SqliteArchiveStore implements ArchiveStore {
   bury(items: readonly { tombstone: Tombstone; resolved_escalations: number }[]): Promise<{ buried: string[]; skipped: string[] }> {
     const head = this.db.prepare('SELECT last_seq, lower(hex(head_hash)) AS head_hash FROM runs WHERE run_id = ?');
     const resolved = this.db.prepare("SELECT count(*) FROM escalations WHERE run_id = ? AND status = 'resolved'").pluck();
-    const del = ['llm_calls', 'escalations', 'routes', 'runs'].map((t) => this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`));
+    const del = ['llm_calls', 'escalations', 'run_upgrades', 'routes', 'runs'].map((t) => this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`));
     const mark = this.db.prepare(
       'UPDATE run_register SET archived_ts = ?, archived_to = ?, archived_seq = ?, archived_hash = ?, bundle_sha256 = ?, archived_seal = ? WHERE run_id = ? AND archived_ts IS NULL',
     );
@@ -123,6 +123,10 @@ export class SqliteArchiveStore implements ArchiveStore {
           e.resolution_hash === null ? null : Buffer.from(e.resolution_hash, 'hex'),
         );
       }
+      // The run's upgrades and the flow versions it used (bundles written before them have neither).
+      const versions = this.ledger.versions;
+      for (const u of rows.upgrades ?? []) versions.insert(u);
+      for (const v of rows.flow_versions ?? []) versions.saveFlowVersion(v.hash, v.definition);
       db.prepare(
         'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
       ).run(run.run_id, run.flow, run.created_ts, run.updated_ts, run.last_seq, Buffer.from(run.head_hash, 'hex'), run.offroad, run.llm_calls, run.cost_usd, run.last_decision, run.last_step);

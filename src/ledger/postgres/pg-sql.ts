@@ -1,6 +1,7 @@
 // Every SQL statement of the PostgreSQL ledger: the same surface as the SQLite ledger's LedgerSql (src/ledger/sql.ts),
 // asynchronous, and with a batched append (group commit).
 import type pg from 'pg';
+import { PgVersions } from './pg-versions.js';
 import type {
   CostBucket,
   LedgerTotals,
@@ -146,9 +147,12 @@ function createdBy(batch: readonly AppendWrite[], recorded: Set<string>): { run_
 /** The ledger's SQL surface on PostgreSQL. Each method is one statement (one round trip) on the pool. */
 export class PgLedgerSql {
   readonly pool: pg.Pool;
+  /** Flow versions and run upgrades (docs/changing-flows.md). */
+  readonly versions: PgVersions;
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
+    this.versions = new PgVersions(pool);
   }
 
   private async rows<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {

@@ -16,6 +16,7 @@ import type {
   StoredRoute,
   StoredRun,
   StoredRunEntry,
+  StoredUpgrade,
 } from '../../contracts/ports.js';
 import { LedgerConflictError, RunArchivedError } from '../../contracts/store-errors.js';
 import { buildAppendWrite } from '../append-write.js';
@@ -154,7 +155,34 @@ export class PostgresLedger implements Ledger {
       return undefined;
     }
     this.heads.set(run_id, { seq: r.seq, hash: r.head_hash });
-    return JSON.parse(r.state) as RunState;
+    // A person upgraded the run after its last route: it goes on from the upgraded state.
+    const upgraded = await this.read((sql) => sql.versions.lastUpgrade(run_id, r.seq));
+    return JSON.parse(upgraded ? upgraded.state : r.state) as RunState;
+  }
+
+  // ---- Flow versions and upgrades (VersionStore) ----------------------------------------------------------------------
+
+  saveFlowVersion(hash: string, definition: string): Promise<void> {
+    return this.read((sql) => sql.versions.saveFlowVersion(hash, definition));
+  }
+  flowVersion(hash: string): Promise<string | undefined> {
+    return this.read((sql) => sql.versions.flowVersion(hash));
+  }
+  flowVersions(): Promise<{ hash: string; definition: string }[]> {
+    return this.read((sql) => sql.versions.flowVersions());
+  }
+  lastUpgrade(run_id: string, seq: number): Promise<StoredUpgrade | undefined> {
+    return this.read((sql) => sql.versions.lastUpgrade(run_id, seq));
+  }
+  runUpgrades(run_id: string): Promise<StoredUpgrade[]> {
+    return this.read((sql) => sql.versions.runUpgrades(run_id));
+  }
+  /** Writes a stored upgrade as it is (`navkernel migrate`). */
+  importUpgrade(u: StoredUpgrade): Promise<void> {
+    return this.read((sql) => sql.versions.insert(u), true);
+  }
+  recordUpgrade(u: Omit<StoredUpgrade, 'idx' | 'prev_hash' | 'hash'>): Promise<StoredUpgrade | false> {
+    return this.read((sql) => sql.versions.recordUpgrade(u), true);
   }
 
   async findByRequestId(run_id: string, request_id: string): Promise<{ decision: Decision; request_hash: string } | undefined> {

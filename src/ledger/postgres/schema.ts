@@ -4,9 +4,10 @@ import { GENESIS_HASH, registerHash } from '../chain.js';
 import { LedgerTooNewError, NotALedgerError } from '../errors.js';
 import { LedgerNotWritableError } from './errors.js';
 import { PG_ARCHIVE_MIGRATION, pgArchiveSealMigration } from '../archive/schema.js';
+import { PG_VERSIONS_MIGRATION } from './pg-versions.js';
 
 /** Schema version this navkernel writes, in `navkernel_meta.schema_version`. */
-export const PG_SCHEMA_VERSION = 8;
+export const PG_SCHEMA_VERSION = 9;
 /** `navkernel_meta.application`: tells our tables from another application's. */
 export const PG_APPLICATION = 'navkernel-ledger';
 
@@ -138,6 +139,8 @@ const MIGRATIONS: readonly (string | ((client: pg.ClientBase) => Promise<void>))
   `ALTER TABLE routes ADD COLUMN IF NOT EXISTS principal ${T};`,
   // v8: the tombstone's seal, as the SQLite ledger's v8.
   pgArchiveSealMigration,
+  // v9: flow versions and run upgrades, as the SQLite ledger's v9 (src/ledger/postgres/pg-versions.ts).
+  PG_VERSIONS_MIGRATION,
 ];
 
 /**
