@@ -114,8 +114,11 @@ describe('the routing connection without the thread', () => {
 
 describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
   let dist: DistLedger;
+  // The compiled ledger's own ledgerSql: a private field is reachable only through the class that declares it.
+  let distLedgerSql: typeof ledgerSql;
   beforeAll(async () => {
     dist = (await import(DIST)) as DistLedger;
+    distLedgerSql = ((await import(DIST.replace(/index\.js$/, 'sqlite-ledger.js'))) as { ledgerSql: typeof ledgerSql }).ledgerSql;
   });
 
   it('is the default from compiled code: the thread copies the WAL, the routing connection only its tail, the WAL restarts, nothing is lost', async () => {
@@ -131,7 +134,7 @@ describe.skipIf(!existsSync(DIST))('the checkpointer thread (compiled)', () => {
     expect(stats.tailCheckpoints).toBeGreaterThanOrEqual(3);
     expect(stats.threadPasses).toBeGreaterThan(0);
     expect(stats.threadFrames).toBeGreaterThan(300);
-    expect(ledgerSql(ledger).db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(distLedgerSql(ledger).db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     // The WAL restarts from its beginning instead of growing with the routes: its header's checkpoint sequence number
     // (bytes 12-15, incremented by SQLite at each restart) moves on while routes keep coming, three times at least.
     const restarts = walRestarts(t.file);
