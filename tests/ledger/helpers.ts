@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeAll } from 'vitest';
 import path from 'node:path';
-import { sha256 } from '../../src/contracts/index.js';
-import type { LlmCallRecord, ArbiterPort, RouteRequest, Decision } from '../../src/contracts/index.js';
+import { scriptedArbiter, steppingClock } from '../../src/testing/fixtures.js';
+import type { ArbiterPort, RouteRequest, Decision } from '../../src/contracts/index.js';
 import { createKernel, loadFlows, type FlowSet, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, type LedgerOptions, type SqliteLedger } from '../../src/ledger/index.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
@@ -38,37 +38,7 @@ export function ledgerFixtures(): { readonly flows: FlowSet; cleanups: (() => vo
   };
 }
 
-/** A clock that ticks one second per call from a fixed instant, so recorded timestamps are reproducible. */
-export function steppingClock(start = Date.UTC(2025, 0, 1)): () => Date {
-  let n = 0;
-  return () => new Date(start + 1000 * n++);
-}
 
-/**
- * A deterministic stand-in for the LLM arbiter: picks the first candidate that is not CONTINUE when the step
- * failed (else the first), and records one model call per answer, as the real arbiter would.
- */
-export function scriptedArbiter(): ArbiterPort {
-  return async (input) => {
-    const failed = /unverified|fail/i.test(input.request.status);
-    const pick = (failed ? input.candidates.find((c) => c.decision === 'LOOP' || c.decision === 'DETOUR') : undefined) ?? input.candidates[0]!;
-    const raw = JSON.stringify({ candidate_id: pick.id, reason: `scripted: ${pick.description}` });
-    const call: LlmCallRecord = {
-      provider: 'scripted',
-      model: 'scripted-1',
-      purpose: 'route',
-      attempt: 1,
-      prompt_hash: sha256({ step: input.step, candidates: input.candidates.map((c) => c.id), seq: input.seq }),
-      raw_answer: raw,
-      outcome: 'ok',
-      input_tokens: 420,
-      output_tokens: 24,
-      usd: 0.00051,
-      latency_ms: 12,
-    };
-    return { proposal: { candidate_id: pick.id, reason: `scripted: ${pick.description}`, confidence: 0.7 }, rejected: [], calls: [call], cost_usd: call.usd };
-  };
-}
 
 export function ledgerKernel(file: string, flows: FlowSet, options: LedgerOptions & { arbiter?: ArbiterPort; clock?: () => Date } = {}): { ledger: SqliteLedger; kernel: Kernel } {
   const { arbiter, clock, ...ledgerOptions } = options;
@@ -78,3 +48,6 @@ export function ledgerKernel(file: string, flows: FlowSet, options: LedgerOption
 }
 
 export type Step = { request: RouteRequest; decision: Decision };
+
+// One clock and one scripted arbiter for the ledger tests and the store kit (navkernel/testing).
+export { scriptedArbiter, steppingClock };

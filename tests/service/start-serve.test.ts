@@ -7,23 +7,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServe } from '../../src/service/start-serve.js';
 import { BIN } from '../support/cli.js';
+import { runningInGroup } from '../support/process-group.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { tempDir } from '../support/temp.js';
-
-/** Processes of a group that still run (zombies left for an init that never reaps them do not run). */
-function runningInGroup(pgid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    let fields: string[];
-    try {
-      fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ');
-    } catch {
-      continue;
-    }
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') out.push(Number(entry));
-  }
-  return out;
-}
 
 /** Running processes whose command line contains `text`. */
 function runningWith(text: string): string[] {
