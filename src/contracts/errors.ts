@@ -19,6 +19,21 @@ export function validationIssue(code: IssueCode, path: string, message: string):
 }
 
 /**
+ * The structured form of an issue's path, as zod's issue path: `$.steps[1].next` → `['steps', 1, 'next']`. A
+ * location before the JSON path (`flows/a.yaml: `, `line 3: `) is not part of it; a path with no `$` (a file-level
+ * problem) is `[]`. The text form stays in `path` for people; this is for programs that walk to the bad value.
+ */
+export function issuePathSegments(path: string): (string | number)[] {
+  const at = path.lastIndexOf('$');
+  if (at < 0) return [];
+  const out: (string | number)[] = [];
+  const re = /\.([^.[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
+  re.lastIndex = at + 1;
+  for (let m = re.exec(path); m; m = re.exec(path)) out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]!) as string)));
+  return out;
+}
+
+/**
  * Issue codes about a file or folder itself (missing, not a regular file, unreadable, no flow files in it) rather
  * than a value inside a document: their `$` path says nothing, so {@link formatIssue} leaves it out.
  */

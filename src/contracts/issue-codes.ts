@@ -71,9 +71,12 @@ export const ISSUE_CODES = {
   custom: 'A check of its own failed (zod refinement; the message says which).',
 } as const satisfies Record<string, string>;
 
+/** One code of the closed set ISSUE_CODES: the `code` of a ValidationIssue. */
 export type IssueCode = keyof typeof ISSUE_CODES;
+/** Every issue code, in the order of ISSUE_CODES. */
 export const ISSUE_CODE_LIST = Object.keys(ISSUE_CODES) as IssueCode[];
 
+/** Whether a string is one of the issue codes. */
 export function isIssueCode(code: unknown): code is IssueCode {
   return typeof code === 'string' && Object.hasOwn(ISSUE_CODES, code);
 }

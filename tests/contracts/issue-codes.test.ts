@@ -3,7 +3,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FlowValidationError, ValidationError, type ValidationIssue } from '../../src/contracts/index.js';
+import { FlowValidationError, ValidationError, issuePathSegments, type ValidationIssue } from '../../src/contracts/index.js';
 import { ISSUE_CODE_LIST, isIssueCode } from '../../src/contracts/issue-codes.js';
 import { createKernel, defineFlows, loadFlows } from '../../src/kernel/index.js';
 import { ROOT } from '../support/kernel-fixtures.js';
@@ -55,6 +55,8 @@ describe('real bad input gives issues from the set, at the bad field', () => {
       const issues = (err as FlowValidationError).issues;
       expect(issues.every((i) => isIssueCode(i.code))).toBe(true);
       expect(issues.map((i) => [i.code, i.path.replace(/^.*: /, '')])).toEqual(expect.arrayContaining([['unknown_property', '$.steps[1].colour']]));
+      // The structured path walks to the bad field (the file prefix is not part of it).
+      expect(issues.map((i) => issuePathSegments(i.path))).toContainEqual(['steps', 1, 'colour']);
     }
   });
 
@@ -70,6 +72,7 @@ describe('real bad input gives issues from the set, at the bad field', () => {
     const issues = (err as FlowValidationError).issues;
     expect(codesOf(issues).every(isIssueCode)).toBe(true);
     expect(issues.find((i) => i.code === 'unknown_step')?.path).toMatch(/\$\.steps\[0\]\.next$/);
+    expect(issuePathSegments(issues.find((i) => i.code === 'unknown_step')!.path)).toEqual(['steps', 0, 'next']);
   });
 
   it('a route request with a contradiction and an unknown step', async () => {
@@ -82,8 +85,19 @@ describe('real bad input gives issues from the set, at the bad field', () => {
       expect(wrongType).toBeInstanceOf(ValidationError);
       expect((wrongType as ValidationError).issues.every((i) => isIssueCode(i.code))).toBe(true);
       expect((wrongType as ValidationError).issues.map((i) => i.path)).toContain('$.iteration.current');
+      expect((wrongType as ValidationError).issues.map((i) => issuePathSegments(i.path))).toContainEqual(['iteration', 'current']);
     } finally {
       await k.close();
     }
+  });
+});
+
+describe('issuePathSegments', () => {
+  it('parses names, indexes and quoted keys, after any file or line prefix', () => {
+    expect(issuePathSegments('$')).toEqual([]);
+    expect(issuePathSegments('no such file or folder')).toEqual([]);
+    expect(issuePathSegments('flows/a.yaml: $.steps[12].branches.FAILED')).toEqual(['steps', 12, 'branches', 'FAILED']);
+    expect(issuePathSegments('line 3: $.word')).toEqual(['word']);
+    expect(issuePathSegments('$.forensics["a.b"][0]')).toEqual(['forensics', 'a.b', 0]);
   });
 });
