@@ -1,20 +1,43 @@
 import type { ErrorCode } from './error-codes.js';
+import type { IssueCode } from './issue-codes.js';
 
-/** One problem found while validating a document: where it is and what was expected there. */
-export interface ValidationIssue {
+interface IssueFields<C extends IssueCode> {
+  /** Machine-readable kind of problem, from the closed set ISSUE_CODES (docs/errors.md lists them). */
+  code: C;
   /** JSON path of the offending value, e.g. `$.forensics.tests.failed`. */
   path: string;
-  /** Machine-readable kind of problem (ajv keyword or a navkernel code). */
-  code: string;
   /** What was expected, in words. */
   message: string;
+}
+
+/** One problem found while validating a document: a union keyed on `code`, each member one code of ISSUE_CODES. */
+export type ValidationIssue = { [C in IssueCode]: IssueFields<C> }[IssueCode];
+
+/** An issue whose code is only known as an IssueCode (e.g. copied from another issue or mapped from an ajv keyword). */
+export function validationIssue(code: IssueCode, path: string, message: string): ValidationIssue {
+  return { code, path, message } as ValidationIssue;
+}
+
+/**
+ * The structured form of an issue's path, as zod's issue path: `$.steps[1].next` → `['steps', 1, 'next']`. A
+ * location before the JSON path (`flows/a.yaml: `, `line 3: `) is not part of it; a path with no `$` (a file-level
+ * problem) is `[]`. The text form stays in `path` for people; this is for programs that walk to the bad value.
+ */
+export function issuePathSegments(path: string): (string | number)[] {
+  const at = path.lastIndexOf('$');
+  if (at < 0) return [];
+  const out: (string | number)[] = [];
+  const re = /\.([^.[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
+  re.lastIndex = at + 1;
+  for (let m = re.exec(path); m; m = re.exec(path)) out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]!) as string)));
+  return out;
 }
 
 /**
  * Issue codes about a file or folder itself (missing, not a regular file, unreadable, no flow files in it) rather
  * than a value inside a document: their `$` path says nothing, so {@link formatIssue} leaves it out.
  */
-const PATH_LEVEL_CODES = new Set(['not_found', 'not_a_file', 'unreadable', 'empty']);
+const PATH_LEVEL_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>(['not_found', 'not_a_file', 'unreadable', 'empty']);
 
 /**
  * One issue as a line of text: `PATH: MESSAGE` (`$.steps[0].next: …`), or for a problem with the file or folder

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { ValidationIssue } from './errors.js';
+import { validationIssue, type ValidationIssue } from './errors.js';
+import { toIssueCode } from './issue-codes.js';
 import { didYouMean } from './nearest-name.js';
 import { packageRoot } from '../package-root.js';
 
@@ -106,7 +107,7 @@ function describe(err: ErrorObject, doc: unknown, root: unknown): ValidationIssu
     case 'pattern':
       return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string matching ${String(p.pattern)}` };
     default:
-      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected value that ${err.message ?? 'matches the schema'}` };
+      return validationIssue(toIssueCode(err.keyword), toJsonPath(err.instancePath), `expected value that ${err.message ?? 'matches the schema'}`);
   }
 }
 

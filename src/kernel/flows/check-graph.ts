@@ -1,11 +1,10 @@
 import type { Flow, ValidationIssue } from '../../contracts/index.js';
+import type { IssueCode } from '../../contracts/issue-codes.js';
 import { didYouMean } from '../../contracts/nearest-name.js';
 import { canonicalSignature } from '../signatures.js';
 
 /** A graph problem, located by file and JSON path. */
-export interface GraphIssue extends ValidationIssue {
-  file: string;
-}
+export type GraphIssue = ValidationIssue & { file: string };
 
 /**
  * Every structural problem of a set of flows at once: unknown targets, unknown injected flows, duplicate ids,
@@ -33,7 +32,7 @@ const blank = (s: unknown) => typeof s === 'string' && s.trim() === '';
 
 function checkOne(f: Flow, file: string, flowIds: ReadonlyMap<string, string>, partial: boolean): GraphIssue[] {
   const issues: GraphIssue[] = [];
-  const add = (path: string, code: string, message: string) => issues.push({ file, path, code, message });
+  const add = (path: string, code: IssueCode, message: string) => issues.push({ file, path, code, message } as GraphIssue);
   const ids = new Set<string>();
   f.steps.forEach((s, i) => {
     if (ids.has(s.id)) add(`$.steps[${i}].id`, 'duplicate_step', `step id "${s.id}" is used twice`);

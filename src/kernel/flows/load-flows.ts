@@ -4,7 +4,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 // Contracts by file, not the barrel: the kernel entry loads only the models it uses.
-import { FlowValidationError, type ValidationIssue } from '../../contracts/errors.js';
+import { FlowValidationError, validationIssue, type ValidationIssue } from '../../contracts/errors.js';
 import type { Flow, FlowInput } from '../../contracts/flow.js';
 import { compileValidator } from '../../contracts/validate.js';
 import { checkFlowGraphs, lenientFlow } from './check-graph.js';
@@ -147,7 +147,7 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
   // The schema's issue at a path is enough: a partial flow's graph issue at the same place is left out.
   const schemaPaths = new Set(issues.map((i) => i.path));
   for (const g of checkFlowGraphs([...flows, ...partial], files, partial))
-    if (!schemaPaths.has(`${g.file}: ${g.path}`)) issues.push({ path: `${g.file}: ${g.path}`, code: g.code, message: g.message });
+    if (!schemaPaths.has(`${g.file}: ${g.path}`)) issues.push(validationIssue(g.code, `${g.file}: ${g.path}`, g.message));
   if (issues.length) throw new FlowValidationError(docs.length === 1 ? docs[0]!.file : `${docs.length} flow files`, issues);
   const set = makeFlowSet(flows);
   return Object.assign(set, { warnings: flowWarnings(set) });
