@@ -27,5 +27,5 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveScripts,
 ];
 
-export { type Credit, type DefRef, type RepoView, repoViewOf, innermost, nonTest, escapeRe, withoutRelease } from './repo-view.js';
+export { type Credit, type DefRef, type RepoView, repoViewOf, innermost, nonTest, escapeRe, qualified, withoutRelease } from './repo-view.js';
 export { EVIDENCE_WEIGHTS } from './weights.js';

@@ -82,6 +82,12 @@ export function repoViewOf(index: RepoIndex, text: TextIndex, classOf: (p: strin
 /** Definitions outside tests. */
 export const nonTest = (view: RepoView, refs: readonly DefRef[]): DefRef[] => refs.filter((r) => view.classOf(r.file.path) !== 'test');
 
+/** The qualified name of a definition: its enclosing definitions' names joined by dots. */
+export function qualified(defs: Definition[], i: number): string {
+  const names: string[] = [];
+  for (let j: number | null = i; j !== null && j !== undefined; j = defs[j]!.parent) names.unshift(defs[j]!.name);
+  return names.join('.');
+}
 /** Innermost non-heading definition containing `line`. */
 export function innermost(defs: Definition[], line: number): number | undefined {
   let best: number | undefined;
