@@ -91,6 +91,17 @@ describe('the web UI in headless Chromium', () => {
     expect(await build.count()).toBe(1);
     expect(await page.locator('.diagram[data-flow="build"] g.node.visited').count()).toBeGreaterThan(2);
     expect(await page.locator('.diagram[data-flow="build"] g.node:not(.visited)').count()).toBeGreaterThan(0);
+    // The whole flow is in view: the drawing is scaled to its panel, never wider (no step cut off at the edge).
+    const fit = await page.$eval('.diagram[data-flow="build"]', (d) => ({ panel: d.clientWidth, svg: d.querySelector('svg')!.getBoundingClientRect().width, scroll: d.scrollWidth }));
+    expect(fit.svg).toBeGreaterThan(100);
+    expect(fit.svg).toBeLessThanOrEqual(fit.panel);
+    expect(fit.scroll).toBeLessThanOrEqual(fit.panel);
+    // A click shows it at its own size (wider than the panel, scrolling); another fits it again.
+    await page.click('.diagram[data-flow="build"] h3');
+    const full = await page.$eval('.diagram[data-flow="build"]', (d) => ({ panel: d.clientWidth, svg: d.querySelector('svg')!.getBoundingClientRect().width }));
+    expect(full.svg).toBeGreaterThan(full.panel);
+    await page.click('.diagram[data-flow="build"] h3');
+    expect(await page.$eval('.diagram[data-flow="build"]', (d) => d.querySelector('svg')!.getBoundingClientRect().width <= d.clientWidth)).toBe(true);
     const labels = await page.locator('.diagram[data-flow="build"] g.node.visited').allTextContents();
     expect(labels.join(' ')).toMatch(/✔ \d+×/);
     expect(labels.join(" ")).toMatch(/\d+ loops?/);
@@ -184,7 +195,7 @@ describe('the web UI in headless Chromium', () => {
   });
 
   it('asks for the bearer token when the server has one, then uses it', async () => {
-    const t = await startServer({ file: s.file, token: 'ui-token' });
+    const t = await startServer({ file: s.file, token: 'ui-token', clock: () => new Date() });
     const tab = await browser.newPage();
     try {
       await tab.goto(`${t.base}/`);
@@ -234,7 +245,7 @@ describe('the web UI in headless Chromium', () => {
     const sha = (x: string) => createHash('sha256').update(x).digest('hex');
     const tokens = path.join(s.dir, 'tokens.yaml');
     writeFileSync(tokens, `principals:\n  - { name: audrey, scopes: [read], token_sha256: ${sha('audrey-token')} }\n  - { name: rosa, scopes: [read, resolve], token_sha256: ${sha('rosa-token')} }\n  - { name: runner-a, scopes: [route], token_sha256: ${sha('runner-a-token')} }\n`);
-    const t = await startServer({ file: s.file, principals: createPrincipalDirectory({ tokensFile: tokens }) });
+    const t = await startServer({ file: s.file, principals: createPrincipalDirectory({ tokensFile: tokens }), clock: () => new Date() });
     const tab = await browser.newPage();
     try {
       const signIn = async (token: string) => {

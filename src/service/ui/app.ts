@@ -191,7 +191,7 @@ async function drawFlows(container: HTMLElement, flows: FlowsList, decisions: Re
     container.append(el('p', { class: 'error' }, ['Mermaid did not load.']));
     return;
   }
-  mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'default', themeVariables: { fontSize: '12px' }, flowchart: { htmlLabels: true, curve: 'basis', nodeSpacing: 24, rankSpacing: 28, useMaxWidth: false } });
+  mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'default', themeVariables: { fontSize: '12px' }, flowchart: { htmlLabels: true, curve: 'basis', nodeSpacing: 24, rankSpacing: 28, useMaxWidth: true } });
   for (const id of order) {
     const flow = flows.flows.find((f) => f.flow === id);
     const box = el('div', { class: 'diagram', 'data-flow': id }, [el('h3', {}, [`flow ${id}`])]);
@@ -206,10 +206,25 @@ async function drawFlows(container: HTMLElement, flows: FlowsList, decisions: Re
       const holder = el('div', { class: 'svg' });
       holder.innerHTML = svg; // Mermaid's own output, rendered with securityLevel strict.
       box.append(holder);
+      fitToPanel(box);
     } catch (e) {
       box.append(el('pre', {}, [text]), el('p', { class: 'error' }, [`Mermaid: ${String(e)}`]));
     }
   }
+}
+
+/** A wide flow is drawn shrunk to its panel; a click shows it at its own size (scrolling), another shrinks it back. */
+function fitToPanel(box: HTMLElement): void {
+  const svg = box.querySelector('svg');
+  const natural = svg?.style.maxWidth; // Mermaid's useMaxWidth: width 100%, the drawing's own width as max-width
+  if (!svg || !natural) return;
+  box.title = 'click to see the flow at its own size';
+  box.addEventListener('click', () => {
+    const full = box.classList.toggle('full-size');
+    svg.style.width = full ? natural : '';
+    svg.style.maxWidth = full ? 'none' : natural;
+    box.title = full ? 'click to fit the flow to its panel' : 'click to see the flow at its own size';
+  });
 }
 
 function move(d: RecordedDecision): string {
