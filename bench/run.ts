@@ -21,6 +21,7 @@ import { benchReplay } from './replay.js';
 import { mergeResults, resultsText } from './results-file.js';
 import { benchServe } from './serve.js';
 import { benchStartup } from './startup.js';
+import { benchWhatIf } from './what-if.js';
 import type { BenchSection } from './stats.js';
 
 /** `outDir`: the folder RESULTS.md goes to; sections that draw charts write their SVGs there. */
@@ -36,6 +37,7 @@ export const SECTIONS: { name: string; run: SectionRunner }[] = [
   { name: 'economics', run: benchEconomics },
   { name: 'scaling', run: benchScaling },
   { name: 'replay', run: benchReplay },
+  { name: 'what-if', run: benchWhatIf },
   { name: 'navigator', run: benchNavigator },
   { name: 'navigator-large', run: benchNavigatorLarge },
   { name: 'memory', run: benchMemory },
