@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../src/package-root.js';
 import { indexRepo, type RepoIndex } from '../src/repomap/index.js';
 import { classifyPath, compiledMirrors, type FileClass } from '../src/repomap/file-class.js';
-import { extractMagicWords } from '../src/navigator/magic-words.js';
-import { rankForTask, termsOfWord } from '../src/navigator/ranking.js';
-import { textRegistry } from '../src/navigator/registry.js';
-import { FIELD_WEIGHTS, fileFields, openTextIndex, type TextHit, type TextIndex } from '../src/navigator/text-index.js';
-import type { MagicWord } from '../src/navigator/types.js';
+import { extractMagicWords } from '../src/navigator/pipeline/magic-words.js';
+import { rankForTask, termsOfWord } from '../src/navigator/retrieval/ranking.js';
+import { textRegistry } from '../src/navigator/pipeline/registry.js';
+import { FIELD_WEIGHTS, fileFields, openTextIndex, type TextHit, type TextIndex } from '../src/navigator/retrieval/text-index.js';
+import type { MagicWord } from '../src/navigator/pipeline/types.js';
 import { table } from './stats.js';
 
 /** The trees of the navigator bench, each with tasks that name things in it (the first is the bench's own). */

@@ -55,7 +55,7 @@ export { replayAll, type ReplayAllOptions } from './runs/replay-all.js';
 export { resolveEscalation, type ResolveInput } from './runs/resolve.js';
 
 // The context navigator and the explorer.
-export { createNavigator, navigate, type NavigatorOptions, type NavigationOutcome, type NavigatorExit } from './navigator/create-navigator.js';
+export { createNavigator, navigate, type NavigatorOptions, type NavigationOutcome, type NavigatorExit } from './navigator/pipeline/create-navigator.js';
 export { runExplorer, type ExplorerRunOptions, type ExplorerResult } from './explorer/explorer.js';
 
 // The model port, its adapters, and tier 3 (the arbiter) on top of a model.

@@ -39,7 +39,7 @@ describe('the bundled CLI', () => {
       for (const m of text.matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)) targets.add(m[1]!);
     }
     // At least the extract pool (its worker file) and the full-text fields (the extras module the workers load).
-    expect([...targets]).toEqual(expect.arrayContaining(['../src/repomap/extract-pool.js', '../src/navigator/lex-fields.js']));
+    expect([...targets]).toEqual(expect.arrayContaining(['../src/repomap/extract-pool.js', '../src/navigator/retrieval/lex-fields.js']));
     for (const t of targets) expect(existsSync(fileURLToPath(new URL(t, pathToFileURL(path.join(BUNDLE, 'main.js')))))).toBe(true);
   });
 

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { errorMessages, readIssue, resolveEvidence, type ResolvedEvidence } from '../../src/navigator/evidence/index.js';
-import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
+import { errorMessages, readIssue, resolveEvidence, type ResolvedEvidence } from '../../src/navigator/retrieval/evidence/index.js';
+import { LEX_FIELDS_EXTRAS } from '../../src/navigator/retrieval/lex-fields.js';
 import { openTextIndex } from '../../src/navigator/index.js';
 import { indexRepo } from '../../src/repomap/index.js';
 import { scratch } from '../repomap/fixture.js';

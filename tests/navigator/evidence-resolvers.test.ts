@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readIssue, resolveEvidence } from '../../src/navigator/evidence/index.js';
-import { EVIDENCE_RESOLVERS, EVIDENCE_WEIGHTS, repoViewOf } from '../../src/navigator/evidence/resolvers/index.js';
-import { resolveFlags } from '../../src/navigator/evidence/resolvers/flags.js';
-import { resolveFrames } from '../../src/navigator/evidence/resolvers/frames.js';
-import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
+import { readIssue, resolveEvidence } from '../../src/navigator/retrieval/evidence/index.js';
+import { EVIDENCE_RESOLVERS, EVIDENCE_WEIGHTS, repoViewOf } from '../../src/navigator/retrieval/evidence/resolvers/index.js';
+import { resolveFlags } from '../../src/navigator/retrieval/evidence/resolvers/flags.js';
+import { resolveFrames } from '../../src/navigator/retrieval/evidence/resolvers/frames.js';
+import { LEX_FIELDS_EXTRAS } from '../../src/navigator/retrieval/lex-fields.js';
 import { openTextIndex } from '../../src/navigator/index.js';
 import { indexRepo } from '../../src/repomap/index.js';
 import { scratch } from '../repomap/fixture.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
-import { errorMessages, readIssue, sourceLinks, splitIssue, tracebackFrames } from '../../src/navigator/evidence/index.js';
+import { errorMessages, readIssue, sourceLinks, splitIssue, tracebackFrames } from '../../src/navigator/retrieval/evidence/index.js';
 import { startingFlightPlan } from '../../src/explorer/index.js';
 
 // A small Python package of our own (tests/fixtures/repos/issues): one rule per test.

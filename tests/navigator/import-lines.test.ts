@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importStatements } from '../../src/navigator/import-lines.js';
-import { selectLines } from '../../src/navigator/windows.js';
+import { importStatements } from '../../src/navigator/retrieval/import-lines.js';
+import { selectLines } from '../../src/navigator/retrieval/windows.js';
 import type { Definition } from '../../src/repomap/index.js';
 
 // The imports a shown window uses (issue 21): a fix that calls something new adds to them.

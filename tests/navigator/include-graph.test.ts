@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { includeEdges } from '../../src/navigator/include-graph.js';
+import { includeEdges } from '../../src/navigator/retrieval/include-graph.js';
 import { indexRepo } from '../../src/repomap/index.js';
 
 const REPOS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos');

@@ -2,11 +2,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
-import { quotedPhrases } from '../../src/navigator/evidence/index.js';
+import { quotedPhrases } from '../../src/navigator/retrieval/evidence/index.js';
 import { classifyPath as classOfPath } from '../../src/repomap/index.js';
-import { ISSUE_DF_MAX, queryTerms, substringShares, TITLE_TIMES, titleWeights } from '../../src/navigator/ranking.js';
-import { openTextIndex } from '../../src/navigator/text-index.js';
-import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
+import { ISSUE_DF_MAX, queryTerms, substringShares, TITLE_TIMES, titleWeights } from '../../src/navigator/retrieval/ranking.js';
+import { openTextIndex } from '../../src/navigator/retrieval/text-index.js';
+import { LEX_FIELDS_EXTRAS } from '../../src/navigator/retrieval/lex-fields.js';
 import { indexRepo } from '../../src/repomap/index.js';
 
 // The fixture package of the evidence tests (tests/fixtures/repos/issues).

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
-import { readIssueTemplate, withoutIssueTemplate } from '../../src/navigator/evidence/index.js';
+import { readIssueTemplate, withoutIssueTemplate } from '../../src/navigator/retrieval/evidence/index.js';
 import { scratch } from '../repomap/fixture.js';
 
 const dirs = scratch();

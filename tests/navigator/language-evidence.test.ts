@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorMessages, tracebackFrames, withoutFenceLanguages } from '../../src/navigator/evidence/index.js';
+import { errorMessages, tracebackFrames, withoutFenceLanguages } from '../../src/navigator/retrieval/evidence/index.js';
 import { classifyContent, classifyPath, ownFamilies } from '../../src/repomap/file-class.js';
 import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/demo/prng.js';
-import { lexFamily, lexText } from '../../src/navigator/lex-text.js';
-import { lexFields } from '../../src/navigator/lex-fields.js';
-import { pieceAt } from '../../src/navigator/piece-table.js';
-import { identifierTerms } from '../../src/navigator/terms.js';
+import { lexFamily, lexText } from '../../src/navigator/retrieval/lex-text.js';
+import { lexFields } from '../../src/navigator/retrieval/lex-fields.js';
+import { pieceAt } from '../../src/navigator/retrieval/piece-table.js';
+import { identifierTerms } from '../../src/navigator/retrieval/terms.js';
 import type { FileLanguage } from '../../src/repomap/languages.js';
 import { splitWords } from '../../src/repomap/words.js';
 

@@ -2,10 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESSION_GATE, loadRegistry, measureCompression } from '../../src/navigator/index.js';
-import { loadContext } from '../../src/navigator/load.js';
-import { rankDefinitionsByTerms } from '../../src/navigator/definition-scores.js';
-import { inInlineTests, proseShares, selectLines } from '../../src/navigator/windows.js';
-import type { MagicWord, PlannedFile } from '../../src/navigator/types.js';
+import { loadContext } from '../../src/navigator/pipeline/load.js';
+import { rankDefinitionsByTerms } from '../../src/navigator/retrieval/definition-scores.js';
+import { inInlineTests, proseShares, selectLines } from '../../src/navigator/retrieval/windows.js';
+import type { MagicWord, PlannedFile } from '../../src/navigator/pipeline/types.js';
 import { indexRepo, type Definition } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
 

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { LINE_TERMS_MAX_CHARS, lineTerms, textLineTerms } from '../../src/navigator/terms.js';
+import { LINE_TERMS_MAX_CHARS, lineTerms, textLineTerms } from '../../src/navigator/retrieval/terms.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 describe('the terms of every line of a text, worked out once (textLineTerms)', () => {
   it('filtered by a task\'s words, gives each line\'s lineTerms filtered by them, in order and with repeats, on real files', () => {
-    for (const rel of ['../../src/navigator/windows.ts', '../../src/repomap/python-outline.ts', '../../README.md']) {
+    for (const rel of ['../../src/navigator/retrieval/windows.ts', '../../src/repomap/python-outline.ts', '../../README.md']) {
       const text = readFileSync(path.join(here, rel), 'utf8') + `\n${'x_'.repeat(LINE_TERMS_MAX_CHARS)}\n`;
       const lines = text.split('\n');
       const per = textLineTerms(text, lines);

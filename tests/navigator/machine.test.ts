@@ -2,7 +2,7 @@ import { getAdjacencyMap } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { transition, type AnyStateNode } from 'xstate';
 import { navigatorMachine } from '../../machines/navigator.machine.js';
-import { navigatorFsm, type NavigatorContext } from '../../src/navigator/navigator-machine.js';
+import { navigatorFsm, type NavigatorContext } from '../../src/navigator/pipeline/navigator-machine.js';
 
 // Seed 002 §5, typed in from the seed: [from, to, condition]. The guard names are ours.
 const SEED: [string, string, string, string | null][] = [

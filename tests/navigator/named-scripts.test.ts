@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { namedScripts } from '../../src/navigator/file-kind.js';
+import { namedScripts } from '../../src/navigator/retrieval/file-kind.js';
 import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
 
 // A Python library with its shell helpers: the scripts are another family than the code (ranked below it) unless

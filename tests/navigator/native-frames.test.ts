@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { navigate } from '../../src/navigator/index.js';
-import { nativeFrames, nativeFunctionName, readIssue } from '../../src/navigator/evidence/index.js';
+import { nativeFrames, nativeFunctionName, readIssue } from '../../src/navigator/retrieval/evidence/index.js';
 
 // A small C project of our own (tests/fixtures/repos/kvstore) and a C++ one (tinyfmt).
 const REPOS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repos');

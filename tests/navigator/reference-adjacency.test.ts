@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexRepo } from '../../src/repomap/index.js';
 import { extractMagicWords, loadRegistry, openTextIndex, rankForTask, textIndexFile } from '../../src/navigator/index.js';
-import { adjacencyKey, cachedAdjacency, decodeAdjacency, type DerivedStore, encodeAdjacency, undirected } from '../../src/navigator/reference-adjacency.js';
+import { adjacencyKey, cachedAdjacency, decodeAdjacency, type DerivedStore, encodeAdjacency, undirected } from '../../src/navigator/retrieval/reference-adjacency.js';
 import { scratch, SHOP } from '../repomap/fixture.js';
 
 const { tmp, cleanup } = scratch();

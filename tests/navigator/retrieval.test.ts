@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns, createNavigator, loadRegistry, navigate, openTextIndex, rankForTask } from '../../src/navigator/index.js';
-import { taskAbout } from '../../src/navigator/ranking.js';
-import { extractMagicWords } from '../../src/navigator/magic-words.js';
+import { taskAbout } from '../../src/navigator/retrieval/ranking.js';
+import { extractMagicWords } from '../../src/navigator/pipeline/magic-words.js';
 import { classifyPath, indexRepo, resetTokenCache, tokenCounterStats } from '../../src/repomap/index.js';
 import { tmpDir } from '../repomap/fixture.js';
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexRepo, type IndexSink } from '../../src/repomap/index.js';
 import { openTextIndex, textIndexFile } from '../../src/navigator/index.js';
-import { LEX_FIELDS_EXTRAS } from '../../src/navigator/lex-fields.js';
-import { textIndexFeed, type TextIndex } from '../../src/navigator/text-index.js';
+import { LEX_FIELDS_EXTRAS } from '../../src/navigator/retrieval/lex-fields.js';
+import { textIndexFeed, type TextIndex } from '../../src/navigator/retrieval/text-index.js';
 import { scratch, SHOP } from '../repomap/fixture.js';
 
 const { tmp, cleanup } = scratch();

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexRepo } from '../../src/repomap/index.js';
 import { navigate, openTextIndex, textIndexFile } from '../../src/navigator/index.js';
-import { OPEN_MAX } from '../../src/navigator/text-index.js';
+import { OPEN_MAX } from '../../src/navigator/retrieval/text-index.js';
 import { scratch, SHOP } from '../repomap/fixture.js';
 
 const { tmp, cleanup } = scratch();

@@ -62,7 +62,7 @@ describe('parsing on worker threads', () => {
 
   it.runIf(built)('gives the same records and extras, in the same order, on two threads as on one', async () => {
     const { extractAll } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
-    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'lex-fields.js')).href)) as typeof import('../../src/navigator/lex-fields.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
     const scan = scanRepo(SHOP);
     // Many small chunks' worth: the fixture repeated, so both threads get work.
     const items: FileRecordInput[] = [];
@@ -82,7 +82,7 @@ describe('parsing on worker threads', () => {
 
   it.runIf(built)('streams: items added while the workers run give the results of one thread, reported chunk by chunk; a cancel stops the workers', async () => {
     const { extractAll, startExtraction } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
-    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'lex-fields.js')).href)) as typeof import('../../src/navigator/lex-fields.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
     const scan = scanRepo(SHOP);
     const items: FileRecordInput[] = [];
     for (let k = 0; k < 40; k++)

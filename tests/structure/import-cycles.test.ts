@@ -115,7 +115,7 @@ describe('module structure', () => {
     expect(up).toEqual([]);
     // ...and the kernel and the navigator do run on their machines (the implementations are provided there).
     const users = [...graph].filter(([f, deps]) => part(f) !== 'machines' && deps.some((d) => part(d) === 'machines')).map(([f]) => path.relative(ROOT, f));
-    expect(users).toEqual(expect.arrayContaining(['src/kernel/run-machine.ts', 'src/navigator/navigator-machine.ts']));
+    expect(users).toEqual(expect.arrayContaining(['src/kernel/run-machine.ts', 'src/navigator/pipeline/navigator-machine.ts']));
   });
 
   it('the cycle check sees dynamic imports (the CLI loads its commands with import())', () => {
