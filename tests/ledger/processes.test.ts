@@ -1,13 +1,14 @@
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Decision, RouteRequest } from '../../src/contracts/index.js';
+import type { Decision } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js';
-import { MemoryStore, createKernel, type FlowSet, type Kernel } from '../../src/kernel/index.js';
+import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { listRuns, replayRun } from '../../src/runs/index.js';
-import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
+import { CHILD_DIST_PARTS, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
+import { killUntilDone, referenceRun } from '../support/crash-runs.js';
 import { sampleFlows, tmpDir } from './helpers.js';
 import { longRunCharters } from '../support/long-run-charters.js';
 import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
@@ -73,51 +74,13 @@ describe('crash safety', () => {
     const { dir, file } = tmp();
     // A long run: the simulated runner goes through the SDLC flows many times under one run id (long enough for
     // ten kills even when a child answers many lines between the parent's kill decision and the kill).
-    const reference: { request: RouteRequest; decision: Decision }[] = [];
-    // Each flow of the sequence is a run of its own; request i of a run is decided at CLOCK_START + i seconds, as the
-    // resuming child decides it.
-    let index = 0;
-    const inner = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * index) });
-    const memory: Kernel = {
-      ...inner,
-      flows: inner.flows,
-      liveRuns: 0,
-      route: (r, o) => {
-        index = reference.filter((x) => x.request.run_id === (r as RouteRequest).run_id).length;
-        return inner.route(r, o);
-      },
-    };
-    await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 20 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
-    await inner.close();
+    const { reference, requests } = await referenceRun(flows, 20);
     expect(reference.length).toBeGreaterThan(400);
-    const requests = reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
     const requestsFile = path.join(dir, 'requests.json');
     writeFileSync(requestsFile, JSON.stringify(requests));
 
-    const rand = seededRandom(20250101);
-    const acknowledged: { id: string; decision: Decision }[] = [];
-    let kills = 0;
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const child = start(['resume', file, requestsFile]);
-      const killAfter = 1 + Math.floor(rand() * 40);
-      const delayMs = Math.floor(rand() * 4);
-      child.onLine((line, count) => {
-        if (count === killAfter) setTimeout(child.kill, delayMs);
-      });
-      const exit = await child.exit;
-      for (const line of child.lines) {
-        const ack = parseAck(line);
-        if (ack) acknowledged.push(ack);
-      }
-      if (exit.signal === 'SIGKILL') {
-        kills++;
-        continue;
-      }
-      expect(child.stderr).toBe('');
-      expect(exit.code).toBe(0);
-      expect(child.lines[child.lines.length - 1]).toBe('DONE');
-      break;
-    }
+    const { acknowledged, kills, finished } = await killUntilDone(() => start(['resume', file, requestsFile]), seededRandom(20250101), { attempts: 200, maxKillAfter: 40 });
+    expect(finished.stderr).toBe('');
     expect(kills).toBeGreaterThanOrEqual(10);
 
     const ledger = openLedger(file, { create: false });

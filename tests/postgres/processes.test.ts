@@ -5,15 +5,15 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Decision, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js';
-import { MemoryStore, createKernel, type FlowSet, type Kernel } from '../../src/kernel/index.js';
+import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { PostgresLedger, verifyLedger } from '../../src/ledger/index.js';
 import { listRuns, replayRun } from '../../src/runs/index.js';
+import { killUntilDone, referenceRun } from '../support/crash-runs.js';
 import { sampleFlows } from '../ledger/helpers.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { longRunCharters } from '../support/long-run-charters.js';
-import { CHILD_DIST_PARTS, CLOCK_START, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
+import { CHILD_DIST_PARTS, childScript, parseAck, startChild } from '../../scripts/crash/harness.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
 const SNAPSHOT = path.join(ROOT, 'runs', `.pg-test-dist-${process.pid}`);
@@ -92,47 +92,10 @@ describePostgres('several processes, one PostgreSQL ledger', () => {
 
   it('survives SIGKILL of the runner at random moments: every acknowledged decision recorded, verify and replay pass', async () => {
     const url = fresh();
-    const reference: { request: RouteRequest; decision: Decision }[] = [];
-    // Each flow of the sequence is a run of its own; request i of a run is decided at CLOCK_START + i seconds, as the
-    // resuming child decides it.
-    let index = 0;
-    const inner = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * index) });
-    const memory: Kernel = {
-      ...inner,
-      flows: inner.flows,
-      liveRuns: 0,
-      route: (r, o) => {
-        index = reference.filter((x) => x.request.run_id === (r as RouteRequest).run_id).length;
-        return inner.route(r, o);
-      },
-    };
-    await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence: Array.from({ length: 3 }, () => HARSH_SCENARIO.sequence).flat() }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
-    await inner.close();
-    const requests = reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
+    const { reference, requests } = await referenceRun(flows, 3);
     const requestsFile = path.join(dir, 'requests.json');
     writeFileSync(requestsFile, JSON.stringify(requests));
-    const rand = seededRandom(20260101);
-    const acknowledged: { id: string; decision: Decision }[] = [];
-    let kills = 0;
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const child = start(['resume', url, requestsFile]);
-      const killAfter = 1 + Math.floor(rand() * 30);
-      child.onLine((_line, count) => {
-        if (count === killAfter) setTimeout(child.kill, Math.floor(rand() * 4));
-      });
-      const exit = await child.exit;
-      for (const line of child.lines) {
-        const ack = parseAck(line);
-        if (ack) acknowledged.push(ack);
-      }
-      if (exit.signal === 'SIGKILL') {
-        kills++;
-        continue;
-      }
-      expect(exit.code, child.stderr).toBe(0);
-      expect(child.lines[child.lines.length - 1]).toBe('DONE');
-      break;
-    }
+    const { acknowledged, kills } = await killUntilDone(() => start(['resume', url, requestsFile]), seededRandom(20260101), { attempts: 100, maxKillAfter: 30 });
     expect(kills).toBeGreaterThanOrEqual(3);
     const ledger = await PostgresLedger.open(url, { readOnly: true });
     const recorded = new Map<string, unknown>();
