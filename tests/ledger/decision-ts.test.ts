@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Decision, KernelStore, RouteRecord, RunState } from '../../src/contracts/index.js';
-import { createKernel, MemoryStore } from '../../src/kernel/index.js';
+import type { Decision } from '../../src/contracts/index.js';
+import { createKernel } from '../../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { replayRun } from '../../src/runs/index.js';
 import { decisionsJsonlPath } from '../../src/ledger/paths.js';
-import { ledgerKernel, sampleFlows, steppingClock, tmpDir } from './helpers.js';
+import { ledgerKernel, sampleFlows, steppingClock, tmpDir, capturingStore } from './helpers.js';
 
 const t = tmpDir();
 afterAll(() => t.cleanup());
@@ -42,17 +42,7 @@ describe('decision timestamps (seed 003 log format)', () => {
     const flows = await sampleFlows();
     // Route in memory, keep what a store was given, then write it to a ledger with ts removed from each decision,
     // as an earlier navkernel recorded it.
-    const memory = new MemoryStore();
-    const given: [RouteRecord, RunState][] = [];
-    const capture: KernelStore = {
-      loadRun: (id) => memory.loadRun(id),
-      findByRequestId: (id, rid) => memory.findByRequestId(id, rid),
-      append: async (record, state) => {
-        given.push([structuredClone(record), structuredClone(state)]);
-        await memory.append(record, state);
-      },
-      close: () => memory.close(),
-    };
+    const { store: capture, given } = capturingStore();
     const k = createKernel({ flows, store: capture, clock: steppingClock() });
     for (const r of steps) await k.route({ ...r, run_id: 'old-1' });
     await k.close();

@@ -3,12 +3,12 @@
 // its recorded bytes (hash-chained: never rewritten).
 import { afterAll, describe, expect, it } from 'vitest';
 import { FORMER_RULE_NAMES, currentRuleCounts, currentRuleName, withCurrentRuleNames } from '../../src/contracts/arbiter-rules.js';
-import type { Decision, KernelStore, RouteRecord, RunState } from '../../src/contracts/index.js';
-import { createKernel, MemoryStore, type FlowSet } from '../../src/kernel/index.js';
+import type { Decision, RouteRecord, RunState } from '../../src/contracts/index.js';
+import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { auditRun, replayRun } from '../../src/runs/index.js';
 import { ledgerStats } from '../../src/service/ledger-reader.js';
-import { sampleFlows, scriptedArbiter, steppingClock, tmpDir } from './helpers.js';
+import { sampleFlows, scriptedArbiter, steppingClock, tmpDir, capturingStore } from './helpers.js';
 
 const t = tmpDir();
 afterAll(() => t.cleanup());
@@ -35,17 +35,7 @@ const unverified = (run_id: string) => [
 
 /** Routes two runs in memory (one with an arbiter, one without) and returns what the store was given. */
 async function routedRecords(flows: FlowSet): Promise<[RouteRecord, RunState][]> {
-  const memory = new MemoryStore();
-  const given: [RouteRecord, RunState][] = [];
-  const capture: KernelStore = {
-    loadRun: (id) => memory.loadRun(id),
-    findByRequestId: (id, rid) => memory.findByRequestId(id, rid),
-    append: async (record, state) => {
-      given.push([structuredClone(record), structuredClone(state)]);
-      await memory.append(record, state);
-    },
-    close: () => memory.close(),
-  };
+  const { store: capture, given } = capturingStore();
   const withArbiter = createKernel({ flows, store: capture, clock: steppingClock(), arbiter: scriptedArbiter() });
   for (const r of unverified('with-arbiter')) await withArbiter.route(r);
   const without = createKernel({ flows, store: capture, clock: steppingClock(Date.UTC(2025, 1, 1)) });

@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeAll } from 'vitest';
 import path from 'node:path';
 import { scriptedArbiter, steppingClock } from '../../src/testing/fixtures.js';
-import type { ArbiterPort, RouteRequest, Decision } from '../../src/contracts/index.js';
-import { createKernel, loadFlows, type FlowSet, type Kernel } from '../../src/kernel/index.js';
+import type { ArbiterPort, RouteRequest, Decision, KernelStore, RouteRecord, RunState } from '../../src/contracts/index.js';
+import { MemoryStore, createKernel, loadFlows, type FlowSet, type Kernel } from '../../src/kernel/index.js';
 import { openLedger, type LedgerOptions, type SqliteLedger } from '../../src/ledger/index.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
 import { tempDir } from '../support/temp.js';
@@ -51,3 +51,22 @@ export type Step = { request: RouteRequest; decision: Decision };
 
 // One clock and one scripted arbiter for the ledger tests and the store kit (navkernel/testing).
 export { scriptedArbiter, steppingClock };
+
+/**
+ * A store in memory that keeps a copy of everything a kernel gave it (`given`, in order): for tests that write those
+ * records to a ledger themselves, e.g. in the shape an earlier navkernel recorded.
+ */
+export function capturingStore(): { store: KernelStore; given: [RouteRecord, RunState][] } {
+  const memory = new MemoryStore();
+  const given: [RouteRecord, RunState][] = [];
+  const store: KernelStore = {
+    loadRun: (id) => memory.loadRun(id),
+    findByRequestId: (id, rid) => memory.findByRequestId(id, rid),
+    append: async (record, state) => {
+      given.push([structuredClone(record), structuredClone(state)]);
+      await memory.append(record, state);
+    },
+    close: () => memory.close(),
+  };
+  return { store, given };
+}
