@@ -211,7 +211,7 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     const before = JSON.parse(up.state) as RunState;
     const record = (flows_hash: string): RouteRecord => ({
       run_id: 'z', seq: 2, flow: 'ship', step: 'critique', request_id: null, request_hash: '', request: ship('z', 'critique', 'APPROVED'),
-      decision: { ...first, seq: 2, next_step_id: 'legal' }, latency_us: 1, cost_usd: 0, kernel_version: 'test', flows_hash, ts: first.ts, llm_calls: [],
+      decision: { ...first, seq: 2, next_step_id: 'legal' }, latency_us: 1, cost_usd: 0, kernel_version: 'test', flows_hash, ts: '2026-11-27T10:00:00.000Z', llm_calls: [],
     });
     const store = open(at);
     expect(await store.loadRun('z')).toEqual(before);
