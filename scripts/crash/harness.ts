@@ -23,7 +23,8 @@ export const ownDist = (): string => path.resolve(path.dirname(fileURLToPath(imp
 export function hammerRequest(run: string, prefix: string, i: number): RouteRequest {
   // The build steps in turn, each passing (restart: the hammer reports whichever step it likes). Each step is visited
   // every fourth route: a run of more than about 20 routes passes the shipped build flow's visit caps and escalates,
-  // so longer hammering loads charters with the bounds raised (tests/support/long-run-charters.ts).
+  // so longer hammering loads charters with the bounds raised (scripts/crash/hammer-flows.ts for `npm run crash`,
+  // tests/support/long-run-charters.ts for the tests).
   const [step, status] = (
     [
       ['build-step-1', 'VERIFIED'],

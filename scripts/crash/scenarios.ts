@@ -9,6 +9,7 @@ import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { replayRun } from '../../src/runs/index.js';
 import { CLOCK_START, parseAck, startChild, type Child } from './harness.js';
+import { CYCLES_PER_RUN, HAMMER_COUNT } from './hammer-flows.js';
 
 /** The figures of one scenario, as printed in the table. */
 export interface CrashFigures {
@@ -57,6 +58,8 @@ export interface ScenarioOptions {
   seed: number;
   /** Called after each kill. */
   onKill?: (kills: number) => void;
+  /** The children's environment (default this process's): NAVKERNEL_TEST_CHARTERS names the flows they load. */
+  env?: NodeJS.ProcessEnv;
 }
 
 type KillPlan = { afterLines: number; delayMs: number } | { afterMs: number };
@@ -103,7 +106,7 @@ export async function scenarioA(o: ScenarioOptions): Promise<CrashFigures> {
   let batch = 0;
   let requestsFile = await writeBatch(o, batch, rand, reference);
   while (kills < o.kills) {
-    const child = startChild(o.child, ['resume', o.file, requestsFile], { cwd: o.cwd });
+    const child = startChild(o.child, ['resume', o.file, requestsFile], { cwd: o.cwd, ...(o.env ? { env: o.env } : {}) });
     children++;
     arm(child, planKill(rand, 40));
     const exit = await child.exit;
@@ -165,8 +168,6 @@ async function writeBatch(o: ScenarioOptions, b: number, rand: () => number, ref
   return file;
 }
 
-const HAMMER_COUNT = 40;
-const CYCLES_PER_RUN = 20;
 
 /**
  * Scenario B: two writers route the SAME run at once (each its own kernel on the same ledger file); one or both are
@@ -194,7 +195,7 @@ export async function scenarioB(o: ScenarioOptions): Promise<CrashFigures> {
       run = runNow;
       for (const s of slots) (s.prefix = `${run}-${s.name}${++generation}`), (s.next = 0);
     }
-    const kids = slots.map((s) => ({ slot: s, child: startChild(o.child, ['hammer', o.file, run, s.prefix, String(HAMMER_COUNT), String(s.next)], { cwd: o.cwd }) }));
+    const kids = slots.map((s) => ({ slot: s, child: startChild(o.child, ['hammer', o.file, run, s.prefix, String(HAMMER_COUNT), String(s.next)], { cwd: o.cwd, ...(o.env ? { env: o.env } : {}) }) }));
     children += kids.length;
     const r = rand();
     const victims = r < 0.4 ? [kids[0]!] : r < 0.8 ? [kids[1]!] : r < 0.95 ? kids : [];

@@ -147,7 +147,9 @@ export interface KernelStore {
   /**
    * Records the route and the run's new state atomically. Resolves only after the commit is durable at the
    * store's durability. Rejects with LedgerConflictError (code LEDGER_CONFLICT) when the run's head seq is
-   * not record.seq - 1 (another writer got there first): the kernel then reloads the run and re-routes.
+   * not record.seq - 1 (another writer got there first), and, in a store that keeps upgrades, when the run was
+   * upgraded after its head to a version other than record.flows_hash (the route was decided on the old version): the
+   * kernel then reloads the run (`loadRun` returns the upgraded state) and re-routes.
    */
   append(record: RouteRecord, state: RunState): Promise<void>;
   /** Waits for pending appends (and any derived files) and releases the store. */
@@ -164,7 +166,10 @@ export interface KernelStore {
   saveFlowVersion?(hash: string, definition: string): Promise<void>;
   /** The definition of a kept flow version (canonical JSON), or undefined. */
   flowVersion?(hash: string): Promise<string | undefined>;
-  /** The last upgrade of a run recorded after its route `seq` (docs/changing-flows.md), or undefined. */
+  /**
+   * The last upgrade of a run recorded after its route `seq` (docs/changing-flows.md), or undefined. The kernel does not
+   * ask it per route (an upgrade reaches a live run as a conflict on append; see `append`).
+   */
   lastUpgrade?(run_id: string, seq: number): Promise<StoredUpgrade | undefined>;
 }
 

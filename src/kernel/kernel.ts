@@ -3,7 +3,7 @@ import { loadOnActor, provideRunMachine, resolveOnActor, routeOnActor, startRunA
 import { resolutionOf } from './resolution.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
-import { NavkernelError } from '../contracts/errors.js';
+import { NavkernelError, ValidationError } from '../contracts/errors.js';
 import { IdempotencyConflictError } from '../contracts/store-errors.js';
 import type { CandidateMove, Decision, KernelStore, ArbiterPort, RouteRecord, RouteRequest, RunState } from '../contracts/index.js';
 import { VERSION } from '../version.js';
@@ -237,25 +237,24 @@ export function createKernel(options: KernelOptions): Kernel {
         const resolved = resolutionOf(await store.escalation(waiting.escalation_id));
         if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
       }
-      // A person may have upgraded the run (`navkernel runs upgrade`, another process) since its last route: it goes
-      // on from the upgraded state. One indexed lookup per route of a run under way (the upgrade is keyed by the run's
-      // head seq, so it applies once: the next route moves the head past it).
-      if (waiting.seq > 0 && waiting.lifecycle !== 'ended' && store.lastUpgrade) {
-        const upgrade = await store.lastUpgrade(req.run_id, waiting.seq);
-        if (upgrade) loadOnActor(actor, JSON.parse(upgrade.state) as RunState);
-      }
+      // A person may have upgraded the run (`navkernel runs upgrade`, another process) since its last route. No look
+      // here: the store refuses the append of a route decided on the old version as a conflict (LEDGER_CONFLICT below),
+      // and the run is reloaded from the upgraded state (loadRun applies it) and routed again.
+      const held = runContext(actor).run;
       try {
         return await routeNow(req, actor, requestHash, t0, principal);
       } catch (e) {
-        // Refused by the run's state as this kernel holds it: another writer (another kernel, process or host) may
-        // have moved the run on. Refuse only what the store's head refuses too.
-        if (e instanceof NavkernelError && REFUSALS.has(e.code)) {
-          const head = attempt < maxRetries ? await store.loadRun(req.run_id) : undefined;
-          if (head === undefined || head.seq === runContext(actor).run.seq) throw e;
+        // Refused by the run's state as this kernel holds it (or a step its version lacks): another writer (another
+        // kernel, process or host) may have moved the run on, or upgraded it. Refuse only what the store's head
+        // refuses too.
+        if (e instanceof NavkernelError && (REFUSALS.has(e.code) || unknownStepOrFlow(e))) {
+          const head = attempt < maxRetries && held.seq > 0 ? await store.loadRun(req.run_id) : undefined;
+          if (head === undefined || (head.seq === held.seq && head.flows === held.flows)) throw e;
           dropActor(req.run_id);
           continue;
         }
-        // Another writer recorded this run's next seq first: reload the run and route again on its new head.
+        // Another writer recorded this run's next seq first (or upgraded the run): reload the run and route again on
+        // its new head.
         if (!(e instanceof NavkernelError && e.code === 'LEDGER_CONFLICT') || attempt >= maxRetries) throw e;
       }
     }
@@ -317,6 +316,11 @@ export function createKernel(options: KernelOptions): Kernel {
 }
 
 function noop(): void {}
+
+/** A request naming a flow or step the run's flow version lacks (an upgraded version may have it). */
+function unknownStepOrFlow(e: NavkernelError): boolean {
+  return e instanceof ValidationError && e.code === 'INVALID_REQUEST' && e.issues.some((i) => i.code === 'unknown_step' || i.code === 'unknown_flow');
+}
 
 /** The codes of a route refused by the run's state (docs/run-states.md). */
 const REFUSALS: ReadonlySet<string> = new Set(['STEP_MISMATCH', 'RUN_ENDED', 'ESCALATION_OPEN']);

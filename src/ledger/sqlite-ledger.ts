@@ -230,25 +230,41 @@ export class SqliteLedger implements Ledger {
     const outcomes: (unknown | null)[] = new Array(batch.length).fill(null);
     const newHeads: (string | undefined)[] = new Array(batch.length);
     const lines: [string, string, string, number][] = [];
+    const conflictOf = (record: RouteRecord, err: SeqConflict) =>
+      record.seq === 1 && this.#sql.archived(record.run_id)
+        ? new RunArchivedError(record.run_id, { cause: err.cause })
+        : new LedgerConflictError(record.run_id, record.seq, { cause: err.cause });
     try {
-      this.#sql.batch(() => {
-        const heads = new Map<string, string>();
-        for (let i = 0; i < batch.length; i++) {
-          const { record } = batch[i]!;
-          try {
-            const prev = heads.get(record.run_id) ?? this.head(record.run_id);
-            const hash = this.write(record, batch[i]!.state, prev);
-            heads.set(record.run_id, hash);
-            newHeads[i] = hash;
-          } catch (err) {
-            outcomes[i] = !(err instanceof SeqConflict)
-              ? err
-              : record.seq === 1 && this.#sql.archived(record.run_id)
-                ? new RunArchivedError(record.run_id, { cause: err.cause })
-                : new LedgerConflictError(record.run_id, record.seq, { cause: err.cause });
-          }
+      if (batch.length === 1) {
+        // A group of one (a lone writer, the common case): its own transaction, no savepoint.
+        const { record, state } = batch[0]!;
+        try {
+          this.#sql.appendAlone(() => {
+            // The rows and the chain hash are built as the PostgreSQL ledger builds them (append-write.ts): same bytes.
+            const built = buildAppendWrite(record, state, this.head(record.run_id));
+            newHeads[0] = built.hash;
+            return built.write;
+          });
+        } catch (err) {
+          if (!(err instanceof SeqConflict)) throw err;
+          outcomes[0] = conflictOf(record, err);
         }
-      });
+      } else {
+        this.#sql.batch(() => {
+          const heads = new Map<string, string>();
+          for (let i = 0; i < batch.length; i++) {
+            const { record } = batch[i]!;
+            try {
+              const prev = heads.get(record.run_id) ?? this.head(record.run_id);
+              const hash = this.write(record, batch[i]!.state, prev);
+              heads.set(record.run_id, hash);
+              newHeads[i] = hash;
+            } catch (err) {
+              outcomes[i] = err instanceof SeqConflict ? conflictOf(record, err) : err;
+            }
+          }
+        });
+      }
     } catch (err) {
       // The transaction as a whole failed (lock timeout, I/O error): nothing of the batch was recorded.
       for (const q of batch) this.heads.delete(q.record.run_id);

@@ -4,7 +4,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Ledger } from '../../src/contracts/ports.js';
+import type { Ledger, RouteRecord, RunState } from '../../src/contracts/ports.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { archiveRuns, restoreBundle } from '../../src/ledger/archive/archive-runs.js';
 import { verifyLedger } from '../../src/ledger/index.js';
@@ -177,6 +177,48 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     const d = await k.route(ship('x', 'critique', 'APPROVED'));
     expect(d.next_step_id).toBe('legal');
     expect(await other.runFlowsHashes('x')).toEqual([v1.hash, v2.hash]);
+  });
+
+  it('a kernel holding a run live routes it on the upgraded version when the report is from a step both versions have', async () => {
+    const dir = tmp();
+    const at = location(dir);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => dropStore(at));
+    const mine = openLedgerAt(at);
+    const k = createKernel({ flows: v1, store: mine });
+    cleanups.push(() => k.close());
+    await k.route(ship('y', 'draft', 'SUCCEEDED'));
+    // review loops back to draft: the run is at ship/draft, a step v2 has too (no mapping needed).
+    expect((await k.route(ship('y', 'review', 'REJECTED'))).decision).toBe('LOOP');
+    const other = open(at);
+    await upgradeRun(other, { run_id: 'y', to: v2, by: 'ann', reason: 'ship v2' });
+    // On v1 draft goes on to review; on v2 to critique. The kernel (which still holds the run on v1) must say v2's.
+    const d = await k.route(ship('y', 'draft', 'SUCCEEDED'));
+    expect(d).toMatchObject({ decision: 'CONTINUE', next_step_id: 'critique', seq: 3 });
+    expect(await other.runFlowsHashes('y')).toEqual([v1.hash, v2.hash]);
+    expect((await k.runState('y'))?.flows).toBe(v2.hash);
+  });
+
+  it('the store refuses, as a conflict, the append of a route decided on the version a run was upgraded away from', async () => {
+    const dir = tmp();
+    const at = location(dir);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => dropStore(at));
+    const ledger = open(at);
+    const k = createKernel({ flows: v1, store: ledger });
+    const first = await k.route(ship('z', 'draft', 'SUCCEEDED'));
+    await k.close();
+    const writer = open(at);
+    const up = await upgradeRun(writer, { run_id: 'z', to: v2, map: { review: 'critique' }, by: 'ann', reason: 'ship v2' });
+    const before = JSON.parse(up.state) as RunState;
+    const record = (flows_hash: string): RouteRecord => ({
+      run_id: 'z', seq: 2, flow: 'ship', step: 'critique', request_id: null, request_hash: '', request: ship('z', 'critique', 'APPROVED'),
+      decision: { ...first, seq: 2, next_step_id: 'legal' }, latency_us: 1, cost_usd: 0, kernel_version: 'test', flows_hash, ts: '2026-11-27T10:00:00.000Z', llm_calls: [],
+    });
+    const store = open(at);
+    expect(await store.loadRun('z')).toEqual(before);
+    await expect(store.append(record(v1.hash), { ...before, seq: 2 })).rejects.toMatchObject({ code: 'LEDGER_CONFLICT' });
+    expect((await store.loadRun('z'))?.seq).toBe(1);
+    await store.append(record(v2.hash), { ...before, seq: 2 });
+    expect((await store.loadRun('z'))?.seq).toBe(2);
   });
 
   it("resolves an escalation of a run pinned to v1 against v1's graph while v2 is loaded", async () => {

@@ -60,7 +60,9 @@ const LLM_COLUMNS =
  *
  * - `head` upserts each run's head row. ON CONFLICT DO UPDATE takes the row lock (a second writer on the run waits
  *   for the first to commit, then re-checks against the committed row, READ COMMITTED), and its WHERE accepts the
- *   route only when it follows the head: `last_seq = seq - 1` and `head_hash = prev_hash`. A new run is inserted only
+ *   route only when it follows the head: `last_seq = seq - 1` and `head_hash = prev_hash`, and, when a person upgraded
+ *   the run after its head (`runs upgrade`), only when the route was decided on the upgrade's version (else it is stale:
+ *   a conflict, and the kernel reloads the run, upgraded, and routes again). A new run is inserted only
  *   for seq 1. Rows are locked in run_id order, so two batches never deadlock.
  * - the route, its LLM calls and its escalation are inserted only for the runs `head` accepted.
  *
@@ -84,6 +86,8 @@ head AS (
     offroad = u.offroad + EXCLUDED.offroad, llm_calls = u.llm_calls + EXCLUDED.llm_calls, cost_usd = u.cost_usd + EXCLUDED.cost_usd,
     last_decision = EXCLUDED.last_decision, last_step = EXCLUDED.last_step
   WHERE u.last_seq = EXCLUDED.last_seq - 1 AND u.head_hash = (SELECT prev_hash FROM i WHERE i.run_id = u.run_id)
+    AND coalesce((SELECT g.to_flows FROM run_upgrades g WHERE g.run_id = u.run_id AND g.seq = u.last_seq ORDER BY g.idx DESC LIMIT 1),
+                 (SELECT flows_hash FROM i WHERE i.run_id = u.run_id)) = (SELECT flows_hash FROM i WHERE i.run_id = u.run_id)
   RETURNING u.run_id
 ),
 ins_route AS (
