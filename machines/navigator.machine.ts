@@ -2,7 +2,7 @@
  * The navigator's FSM (seed 002 §5): exactly its 14 states and 17 transitions. Topology and names only: each
  * working state invokes a named actor, every transition the seed makes conditional is a named guard over the
  * actor's output or the context, and each state's result is kept by a named action; src/navigator provides them all
- * (src/navigator/navigator-machine.ts, `createNavigator`) with `.provide()`, so this file imports nothing from src/. Forbidden states (seed §6) are reported by the actors as violations; they make the
+ * (src/navigator/pipeline/navigator-machine.ts, `createNavigator`) with `.provide()`, so this file imports nothing from src/. Forbidden states (seed §6) are reported by the actors as violations; they make the
  * SOCRATIC_REVIEW → EXIT_BLOCKED guard true, so the machine never needs a transition the seed lacks.
  */
 import { fromPromise, setup } from 'xstate';
@@ -22,7 +22,7 @@ export const FORBIDDEN_STATES = [
 ] as const;
 
 /**
- * The machine's context. The steps' results are the navigator's (src/navigator/navigator-machine.ts types them as
+ * The machine's context. The steps' results are the navigator's (src/navigator/pipeline/navigator-machine.ts types them as
  * NavigatorContext); the machine never looks inside them.
  */
 export interface NavigatorMachineContext {
@@ -30,15 +30,8 @@ export interface NavigatorMachineContext {
   capsule: unknown;
   /** 1 on the first traversal, 2 after SOCRATIC_REVIEW sent the machine back. */
   pass: number;
-  intake?: unknown;
-  magic?: unknown;
-  tiers?: unknown;
-  trunk?: unknown;
-  branch?: unknown;
-  load?: unknown;
-  compression?: unknown;
-  artifacts?: unknown;
-  review?: unknown;
+  /** How far the navigation got: each step's output, the next step's input (src/navigator/pipeline/types.ts, `Progress`). */
+  progress: unknown;
   /** Every visited node of every pass, in visiting order. */
   tier_path: unknown[];
   violations: unknown[];
@@ -124,7 +117,7 @@ export const navigatorMachine = setup({
 }).createMachine({
   id: 'navigator',
   initial: 'INIT',
-  context: { capsule: undefined, pass: 1, tier_path: [], violations: [] },
+  context: { capsule: undefined, pass: 1, progress: { at: 'received' }, tier_path: [], violations: [] },
   output: ({ context }) => context,
   states: {
     INIT: {

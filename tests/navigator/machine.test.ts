@@ -38,13 +38,13 @@ function definedTransitions(): string[] {
   return out.sort();
 }
 
-const done = (id: string, result: unknown, violations: unknown[] = []) => ({ type: `xstate.done.actor.${id}`, output: { result, violations } }) as never;
+const done = (id: string, result: unknown, violations: unknown[] = [], progress: unknown = { at: 'received' }) => ({ type: `xstate.done.actor.${id}`, output: { result, violations, progress } }) as never;
 
 /** Events that, between them, satisfy and falsify every guard. */
 const EVENTS = {
   capsule: { type: 'CAPSULE', capsule: { task: 't', repo_root: '.' } } as never,
-  intakeOk: done('intakeQuery', { missing: [] }),
-  intakeMissing: done('intakeQuery', { missing: ['TASK is missing'] }),
+  intakeOk: done('intakeQuery', { missing: [] }, [], { at: 'intake', intake: { missing: [] } }),
+  intakeMissing: done('intakeQuery', { missing: ['TASK is missing'] }, [], { at: 'intake', intake: { missing: ['TASK is missing'] } }),
   noWords: done('extractMagicWords', { kind: 'none_found', reason: 'none', hint: 'absent' }),
   words: done('extractMagicWords', { kind: 'found', words: [{ word: 'cart' }] }),
   tiers: done('mapToTiers', { words: [] }),
@@ -55,7 +55,7 @@ const EVENTS = {
   gateBlocked: done('validateCompression', { ratio: 1.5, gate: 2, demand_over_budget: true }),
   gateLowButInBudget: done('validateCompression', { ratio: 1.5, gate: 2, demand_over_budget: false }),
   gateOk: done('validateCompression', { ratio: 12, gate: 2, demand_over_budget: true }),
-  artifacts: done('buildArtifacts', { complete: true }),
+  artifacts: done('buildArtifacts', { complete: true }, [], { at: 'navigating', prior: null, pass: { at: 'built', artifacts: { complete: true } } }),
   reviewOverBudget: done('socraticReview', { limits_exceeded: ['tokens 9000 > 8000'], compression_valid: true, renavigate: false, budget_allows: false }),
   reviewViolation: done('socraticReview', { limits_exceeded: [], compression_valid: true, renavigate: false, budget_allows: true }, [{ state: 'SKIP_TRUNK', at: 'x', detail: 'y' }]),
   reviewRenavigate: done('socraticReview', { limits_exceeded: [], compression_valid: true, renavigate: true, budget_allows: true }),
@@ -126,11 +126,13 @@ describe('navigator machine guards', () => {
     expect(next('BUILD_ARTIFACTS', EVENTS.artifacts)).toBe('SOCRATIC_REVIEW');
   });
   it('SOCRATIC_REVIEW: blocked on budget or invariant, re-navigates once when asked and allowed, else passes', () => {
-    const complete = { artifacts: { complete: true } as never };
+    // SOCRATIC_REVIEW's guards read the current pass's artifacts from the progress BUILD_ARTIFACTS left.
+    const built = (complete: boolean) => ({ progress: { at: 'navigating', prior: null, pass: { at: 'built', artifacts: { complete } } } as never });
+    const complete = built(true);
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewOverBudget, complete)).toBe('EXIT_BLOCKED');
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewViolation, complete)).toBe('EXIT_BLOCKED');
     expect(next('SOCRATIC_REVIEW', EVENTS.reviewPass, { ...complete, violations: [{ state: 'SCOPE_EXPANSION', at: 'LOAD_CONTEXT', detail: 'x' }] })).toBe('EXIT_BLOCKED');
-    expect(next('SOCRATIC_REVIEW', EVENTS.reviewPass, { artifacts: { complete: false } as never })).toBe('EXIT_BLOCKED');
+    expect(next('SOCRATIC_REVIEW', EVENTS.reviewPass, built(false))).toBe('EXIT_BLOCKED');
     const [after] = transition(navigatorFsm, at('SOCRATIC_REVIEW', complete), EVENTS.reviewRenavigate);
     expect(after.value).toBe('TRAVERSE_TRUNK');
     expect(after.context.pass).toBe(2);

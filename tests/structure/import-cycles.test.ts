@@ -105,6 +105,20 @@ describe('module structure', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('inside the navigator, pipeline/ may import retrieval/ and retrieval/ never imports pipeline/, the barrel or a machine', () => {
+    const nav = path.join(ROOT, 'src', 'navigator');
+    const layer = (f: string) => (f.startsWith(path.join(nav, 'retrieval') + path.sep) ? 'retrieval' : f.startsWith(path.join(nav, 'pipeline') + path.sep) ? 'pipeline' : path.relative(ROOT, f));
+    const graph = importGraph();
+    const files = [...graph.keys()].filter((f) => f.startsWith(nav + path.sep));
+    // Every module of the navigator is in one of the two folders, but for the entry (index.ts).
+    expect(files.filter((f) => !['retrieval', 'pipeline'].includes(layer(f))).map((f) => path.relative(ROOT, f))).toEqual(['src/navigator/index.ts']);
+    expect(files.filter((f) => layer(f) === 'retrieval').length).toBeGreaterThan(10);
+    const up = files
+      .filter((f) => layer(f) === 'retrieval')
+      .flatMap((f) => graph.get(f)!.filter((d) => (d.startsWith(nav + path.sep) && layer(d) !== 'retrieval') || part(d) === 'machines').map((d) => `${path.relative(ROOT, f)} -> ${path.relative(ROOT, d)}`));
+    expect(up).toEqual([]);
+  });
+
   it('has no import cycles in src/ and machines/ (type-only and dynamic imports included)', () => {
     expect(cycles(importGraph())).toEqual([]);
   });

@@ -30,7 +30,11 @@ import type {
   LoadResult,
   MagicWord,
   MagicWordsResult,
+  NavigationInputs,
+  PassStage,
+  Progress,
   ReviewResult,
+  Reviewed,
   TierMap,
   TierRegistry,
   TrunkResult,
@@ -40,7 +44,7 @@ import type {
 /** The work of each FSM state. Replaceable (tests provoke forbidden states this way); the invariant checks are not. */
 export interface NavigatorSteps {
   intakeQuery(capsule: unknown): Promise<IntakeResult>;
-  extractMagicWords(intake: IntakeResult): Promise<MagicWordsResult>;
+  extractMagicWords(inputs: NavigationInputs): Promise<MagicWordsResult>;
   mapToTiers(words: MagicWord[], registry: TierRegistry): TierMap;
   traverseTrunk(input: TraversalInput): TrunkResult;
   branchIfNeeded(input: TraversalInput, trunk: TrunkResult): BranchResult;
@@ -121,11 +125,11 @@ export function shuffled<T>(items: readonly T[], seed: number): T[] {
 export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
   return {
     intakeQuery: async (capsule) => intakeCapsule(capsule, options.cwd),
-    extractMagicWords: async (intake) => {
+    extractMagicWords: async ({ intake, task, repo_root }) => {
       const cacheDir = options.cacheDir === undefined ? `${process.cwd()}/runs/.cache` : options.cacheDir;
       // The full-text index is written while the files are parsed (not in a shuffled order: rows are placed by path order).
-      const feed = options.fileOrderSeed === undefined ? textIndexFeed(textIndexTarget(cacheDir, intake.repo_root!)) : undefined;
-      let index: RepoIndex = await indexRepo(intake.repo_root!, {
+      const feed = options.fileOrderSeed === undefined ? textIndexFeed(textIndexTarget(cacheDir, repo_root)) : undefined;
+      let index: RepoIndex = await indexRepo(repo_root, {
         extras: LEX_FIELDS_EXTRAS,
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -145,14 +149,14 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
       setTokenCountStore(registry.text.tokenStore);
       const hint = intake.capsule.magic_words_hint;
       // What the navigator ranks with: the task without the repository's issue-template prompts.
-      const query = withoutIssueTemplate(intake.task!, readIssueTemplate(intake.repo_root!));
+      const query = withoutIssueTemplate(task, readIssueTemplate(repo_root));
       const { words, unknown_hint } = extractMagicWords(withoutFenceLanguages(query), hint, registry);
       const evidenceOf = () => {
         const read = readIssue(query);
         return { read, resolved: resolveEvidence(read, index, registry.text) };
       };
       const hintState = hint === undefined ? 'absent' : hint.length === 0 ? 'empty' : 'unmatched';
-      if (words.length && intake.northstars?.length && !servedByTask(intake.northstars, intake.task!).length) {
+      if (words.length && intake.northstars?.length && !servedByTask(intake.northstars, task).length) {
         const metrics = intake.northstars.flatMap((d) => d.metrics.map((m) => m.text));
         const reason = metrics.length
           ? `the task serves no NORTHSTAR metric: it shares no word with ${metrics.map((m) => JSON.stringify(m)).join(', ')}`
@@ -184,59 +188,132 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
   };
 }
 
-function found(ctx: NavigatorContext): Extract<MagicWordsResult, { kind: 'found' }> {
-  if (ctx.magic?.kind !== 'found') throw new NavkernelError('NAVIGATOR_FAULT', 'navigator: a traversal step ran without magic words');
-  return ctx.magic;
+/** A step ran out of the machine's order: never on a real run (the machine orders them), a fault when it happens. */
+function outOfOrder(what: string): never {
+  throw new NavkernelError('NAVIGATOR_FAULT', `navigator: ${what}`);
 }
 
-function traversalInput(ctx: NavigatorContext): TraversalInput {
-  const m = found(ctx);
-  const skip = ctx.violations.length > 0;
+/** NULL_CHECK → EXTRACT_MAGIC_WORDS: the intake with its task and repository defined. */
+function inputsOf(p: Progress): NavigationInputs {
+  if (p.at !== 'intake') return outOfOrder('EXTRACT_MAGIC_WORDS ran before INTAKE_QUERY');
+  const { intake } = p;
+  if (intake.task === null || intake.repo_root === null) return outOfOrder('EXTRACT_MAGIC_WORDS ran with the task or the repository missing');
+  return { intake, task: intake.task, repo_root: intake.repo_root };
+}
+
+/** EXTRACT_MAGIC_WORDS → what comes next: the words found (and the task as ranked), or none. */
+function afterExtraction(inputs: NavigationInputs, magic: MagicWordsResult): Progress {
+  if (magic.kind === 'none_found') return { at: 'no_words', inputs, magic };
+  return { at: 'words', inputs, found: { magic, query: magic.query ?? inputs.task, evidence: magic.evidence ?? null } };
+}
+
+/** The words a traversal step reads: found by EXTRACT_MAGIC_WORDS, with the tiers once MAP_TO_TIERS ran. */
+function wordsOf(p: Progress): Extract<Progress, { at: 'words' }> {
+  if (p.at !== 'words') return outOfOrder('a traversal step ran without magic words');
+  return p;
+}
+function navigatingOf(p: Progress): Extract<Progress, { at: 'navigating' }> {
+  if (p.at !== 'navigating') return outOfOrder('a traversal step ran without magic words');
+  return p;
+}
+/** The current pass at the stage a step needs. */
+function passAt<A extends PassStage['at']>(n: Extract<Progress, { at: 'navigating' }>, at: A, step: string): Extract<PassStage, { at: A }> {
+  if (n.pass.at !== at) return outOfOrder(`${step} ran after ${n.pass.at}, not ${at}`);
+  return n.pass as Extract<PassStage, { at: A }>;
+}
+/** The same navigation with the current pass moved on. */
+const withPass = (n: Extract<Progress, { at: 'navigating' }>, pass: PassStage): Progress => ({ ...n, pass });
+
+function traversalInput(n: Extract<Progress, { at: 'navigating' }>, c: NavigatorContext): TraversalInput {
+  const skip = c.violations.length > 0;
+  const review = n.prior?.review;
   return {
-    task: m.query ?? ctx.intake!.task!,
-    words: skip ? [] : m.words,
-    registry: m.registry,
-    index: m.index,
-    constraints: ctx.intake!.capsule.constraints,
-    max_files: ctx.intake!.capsule.budget.max_files,
-    pass: ctx.pass,
-    ...(ctx.review ? { review: ctx.review } : {}),
-    ...(m.evidence ? { evidence: m.evidence.resolved } : {}),
+    task: n.found.query,
+    words: skip ? [] : n.found.magic.words,
+    registry: n.found.magic.registry,
+    index: n.found.magic.index,
+    constraints: n.inputs.intake.capsule.constraints,
+    max_files: n.inputs.intake.capsule.budget.max_files,
+    pass: c.pass,
+    ...(review ? { review } : {}),
+    ...(n.found.evidence ? { evidence: n.found.evidence.resolved } : {}),
   };
 }
 
-
 /** Loaded files with the magic words each matched. */
-function loadedWords(ctx: NavigatorContext): { path: string; words: string[] }[] {
-  return (ctx.load?.files ?? []).map((f) => ({ path: f.path, words: ctx.load!.matches[f.path] ?? [] }));
+function loadedWords(load: LoadResult | undefined): { path: string; words: string[] }[] {
+  return (load?.files ?? []).map((f) => ({ path: f.path, words: load?.matches[f.path] ?? [] }));
 }
 
 /** navigation_map.json's northstar_metric: only when the capsule gives a NORTHSTAR that was read. */
-function northstarMetric(ctx: NavigatorContext): { northstar_metric?: NorthstarMetric | null } {
-  const docs = ctx.intake?.northstars ?? [];
+function northstarMetric(intake: IntakeResult | undefined, load: LoadResult | undefined): { northstar_metric?: NorthstarMetric | null } {
+  const docs = intake?.northstars ?? [];
   if (!docs.length) return {};
-  return { northstar_metric: chooseMetric(docs, ctx.intake!.task ?? '', loadedWords(ctx)) ?? null };
+  return { northstar_metric: chooseMetric(docs, intake?.task ?? '', loadedWords(load)) ?? null };
 }
 
-function stopReason(ctx: NavigatorContext, exit: NavigatorExit): string {
+/**
+ * Where a navigation ended, read once at its exit: the intake, the magic words, and the latest result of each
+ * traversal step (the current pass's, else the pass before it: a second pass that stops at VALIDATE_COMPRESSION
+ * still has the first one's artifacts and review).
+ */
+interface Ending {
+  intake?: IntakeResult;
+  magic?: MagicWordsResult;
+  load?: LoadResult;
+  compression?: CompressionResult;
+  artifacts?: Artifacts;
+  review?: ReviewResult;
+}
+function endingOf(p: Progress): Ending {
+  switch (p.at) {
+    case 'received':
+      return {};
+    case 'intake':
+      return { intake: p.intake };
+    case 'no_words':
+      return { intake: p.inputs.intake, magic: p.magic };
+    case 'words':
+      return { intake: p.inputs.intake, magic: p.found.magic };
+    case 'navigating': {
+      const latest = <K extends 'load' | 'compression' | 'artifacts' | 'review'>(k: K) => (k in p.pass ? (p.pass as Partial<Reviewed>)[k] : p.prior?.[k]);
+      const load = latest('load');
+      const compression = latest('compression');
+      const artifacts = latest('artifacts');
+      const review = latest('review');
+      return {
+        intake: p.inputs.intake,
+        magic: p.found.magic,
+        ...(load ? { load } : {}),
+        ...(compression ? { compression } : {}),
+        ...(artifacts ? { artifacts } : {}),
+        ...(review ? { review } : {}),
+      };
+    }
+  }
+}
+
+function stopReason(end: Ending, violations: Violation[], exit: NavigatorExit): string {
   if (exit === 'EXIT_PASS') return 'PASS';
   if (exit === 'EXIT_NEED_INFO') {
-    if (ctx.intake && ctx.intake.missing.length) return `NEED_INFO: ${ctx.intake.missing.join('; ')}`;
-    if (ctx.magic?.kind === 'none_found') return `NEED_INFO: ${ctx.magic.reason}`;
+    if (end.intake && end.intake.missing.length) return `NEED_INFO: ${end.intake.missing.join('; ')}`;
+    if (end.magic?.kind === 'none_found') return `NEED_INFO: ${end.magic.reason}`;
     return 'NEED_INFO: inputs incomplete';
   }
-  const v = ctx.violations[0];
+  const v = violations[0];
   if (v) return `BLOCKED: ${v.state} (${v.detail})`;
-  if (ctx.review?.limits_exceeded.length) return `BLOCKED: BUDGET_EXCEEDED (${ctx.review.limits_exceeded.join('; ')})`;
-  if (ctx.compression && !ctx.review) return `BLOCKED: COMPRESSION_GATE (${ctx.compression.report.notes})`;
-  if (ctx.review && !ctx.review.compression_valid) return `BLOCKED: COMPRESSION_GATE (${ctx.review.compression_problem ?? 'invalid'})`;
-  if (ctx.artifacts && !ctx.artifacts.complete) return `BLOCKED: ARTIFACTS_INCOMPLETE (${ctx.artifacts.problems.join('; ')})`;
+  if (end.review?.limits_exceeded.length) return `BLOCKED: BUDGET_EXCEEDED (${end.review.limits_exceeded.join('; ')})`;
+  if (end.compression && !end.review) return `BLOCKED: COMPRESSION_GATE (${end.compression.report.notes})`;
+  if (end.review && !end.review.compression_valid) return `BLOCKED: COMPRESSION_GATE (${end.review.compression_problem ?? 'invalid'})`;
+  if (end.artifacts && !end.artifacts.complete) return `BLOCKED: ARTIFACTS_INCOMPLETE (${end.artifacts.problems.join('; ')})`;
   return 'BLOCKED: unknown';
 }
 
 /**
  * A navigator: the seed-002 machine with its actors provided. `navigate(capsule)` runs one
  * navigation to its exit; each call starts a fresh actor, so nothing carries over between queries.
+ * Each actor is a stage: it reads the progress the step before it left (narrowed to the stage it needs) and returns
+ * its result, the forbidden states its check found, and the progress the next step reads.
  */
 export function createNavigator(options: NavigatorOptions = {}) {
   const steps: NavigatorSteps = { ...defaultSteps(options), ...options.steps };
@@ -245,57 +322,85 @@ export function createNavigator(options: NavigatorOptions = {}) {
     fromPromise<unknown, { context: NavigatorMachineContext }>(async ({ input }) => fn(input.context as NavigatorContext));
   const machine = navigatorFsm.provide({
     actors: {
-      intakeQuery: step(async (ctx) => ({ result: await steps.intakeQuery(ctx.capsule), violations: [] })),
-      extractMagicWords: step(async (ctx) => {
-        const result = await steps.extractMagicWords(ctx.intake!);
-        return { result, violations: checkExtraction(ctx.intake!, result) };
+      intakeQuery: step(async (c) => {
+        const result = await steps.intakeQuery(c.capsule);
+        return { result, violations: [], progress: { at: 'intake', intake: result } };
       }),
-      mapToTiers: step(async (ctx) => ({ result: steps.mapToTiers(found(ctx).words, found(ctx).registry), violations: [] })),
-      traverseTrunk: step(async (ctx) => {
-        const result = steps.traverseTrunk(traversalInput(ctx));
-        return { result, violations: checkTrunk(result) };
+      extractMagicWords: step(async (c) => {
+        const inputs = inputsOf(c.progress);
+        const result = await steps.extractMagicWords(inputs);
+        return { result, violations: checkExtraction(inputs.intake, result), progress: afterExtraction(inputs, result) };
       }),
-      branchIfNeeded: step(async (ctx) => {
-        const result = steps.branchIfNeeded(traversalInput(ctx), ctx.trunk ?? { entries: [], planned: [], covered: [], uncovered: [], resolves: false });
-        return { result, violations: checkBranch(ctx.trunk !== undefined, result) };
+      mapToTiers: step(async (c) => {
+        const w = wordsOf(c.progress);
+        const result = steps.mapToTiers(w.found.magic.words, w.found.magic.registry);
+        return { result, violations: [], progress: { at: 'navigating', inputs: w.inputs, found: w.found, tiers: result, prior: null, pass: { at: 'start' } } };
       }),
-      loadContext: step(async (ctx) => {
-        const m = found(ctx);
-        const skip = ctx.violations.length > 0;
+      traverseTrunk: step(async (c) => {
+        const n = navigatingOf(c.progress);
+        passAt(n, 'start', 'TRAVERSE_TRUNK');
+        const result = steps.traverseTrunk(traversalInput(n, c));
+        return { result, violations: checkTrunk(result), progress: withPass(n, { at: 'traversed', trunk: result, branch: null }) };
+      }),
+      branchIfNeeded: step(async (c) => {
+        const n = navigatingOf(c.progress);
+        const { trunk } = passAt(n, 'traversed', 'BRANCH_IF_NEEDED');
+        const result = steps.branchIfNeeded(traversalInput(n, c), trunk);
+        return { result, violations: checkBranch(true, result), progress: withPass(n, { at: 'traversed', trunk, branch: result }) };
+      }),
+      loadContext: step(async (c) => {
+        const n = navigatingOf(c.progress);
+        const traversed = passAt(n, 'traversed', 'LOAD_CONTEXT');
+        const skip = c.violations.length > 0;
         // Rank order, best first, whether a file was reached through the trunk or a branch (the first file given is the best guess).
-        const planned = skip ? [] : [...(ctx.trunk?.planned ?? []), ...(ctx.branch?.planned ?? [])].map((p, i) => ({ p, i })).sort((a, b) => b.p.relevance - a.p.relevance || a.i - b.i).map(({ p }) => p);
-        const confidence = skip ? undefined : pickConfidence(rankingFor(traversalInput(ctx)).files, ctx.intake!.capsule.budget.max_files);
+        const planned = skip ? [] : [...traversed.trunk.planned, ...(traversed.branch?.planned ?? [])].map((p, i) => ({ p, i })).sort((a, b) => b.p.relevance - a.p.relevance || a.i - b.i).map(({ p }) => p);
+        const { budget, constraints } = n.inputs.intake.capsule;
+        const confidence = skip ? undefined : pickConfidence(rankingFor(traversalInput(n, c)).files, budget.max_files);
         const result = await steps.loadContext({
-          task: m.query ?? ctx.intake!.task!,
-          words: m.words,
+          task: n.found.query,
+          words: n.found.magic.words,
           planned,
-          index: m.index,
-          text: m.registry.text,
-          budget: ctx.intake!.capsule.budget,
-          constraints: ctx.intake!.capsule.constraints,
-          pass: ctx.pass,
-          tool_calls_before: ctx.load?.tool_calls ?? 0,
-          ...(m.evidence ? { definitions: m.evidence.resolved.definitions } : {}),
+          index: n.found.magic.index,
+          text: n.found.magic.registry.text,
+          budget,
+          constraints,
+          pass: c.pass,
+          tool_calls_before: n.prior?.load.tool_calls ?? 0,
+          ...(n.found.evidence ? { definitions: n.found.evidence.resolved.definitions } : {}),
           ...(confidence ? { confidence } : {}),
         });
-        return { result, violations: skip ? [] : checkLoad(planned, ctx.pass, ctx.intake!, result) };
+        return {
+          result,
+          violations: skip ? [] : checkLoad(planned, c.pass, n.inputs.intake, result),
+          progress: withPass(n, { at: 'loaded', trunk: traversed.trunk, branch: traversed.branch, load: result }),
+        };
       }),
-      validateCompression: step(async (ctx) => ({ result: steps.validateCompression(ctx.intake!.task!, ctx.load!), violations: [] })),
-      buildArtifacts: step(async (ctx) => ({
-        result: steps.buildArtifacts({ query: ctx.intake!.task!, words: found(ctx).words, tier_path: ctx.tier_path, ...(ctx.load ? { load: ctx.load } : {}), ...(ctx.compression ? { compression: ctx.compression } : {}), stop_reason: 'PASS', max_lines: ctx.intake!.capsule.budget.max_lines, ...rung, ...northstarMetric(ctx) }),
-        violations: checkNorthstar(ctx.intake!, loadedWords(ctx)),
-      })),
-      socraticReview: step(async (ctx) => {
+      validateCompression: step(async (c) => {
+        const n = navigatingOf(c.progress);
+        const loaded = passAt(n, 'loaded', 'VALIDATE_COMPRESSION');
+        const result = steps.validateCompression(n.inputs.task, loaded.load);
+        return { result, violations: [], progress: withPass(n, { ...loaded, at: 'measured', compression: result }) };
+      }),
+      buildArtifacts: step(async (c) => {
+        const n = navigatingOf(c.progress);
+        const measured = passAt(n, 'measured', 'BUILD_ARTIFACTS');
+        const { intake } = n.inputs;
+        const result = steps.buildArtifacts({ query: n.inputs.task, words: n.found.magic.words, tier_path: c.tier_path, load: measured.load, compression: measured.compression, stop_reason: 'PASS', max_lines: intake.capsule.budget.max_lines, ...rung, ...northstarMetric(intake, measured.load) });
+        return { result, violations: checkNorthstar(intake, loadedWords(measured.load)), progress: withPass(n, { ...measured, at: 'built', artifacts: result }) };
+      }),
+      socraticReview: step(async (c) => {
+        const n = navigatingOf(c.progress);
+        const built = passAt(n, 'built', 'SOCRATIC_REVIEW');
         const result = steps.socraticReview({
-          words: found(ctx).words,
-          ...(ctx.load ? { load: ctx.load } : {}),
-          ...(ctx.compression ? { compression: ctx.compression } : {}),
-          ...(ctx.artifacts ? { artifacts: ctx.artifacts } : {}),
-          budget: ctx.intake!.capsule.budget,
-          pass: ctx.pass,
-          tool_calls: ctx.load?.tool_calls ?? 0,
+          words: n.found.magic.words,
+          load: built.load,
+          compression: built.compression,
+          artifacts: built.artifacts,
+          budget: n.inputs.intake.capsule.budget,
+          pass: c.pass,
+          tool_calls: built.load.tool_calls,
         });
-        return { result, violations: ctx.violations.length ? [] : checkCompression(ctx.load, ctx.compression) };
+        return { result, violations: c.violations.length ? [] : checkCompression(built.load, built.compression), progress: withPass(n, { ...built, at: 'reviewed', review: result }) };
       }),
     },
   });
@@ -327,20 +432,21 @@ export function createNavigator(options: NavigatorOptions = {}) {
     }
     const ctx = snap.context as NavigatorContext;
     const exit = String(snap.value) as NavigatorExit;
-    const stop_reason = stopReason(ctx, exit);
-    const words = ctx.magic?.kind === 'found' ? ctx.magic.words : [];
+    const end = endingOf(ctx.progress);
+    const stop_reason = stopReason(end, ctx.violations, exit);
+    const words = end.magic?.kind === 'found' ? end.magic.words : [];
     const art = steps.buildArtifacts({
-      query: ctx.intake?.task ?? '',
+      query: end.intake?.task ?? '',
       words,
       tier_path: ctx.tier_path,
-      ...(ctx.load ? { load: ctx.load } : {}),
-      ...(ctx.compression ? { compression: ctx.compression } : {}),
+      ...(end.load ? { load: end.load } : {}),
+      ...(end.compression ? { compression: end.compression } : {}),
       stop_reason,
-      max_lines: ctx.intake?.capsule.budget.max_lines ?? 400,
+      max_lines: end.intake?.capsule.budget.max_lines ?? 400,
       ...rung,
-      ...northstarMetric(ctx),
+      ...northstarMetric(end.intake, end.load),
     });
-    const reg = ctx.magic?.registry;
+    const reg = end.magic?.registry;
     return {
       exit,
       stop_reason,
@@ -348,11 +454,11 @@ export function createNavigator(options: NavigatorOptions = {}) {
       states,
       artifacts: { navigation_map: art.navigation_map, context_load_receipt: art.context_load_receipt, compression_report: art.compression_report, context_md: art.context_md },
       magic_words: words,
-      loaded: ctx.load?.files ?? [],
-      ...(ctx.load ? { flight_plan: ctx.load.flight_plan } : {}),
-      ...(ctx.review ? { review: ctx.review } : {}),
+      loaded: end.load?.files ?? [],
+      ...(end.load ? { flight_plan: end.load.flight_plan } : {}),
+      ...(end.review ? { review: end.review } : {}),
       passes: ctx.pass,
-      ...(ctx.magic ? { index_stats: ctx.magic.index.stats, index: indexHandle(ctx.magic.index, ctx.magic.registry.text) } : {}),
+      ...(end.magic ? { index_stats: end.magic.index.stats, index: indexHandle(end.magic.index, end.magic.registry.text) } : {}),
       ...(reg ? { registry: { source: reg.source, origin: reg.origin, words: reg.records.length } } : {}),
     };
   }

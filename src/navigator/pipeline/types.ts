@@ -169,3 +169,60 @@ export interface ReviewResult {
   compression_valid: boolean;
   compression_problem?: string;
 }
+
+/** NULL_CHECK passed: the task and the repository are defined (what EXTRACT_MAGIC_WORDS reads). */
+export interface NavigationInputs {
+  intake: IntakeResult;
+  task: string;
+  repo_root: string;
+}
+
+/** EXTRACT_MAGIC_WORDS found words: what every traversal pass reads. */
+export interface FoundWords {
+  /** The step's result as returned (its registry and index are the outcome's). */
+  magic: Extract<MagicWordsResult, { kind: 'found' }>;
+  /** The task as ranked: the step's `query`, else the task itself. */
+  query: string;
+  /** The task's evidence, or null when the step read none. */
+  evidence: TaskEvidence | null;
+}
+
+/** TRAVERSE_TRUNK and, when the trunk left words uncovered, BRANCH_IF_NEEDED (null when it did not run). */
+export interface Traversed {
+  trunk: TrunkResult;
+  branch: BranchResult | null;
+}
+/** LOAD_CONTEXT done. */
+export interface Loaded extends Traversed {
+  load: LoadResult;
+}
+/** VALIDATE_COMPRESSION done. */
+export interface Measured extends Loaded {
+  compression: CompressionResult;
+}
+/** BUILD_ARTIFACTS done. */
+export interface Built extends Measured {
+  artifacts: Artifacts;
+}
+/** SOCRATIC_REVIEW done: a whole pass. */
+export interface Reviewed extends Built {
+  review: ReviewResult;
+}
+
+/** How far the current traversal pass got: each state's output is the next one's input. */
+export type PassStage =
+  | { at: 'start' }
+  | ({ at: 'traversed' } & Traversed)
+  | ({ at: 'loaded' } & Loaded)
+  | ({ at: 'measured' } & Measured)
+  | ({ at: 'built' } & Built)
+  | ({ at: 'reviewed' } & Reviewed);
+
+/** How far a navigation got, one variant per step that changes what the next step reads. */
+export type Progress =
+  | { at: 'received' }
+  | { at: 'intake'; intake: IntakeResult }
+  | { at: 'no_words'; inputs: NavigationInputs; magic: Extract<MagicWordsResult, { kind: 'none_found' }> }
+  | { at: 'words'; inputs: NavigationInputs; found: FoundWords }
+  /** `prior`: the pass SOCRATIC_REVIEW sent back (its review and tool calls carry over), null on the first pass. */
+  | { at: 'navigating'; inputs: NavigationInputs; found: FoundWords; tiers: TierMap; prior: Reviewed | null; pass: PassStage };

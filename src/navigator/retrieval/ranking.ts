@@ -3,11 +3,15 @@ import type { IndexedFile, RepoIndex } from '../../repomap/repo-index.js';
 import { splitWords, splitWordsShared } from '../../repomap/words.js';
 import type { TextIndex } from './text-index.js';
 import { lineTerms, stemOf } from './terms.js';
-import type { MagicWord } from '../pipeline/types.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 import { rankingClasses } from './file-kind.js';
 import { includeEdges } from './include-graph.js';
+
+/** A word of the task that the ranking weighs (the pipeline passes its magic words). */
+export interface QueryWord {
+  word: string;
+}
 
 /** The most resolved evidence adds to a file's score (the text score is at most 1). */
 export const EVIDENCE_MAX = 1.6;
@@ -265,7 +269,7 @@ function definitionForms(f: IndexedFile): readonly NameForm[] {
  * through the reference graph for files that use or are used by the hits, times the class weight.
  * `allowed` filters the candidates (scope, files dropped by the review). Deterministic: ties by path.
  */
-export function rankForTask(task: string, words: MagicWord[], index: RepoIndex, text: TextIndex, allowed: (p: string) => boolean, anchored?: Map<string, string[]>, evidence?: ResolvedEvidence): TaskRanking {
+export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, text: TextIndex, allowed: (p: string) => boolean, anchored?: Map<string, string[]>, evidence?: ResolvedEvidence): TaskRanking {
   const about = taskAbout(task);
   const N = Math.max(1, text.size);
   const terms = new Map<string, { terms: string[]; idf: number; files: Set<string> }>();
