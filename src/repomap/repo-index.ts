@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type Extracted, type Extraction, extractThreads, startExtraction } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
@@ -104,20 +105,41 @@ export interface IndexPlan {
   to_read: number;
   bytes_to_read: number;
   threads: number;
-  /** Estimated milliseconds to read, parse and index them (PARSE_BYTES_PER_MS a thread). */
+  /** Estimated milliseconds to read, parse and index them on those threads at the machine's load (see estimateIndexMs). */
   estimate_ms: number;
 }
 
 /**
- * Characters parsed and lexed a millisecond on one thread (tree-sitter and the full-text fields together), measured
- * on sympy-sized Python trees here (~1,200 files/s parse alone, 2.5 MB/s): a conservative round figure.
+ * Characters read, parsed and lexed (outline and full-text fields) a millisecond of one thread's CPU, by reader:
+ * Python by the lexical reader (python-outline.ts), everything else with tree-sitter or as text. Measured cold here
+ * (--no-cache, one thread): sympy (Python) ~11 MB/s, jq (C) ~5, tokio (Rust) ~3.5; round figures a little below.
  */
-export const PARSE_BYTES_PER_MS = 1500;
+export const PYTHON_BYTES_PER_MS = 8000;
+export const PARSE_BYTES_PER_MS = 3000;
+/** What every cold index pays besides its bytes (compiling the hot code, loading grammars), and a worker's start. */
+const FIXED_MS = 200;
+const WORKER_START_MS = 150;
 
-/** The plan's estimate for `bytes` read on `threads` threads (a worker's start is about 150 ms). */
-export function estimateIndexMs(bytes: number, threads: number): number {
+/** What estimateIndexMs needs besides the bytes and threads. */
+export interface IndexEstimateOptions {
+  /** Of `bytes`, those of Python files (read by the lexical reader, faster). */
+  pythonBytes?: number;
+  /** The 1-minute load average (os.loadavg()[0]) and the cores: a busy machine gives each thread less than a core. */
+  load?: number;
+  cores?: number;
+}
+
+/**
+ * The plan's estimate in milliseconds (wall) for `bytes` read on `threads` threads: the CPU the readers need, shared
+ * over the threads, stretched by the load (each thread gets about cores / (load + threads) of a core when that is
+ * less than one).
+ */
+export function estimateIndexMs(bytes: number, threads: number, options: IndexEstimateOptions = {}): number {
   if (bytes === 0) return 0;
-  return Math.round(bytes / (PARSE_BYTES_PER_MS * threads) + (threads > 1 ? 150 : 0));
+  const py = Math.min(bytes, options.pythonBytes ?? 0);
+  const cpu = py / PYTHON_BYTES_PER_MS + (bytes - py) / PARSE_BYTES_PER_MS + FIXED_MS;
+  const share = options.load !== undefined && options.cores ? Math.min(1, options.cores / (options.load + threads)) : 1;
+  return Math.round((cpu / threads + (threads > 1 ? WORKER_START_MS : 0)) / share);
 }
 
 interface CacheFile {
@@ -328,15 +350,19 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   // The extraction starts with the first file to parse, its threads sized by what may need parsing (the files
   // read this run): they parse while this thread reads and hashes the rest.
   let toRead = 0;
+  let pythonBytes = 0;
   const expected = scan.files.reduce((sum, f) => {
     const known = cache.stat[f.path];
     if (known && known[0] === f.size && known[1] === f.mtimeMs) return sum;
     toRead++;
+    if (f.path.endsWith('.py')) pythonBytes += f.size;
     return sum + f.size;
   }, 0);
+  // Decided once (it follows the machine's load): the plan says what the extraction then uses.
+  const threads = extractThreads(expected, options.threads);
   if (options.onPlan) {
-    const threads = extractThreads(expected, options.threads);
-    options.onPlan({ files: scan.files.length, to_read: toRead, bytes_to_read: expected, threads, estimate_ms: estimateIndexMs(expected, threads) });
+    const estimate_ms = estimateIndexMs(expected, threads, { pythonBytes, load: os.loadavg()[0]!, cores: os.availableParallelism() });
+    options.onPlan({ files: scan.files.length, to_read: toRead, bytes_to_read: expected, threads, estimate_ms });
   }
   const sink = options.sink;
   // Results that arrive before the sink is begun (it needs every file's hash) wait for the end of the reading.
@@ -345,7 +371,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const start = () =>
     startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
-      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      threads,
       onProgress: (n) => {
         parsedDone = n;
         progress();

@@ -129,3 +129,17 @@ describe('pythonOutline', () => {
     expect(fast.lines).toBe(modern.split('\n').length - 1);
   });
 });
+
+describe('the warm-up texts', () => {
+  it('are read whole where meant (every path of the reader taken) and declined where meant; outlines are the same before and after', async () => {
+    const { WARM_UP_TEXTS } = await import('../../src/repomap/python-outline.js');
+    // The first text and the CRLF one are Python the reader is sure of: read to the end, not declined half-way.
+    expect(pythonOutline(WARM_UP_TEXTS[0]!)?.defs.map((d) => d.name)).toEqual(['X_MAX', 'Y', 'Z', 'Alpha', 'method', 'other', 'inner', 'top']);
+    expect(pythonOutline(WARM_UP_TEXTS[1]!)?.defs.map((d) => d.name)).toEqual(['crlf']);
+    expect(pythonOutline(WARM_UP_TEXTS[2]!)?.defs.map((d) => d.name)).toEqual(['VALUE']);
+    // The texts it declines (tab indentation, Python 2, unbalanced brackets, an unterminated string).
+    for (const t of WARM_UP_TEXTS.slice(3)) expect(pythonOutline(t)).toBeUndefined();
+    // The reader's answer for a text does not depend on what it read before (the warm-up ran at the first call above).
+    for (const [name, src] of Object.entries(SOURCES)) expect(JSON.stringify(pythonOutline(src)), name).toBe(JSON.stringify(pythonOutline(src)));
+  });
+});

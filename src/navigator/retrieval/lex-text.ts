@@ -1,5 +1,5 @@
 import type { FileLanguage } from '../../repomap/languages.js';
-import { pieceAt } from './piece-table.js';
+import { HASH_START, hashStep, pieceAtHashed } from './piece-table.js';
 
 /** The fields lexed out of one file's text. */
 export interface LexedText {
@@ -58,17 +58,23 @@ function push(piece: string, out: string[]): void {
   if (piece !== '') out.push(piece);
 }
 
-/** The word pieces of text[from, to): runs of [A-Za-z0-9_]. */
+/** The word pieces of text[from, to): runs of [A-Za-z0-9_] (each hashed as it is read, for the piece table). */
 function wordsIn(text: string, from: number, to: number, out: string[]): void {
   let i = from;
   while (i < to) {
-    if (!isWordChar(text.charCodeAt(i))) {
+    const c = text.charCodeAt(i);
+    if (!isWordChar(c)) {
       i++;
       continue;
     }
+    let h = hashStep(HASH_START, c);
     let j = i + 1;
-    while (j < to && isWordChar(text.charCodeAt(j))) j++;
-    push(pieceAt(text, i, j), out);
+    for (; j < to; j++) {
+      const d = text.charCodeAt(j);
+      if (!isWordChar(d)) break;
+      h = hashStep(h, d);
+    }
+    push(pieceAtHashed(text, i, j, h), out);
     i = j;
   }
 }
@@ -146,18 +152,34 @@ export function lexPieces(language: FileLanguage, relPath: string, text: string)
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
+    // Identifiers and numbers are hashed as they are read (the piece table's key).
     if (c < 128 && IDENT_START[c] === 1) {
+      let h = hashStep(HASH_START, c);
       let j = i + 1;
-      while (j < n && isIdentChar(text.charCodeAt(j))) j++;
-      push(pieceAt(text, i, j), idents);
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (!isIdentChar(d)) break;
+        h = hashStep(h, d);
+      }
+      push(pieceAtHashed(text, i, j, h), idents);
       i = j;
     } else if (isDigit(c)) {
+      let h = hashStep(HASH_START, c);
       let j = i + 1;
-      while (j < n && isDigit(text.charCodeAt(j))) j++;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (!isDigit(d)) break;
+        h = hashStep(h, d);
+      }
       if (j < n && isLetter(text.charCodeAt(j))) {
+        h = hashStep(h, text.charCodeAt(j));
         j++;
-        while (j < n && isWordChar(text.charCodeAt(j))) j++;
-        push(pieceAt(text, i, j), idents);
+        for (; j < n; j++) {
+          const d = text.charCodeAt(j);
+          if (!isWordChar(d)) break;
+          h = hashStep(h, d);
+        }
+        push(pieceAtHashed(text, i, j, h), idents);
       }
       // A number without a letter is no identifier (nor is any digit of it).
       i = j;

@@ -12,9 +12,13 @@ let pieces: string[] = new Array(mask + 1);
 let hashes = new Int32Array(mask + 1);
 let used = 0;
 
+/** FNV-1a over code units: the table's hash. A scanner may fold it in as it reads (`hashStep` from `HASH_START`). */
+export const HASH_START = 0x811c9dc5 | 0;
+export const hashStep = (h: number, c: number): number => Math.imul(h ^ c, 0x01000193);
+
 function hashOf(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  let h = HASH_START;
+  for (let i = start; i < end; i++) h = hashStep(h, text.charCodeAt(i));
   return h;
 }
 
@@ -45,7 +49,11 @@ function resize(size: number, keep: boolean): void {
 
 /** The index terms of the identifier or word `text[start, end)`, space-joined (see identifierPiece). */
 export function pieceAt(text: string, start: number, end: number): string {
-  const h = hashOf(text, start, end);
+  return pieceAtHashed(text, start, end, hashOf(text, start, end));
+}
+
+/** `pieceAt` for a scanner that hashed `text[start, end)` as it read it (`h`: hashStep over its code units from HASH_START). */
+export function pieceAtHashed(text: string, start: number, end: number, h: number): string {
   let slot = h & mask;
   for (let key = keys[slot]; key !== undefined; key = keys[slot]) {
     if (hashes[slot] === h && sameAt(key, text, start, end)) return pieces[slot]!;
