@@ -72,7 +72,7 @@ export interface IndexOptions extends ScanOptions {
   onPlan?: (plan: IndexPlan) => void;
   /** A second extraction run beside the outline on every file read this run (see FileExtrasSpec). */
   extras?: FileExtrasSpec;
-  /** Threads for parsing, this one included (default: the available parallelism, at most 4; see extractThreads). */
+  /** Threads for parsing, this one included (default: the cores the load average leaves idle, at most 4; see extractThreads). */
   threads?: number;
   /** Follows the extraction as it happens (see IndexSink). */
   sink?: IndexSink;
