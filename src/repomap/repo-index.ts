@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { type Extracted, type Extraction, extractThreads, startExtraction } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
@@ -72,7 +71,7 @@ export interface IndexOptions extends ScanOptions {
   onPlan?: (plan: IndexPlan) => void;
   /** A second extraction run beside the outline on every file read this run (see FileExtrasSpec). */
   extras?: FileExtrasSpec;
-  /** Threads for parsing, this one included (default: the available parallelism, at most 4; see extractThreads). */
+  /** Threads for parsing, this one included (default: the cores the load average leaves idle, at most 4; see extractThreads). */
   threads?: number;
   /** Follows the extraction as it happens (see IndexSink). */
   sink?: IndexSink;
@@ -105,7 +104,7 @@ export interface IndexPlan {
   to_read: number;
   bytes_to_read: number;
   threads: number;
-  /** Estimated milliseconds to read, parse and index them on those threads at the machine's load (see estimateIndexMs). */
+  /** Estimated milliseconds to read, parse and index them on those threads (see estimateIndexMs). */
   estimate_ms: number;
 }
 
@@ -114,32 +113,22 @@ export interface IndexPlan {
  * Python by the lexical reader (python-outline.ts), everything else with tree-sitter or as text. Measured cold here
  * (--no-cache, one thread): sympy (Python) ~11 MB/s, jq (C) ~5, tokio (Rust) ~3.5; round figures a little below.
  */
-export const PYTHON_BYTES_PER_MS = 8000;
+export const PYTHON_BYTES_PER_MS = 10_000;
 export const PARSE_BYTES_PER_MS = 3000;
 /** What every cold index pays besides its bytes (compiling the hot code, loading grammars), and a worker's start. */
 const FIXED_MS = 200;
 const WORKER_START_MS = 150;
 
-/** What estimateIndexMs needs besides the bytes and threads. */
-export interface IndexEstimateOptions {
-  /** Of `bytes`, those of Python files (read by the lexical reader, faster). */
-  pythonBytes?: number;
-  /** The 1-minute load average (os.loadavg()[0]) and the cores: a busy machine gives each thread less than a core. */
-  load?: number;
-  cores?: number;
-}
-
 /**
- * The plan's estimate in milliseconds (wall) for `bytes` read on `threads` threads: the CPU the readers need, shared
- * over the threads, stretched by the load (each thread gets about cores / (load + threads) of a core when that is
- * less than one).
+ * The plan's estimate in milliseconds for `bytes` read on `threads` threads, of which `pythonBytes` are Python: the
+ * CPU the readers need, shared over the threads, on a machine not otherwise busy (a busy one takes longer: the
+ * share of a core a process gets there depends on the others' priorities, which the load average does not tell).
  */
-export function estimateIndexMs(bytes: number, threads: number, options: IndexEstimateOptions = {}): number {
+export function estimateIndexMs(bytes: number, threads: number, pythonBytes = 0): number {
   if (bytes === 0) return 0;
-  const py = Math.min(bytes, options.pythonBytes ?? 0);
+  const py = Math.min(bytes, pythonBytes);
   const cpu = py / PYTHON_BYTES_PER_MS + (bytes - py) / PARSE_BYTES_PER_MS + FIXED_MS;
-  const share = options.load !== undefined && options.cores ? Math.min(1, options.cores / (options.load + threads)) : 1;
-  return Math.round((cpu / threads + (threads > 1 ? WORKER_START_MS : 0)) / share);
+  return Math.round(cpu / threads + (threads > 1 ? WORKER_START_MS : 0));
 }
 
 interface CacheFile {
@@ -361,7 +350,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   // Decided once (it follows the machine's load): the plan says what the extraction then uses.
   const threads = extractThreads(expected, options.threads);
   if (options.onPlan) {
-    const estimate_ms = estimateIndexMs(expected, threads, { pythonBytes, load: os.loadavg()[0]!, cores: os.availableParallelism() });
+    const estimate_ms = estimateIndexMs(expected, threads, pythonBytes);
     options.onPlan({ files: scan.files.length, to_read: toRead, bytes_to_read: expected, threads, estimate_ms });
   }
   const sink = options.sink;

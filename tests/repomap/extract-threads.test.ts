@@ -41,15 +41,11 @@ describe('estimateIndexMs', () => {
     expect(PYTHON_BYTES_PER_MS).toBeGreaterThan(PARSE_BYTES_PER_MS);
     expect(estimateIndexMs(0, 2)).toBe(0);
     const rust = estimateIndexMs(mb, 1);
-    const python = estimateIndexMs(mb, 1, { pythonBytes: mb });
+    const python = estimateIndexMs(mb, 1, mb);
     expect(python).toBeLessThan(rust);
-    expect(estimateIndexMs(mb, 2, { pythonBytes: mb })).toBeLessThan(python);
-  });
-
-  it('stretches the estimate when the load leaves the threads less than a core each', () => {
-    const quiet = estimateIndexMs(mb, 1, { pythonBytes: mb, load: 0, cores: 2 });
-    expect(estimateIndexMs(mb, 1, { pythonBytes: mb, load: 0.5, cores: 2 })).toBe(quiet);
-    // Load 7 on 2 cores, plus this thread: a quarter of a core.
-    expect(Math.abs(estimateIndexMs(mb, 1, { pythonBytes: mb, load: 7, cores: 2 }) - quiet * 4)).toBeLessThanOrEqual(2);
+    // Half Python, half not: between the two.
+    expect(estimateIndexMs(mb, 1, mb / 2)).toBeGreaterThan(python);
+    expect(estimateIndexMs(mb, 1, mb / 2)).toBeLessThan(rust);
+    expect(estimateIndexMs(mb, 2, mb)).toBeLessThan(python);
   });
 });
