@@ -1,5 +1,5 @@
 // Bench (one-off, not part of `npm run bench`): the navigator's text retrieval on SQLite FTS5 (what it
-// ships, src/navigator/text-index.ts) against an in-memory inverted index computing the same BM25F
+// ships, src/navigator/retrieval/text-index.ts) against an in-memory inverted index computing the same BM25F
 // (FTS5's bm25(): k1 1.2, b 0.75, idf log((N-n+0.5)/(n+0.5)) floored at 1e-6, weighted term frequency
 // over the four fields, one length normalisation over the whole row), on the same terms of the same files.
 // Every measurement runs in a fresh Node process (this file, run with arguments): cold build, warm load,

@@ -84,7 +84,7 @@ export const ArtifactLink = z
 /**
  * The Context Normal Form capsule (seed 002 §4): everything the navigator may rely on. This is its
  * JSON form (lower-case keys); the seed's template form (`TASK:`, `REPO_ROOT:`, … as YAML or as the
- * seed's plain text) is read into it by the navigator's intake (src/navigator/capsule-form.ts).
+ * seed's plain text) is read into it by the navigator's intake (src/navigator/pipeline/capsule-form.ts).
  * `task` and `repo_root` may be missing or null: the FSM's NULL_CHECK turns that into EXIT_NEED_INFO
  * with the reason, rather than a validation error. `magic_words_hint` absent (no hint) and `[]`
  * (an empty hint) are different things and stay different.

@@ -4,9 +4,9 @@ import type { Artifacts, CompressionResult, LoadResult, MagicWord, ReviewResult 
 
 export interface ReviewInput {
   words: MagicWord[];
-  load?: LoadResult;
-  compression?: CompressionResult;
-  artifacts?: Artifacts;
+  load: LoadResult;
+  compression: CompressionResult;
+  artifacts: Artifacts;
   budget: NavigatorBudget;
   pass: number;
   /** Tool calls of every pass so far. */
@@ -26,8 +26,8 @@ export function socraticReview(input: ReviewInput): ReviewResult {
   const critiques: string[] = [];
   const covered = new Set<string>();
   const unmatched: string[] = [];
-  for (const f of load?.files ?? []) {
-    const words = load?.matches[f.path] ?? [];
+  for (const f of load.files) {
+    const words = load.matches[f.path] ?? [];
     if (!words.length) unmatched.push(f.path);
     // A file shown as a path only covers a word only through its path.
     if (f.level >= 2 || f.matched_tokens > 0) for (const w of words) covered.add(w);
@@ -35,9 +35,9 @@ export function socraticReview(input: ReviewInput): ReviewResult {
   const uncovered = input.words.map((w) => w.word).filter((w) => !covered.has(w));
   for (const w of uncovered) critiques.push(`magic word "${w}" is not covered by any loaded file`);
   for (const p of unmatched) critiques.push(`${p} was loaded but matches no magic word`);
-  const tokens = load?.tokens_loaded ?? 0;
-  const files = load?.files.length ?? 0;
-  const lines = load?.lines_shown ?? 0;
+  const tokens = load.tokens_loaded;
+  const files = load.files.length;
+  const lines = load.lines_shown;
   const headroom = tokens < budget.max_tokens * 0.9 && files < budget.max_files && lines < budget.max_lines && input.tool_calls < budget.max_tool_calls;
   if (headroom && uncovered.length) critiques.push(`budget headroom left (${tokens}/${budget.max_tokens} tokens, ${files}/${budget.max_files} files, ${lines}/${budget.max_lines} lines shown) while ${uncovered.length} word(s) are uncovered`);
   const limits: string[] = [];
@@ -47,9 +47,9 @@ export function socraticReview(input: ReviewInput): ReviewResult {
   if (input.tool_calls > budget.max_tool_calls) limits.push(`tool calls ${input.tool_calls} > ${budget.max_tool_calls}`);
   let compression_problem: string | undefined;
   const c = input.compression;
-  if (!load?.files.length) compression_problem = 'no file was loaded: a context without files is not a pass';
-  else if (!c || !c.computed) compression_problem = 'compression was not computed';
-  else if (!load || c.report.context_loaded_tokens !== countTokens(load.context)) compression_problem = 'reported loaded tokens do not match a recount of the context';
+  if (!load.files.length) compression_problem = 'no file was loaded: a context without files is not a pass';
+  else if (!c.computed) compression_problem = 'compression was not computed';
+  else if (c.report.context_loaded_tokens !== countTokens(load.context)) compression_problem = 'reported loaded tokens do not match a recount of the context';
   else if (c.ratio < c.gate) compression_problem = `compression ratio ${c.ratio} is below the ${c.gate} gate`;
   return {
     critiques,
