@@ -4,7 +4,7 @@ export { openLedger, openLedgerAt } from './open-ledger.js';
 export { copyLedger, type CopyReport } from './copy.js';
 export { exportJsonl } from './export.js';
 export { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-ledger.js';
-export { PostgresUnavailableError, LedgerNotWritableError } from './postgres/errors.js';
+export { PostgresUnavailableError } from './postgres/errors.js';
 export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
 export { SqliteExplorerSessionStore, openExplorerStore, explorerCallSummaries } from './explorer-sessions.js';
