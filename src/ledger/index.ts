@@ -7,7 +7,7 @@ export { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-
 export { PostgresUnavailableError } from './postgres/errors.js';
 export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export { LEDGER_APPLICATION_ID, LEDGER_SCHEMA_VERSION, type Durability } from './sql.js';
-export { SqliteExplorerSessionStore, openExplorerStore, explorerCallSummaries } from './explorer-sessions.js';
+export { SqliteExplorerSessionStore, openExplorerStore, explorerCallSummaries, explorerCallsOf } from './explorer-sessions.js';
 export { verifyLedger, type VerifyOptions } from './verify.js';
 export { requireRun, routeLatencyUs, toEscalation } from './stored-rows.js';
 export { recordResolution } from './record-resolution.js';
