@@ -71,7 +71,7 @@ export { createLlmArbiter, type LlmArbiterOptions } from './llm/llm-arbiter.js';
 export { ERROR_CODES, isErrorCode, httpStatusFor, type ErrorCode } from './contracts/error-codes.js';
 export { NavkernelError, ValidationError, FlowValidationError, type ValidationIssue } from './contracts/errors.js';
 export { ISSUE_CODES, type IssueCode } from './contracts/issue-codes.js';
-export { issuePathSegments } from './contracts/errors.js';
+export { formatIssue, issuePathText, type IssueData, type IssuePath } from './contracts/errors.js';
 export { LedgerConflictError, IdempotencyConflictError, StoreUnavailableError, RunArchivedError } from './contracts/store-errors.js';
 export { StepMismatchError, RunEndedError, EscalationOpenError } from './contracts/run-errors.js';
 export { FlowNotLoadedError } from './runs/replay.js';

@@ -34,13 +34,14 @@ export function addLedgerOption(cmd: Command, options: { durability?: boolean } 
 }
 
 /**
- * Opens the ledger a command names. Commands that only read pass `create: false`, so a mistyped path is
- * an error instead of a new empty ledger.
+ * Opens the ledger a command names. Only commands that start a ledger pass `create: true` (which also opens it for
+ * writing); a command that records into an existing ledger passes `write: true`; the others read. Without `create`, a
+ * mistyped path is LEDGER_NOT_FOUND instead of a new empty ledger.
  */
-export function openCliLedger(opts: LedgerCliOptions, { create = false }: { create?: boolean } = {}): Ledger {
+export function openCliLedger(opts: LedgerCliOptions, { create = false, write = create }: { create?: boolean; write?: boolean } = {}): Ledger {
   const durability = opts.durability ?? 'normal';
   if (durability !== 'normal' && durability !== 'full') throw new UsageError(`--durability must be normal or full (got ${durability})`);
-  if (isPostgresUrl(opts.ledger)) return openLedgerAt(opts.ledger, { create, readOnly: !create });
+  if (isPostgresUrl(opts.ledger)) return openLedgerAt(opts.ledger, { create, readOnly: !write });
   // An archived run's bundle reads as a ledger of one run (audit, replay, verify, export); writing to it is refused.
   if (opts.ledger.endsWith(BUNDLE_SUFFIX)) return new BundleLedger(opts.ledger);
   return openLedgerAt(opts.ledger, { create, durability });

@@ -9,6 +9,7 @@
 import type { Writable } from 'node:stream';
 import type { Decision } from '../contracts/decision.js';
 import type { ErrorCode } from '../contracts/error-codes.js';
+import type { IssuePath } from '../contracts/errors.js';
 import { DEFAULT_LIMITS } from '../contracts/limits.js';
 import { NOT_UTF8, classifyRouteError, idsFromText, jsonSyntaxMessage, tooLargeMessage, type RouteRefusal } from '../contracts/request-input.js';
 import type { RouteErrorLine } from '../contracts/route-answer.js';
@@ -60,7 +61,7 @@ function echo(v: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 1024 ? v : undefined;
 }
 
-function errorLine(line: number, e: { code: ErrorCode; message: string; path?: string }, doc?: unknown): RouteErrorLine {
+function errorLine(line: number, e: { code: ErrorCode; message: string; path?: IssuePath }, doc?: unknown): RouteErrorLine {
   const out: RouteErrorLine = { error: { code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}), line } };
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
     const d = doc as Record<string, unknown>;
@@ -224,7 +225,7 @@ export async function serveCoProcess(
       if ('text' in r && r.text.trim() === '') continue;
       const slot: Slot = {};
       slots.push(slot);
-      if ('tooLarge' in r) answerError(slot, errorLine(r.line, { code: 'INPUT_TOO_LARGE', path: '$', message: `line ${r.line}: ${tooLargeMessage('the line', r.tooLarge, maxLineBytes)}` }));
+      if ('tooLarge' in r) answerError(slot, errorLine(r.line, { code: 'INPUT_TOO_LARGE', path: [], message: `line ${r.line}: ${tooLargeMessage('the line', r.tooLarge, maxLineBytes)}` }));
       else if ('notUtf8' in r) answerError(slot, errorLine(r.line, { code: 'INVALID_JSON', message: `line ${r.line}: ${NOT_UTF8}` }, r.ids));
       else if ('syntax' in r) answerError(slot, errorLine(r.line, { code: r.oversized ? 'INPUT_TOO_LARGE' : 'INVALID_JSON', message: r.syntax }));
       else {

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { PRICING_PRESETS } from './pricing.js';
 import { FlightPlan, FlightPlanDiff } from './flight-plan.js';
-import type { ValidationIssue } from './errors.js';
+import { issuesFromZod, type ValidationIssue } from './errors.js';
+import { toIssueCode } from './issue-codes.js';
 
 /** Token pricing of the explorer's model, USD per million tokens (seed 000 ModelPricingRates). */
 export const ModelPricingRates = z.object({
@@ -135,12 +136,12 @@ export function checkNavigatorState(doc: unknown, options: { checkRepo?: boolean
   if (!parsed.success) {
     return {
       success: false,
-      issues: parsed.error.issues.map((i) => ({ path: `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, code: i.code, message: i.message })),
+      issues: issuesFromZod(parsed.error.issues, toIssueCode),
     };
   }
   if (options.checkRepo !== false) {
     const p = parsed.data.repo_path;
-    if (!existsSync(p) || !statSync(p).isDirectory()) return { success: false, issues: [{ path: '$.repo_path', code: 'repo_not_found', message: `Repository path does not exist: ${p}` }] };
+    if (!existsSync(p) || !statSync(p).isDirectory()) return { success: false, issues: [{ path: ['repo_path'], code: 'repo_not_found', message: `Repository path does not exist: ${p}` }] };
   }
   return { success: true, data: parsed.data };
 }

@@ -1,7 +1,7 @@
 // The contracts' internal barrel: the names navkernel's own modules and tests import from it (the public surface is
 // src/index.ts). Named, so a name is added here on purpose.
-export { FlowValidationError, NavkernelError, ValidationError, type ValidationIssue, formatIssue, issuePathSegments, validationIssue } from './errors.js';
-export { ISSUE_CODES, ISSUE_CODE_LIST, isIssueCode, type IssueCode } from './issue-codes.js';
+export { FlowValidationError, NavkernelError, ValidationError, type ValidationIssue, formatIssue, issuePathText, issuesFromZod, validationIssue, type IssueData, type IssueOf, type IssuePath } from './errors.js';
+export { ISSUE_CODES, ISSUE_CODE_LIST, isIssueCode, toIssueCode, type IssueCode } from './issue-codes.js';
 export { IdempotencyConflictError, LedgerConflictError } from './store-errors.js';
 export { EscalationOpenError } from './run-errors.js';
 export { Concern, Envelope, Forensics, GitStatusForensics, Iteration, LintForensics, RouteRequest, TestsForensics, TypesForensics } from './route-request.js';

@@ -1,4 +1,4 @@
-import { NavkernelError, routeRequestError } from './errors.js';
+import { NavkernelError, issuePathText, routeRequestError, type IssuePath } from './errors.js';
 
 /** Limits every request is held to before anything else looks at it (docs/security.md). */
 export interface InputLimits {
@@ -12,13 +12,18 @@ export const DEFAULT_LIMITS: Readonly<InputLimits> = Object.freeze({ maxDepth: 6
 
 /** A request (or co-process line) over the size or depth limit. Code INPUT_TOO_LARGE; `path` names where. */
 export class InputTooLargeError extends NavkernelError {
+  /** What is wrong, without the source and path. */
+  readonly reason: string;
   constructor(
     readonly source: string,
-    readonly path: string,
+    readonly path: IssuePath,
     readonly limit: 'depth' | 'size',
     message: string,
+    /** The limit broken: levels for a depth, bytes for a size. */
+    readonly max: number,
   ) {
-    super('INPUT_TOO_LARGE', `${source}: ${path}: ${message}`);
+    super('INPUT_TOO_LARGE', `${source}: ${issuePathText(path)}: ${message}`);
+    this.reason = message;
     this.name = 'InputTooLargeError';
   }
 }
@@ -39,16 +44,11 @@ interface Frame {
   key: string | number | undefined;
 }
 
-function pathOf(f: Frame | undefined, extraKey?: string): string {
-  const keys: (string | number)[] = [];
+function pathOf(f: Frame | undefined, extraKey?: string): IssuePath {
+  const keys: IssuePath = [];
   if (extraKey !== undefined) keys.push(extraKey);
   for (let x = f; x && x.key !== undefined; x = x.parent) keys.push(x.key);
-  let out = '$';
-  for (let i = keys.length - 1; i >= 0; i--) {
-    const k = keys[i]!;
-    out += typeof k === 'number' ? `[${k}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
-  }
-  return out;
+  return keys.reverse();
 }
 
 const isWellFormed: (s: string) => boolean =
@@ -124,21 +124,21 @@ function checkInputLimitsSlowly(value: unknown, limits: InputLimits, source: str
       if (!isWellFormed(v)) {
         const path = pathOf(f);
         if (!(options.repairFreeText && isFreeText(path))) throw routeRequestError(source, [{ path, code: 'ill_formed_unicode', message: 'expected well-formed Unicode (the string holds a lone surrogate)' }]);
-        (repaired ??= []).push({ path, keys: keysOf(f) });
+        (repaired ??= []).push({ path: issuePathText(path), keys: path });
       }
     } else if (v !== null && typeof v === 'object') {
       const proto = Object.getPrototypeOf(v) as unknown;
       if (!Array.isArray(v) && proto !== Object.prototype && proto !== null)
         throw routeRequestError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${(v as object).constructor?.name ?? 'an object'}` }]);
-      if (f.depth >= limits.maxDepth) throw new InputTooLargeError(source, pathOf(f), 'depth', `nested deeper than the limit of ${limits.maxDepth} levels`);
+      if (f.depth >= limits.maxDepth) throw new InputTooLargeError(source, pathOf(f), 'depth', `nested deeper than the limit of ${limits.maxDepth} levels`, limits.maxDepth);
       if (Array.isArray(v)) {
         approx += 2 + v.length;
-        if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
+        if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`, limits.maxBytes);
         for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: f.depth + 1, parent: f, key: i });
       } else {
         const keys = Object.keys(v);
         approx += 2 + keys.length;
-        if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
+        if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`, limits.maxBytes);
         for (let i = keys.length - 1; i >= 0; i--) {
           const k = keys[i]!;
           approx += k.length + 3;
@@ -149,12 +149,12 @@ function checkInputLimitsSlowly(value: unknown, limits: InputLimits, source: str
     } else if (typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'boolean' && v !== null && v !== undefined) {
       throw routeRequestError(source, [{ path: pathOf(f), code: 'not_json', message: `expected a JSON value, got ${typeof v === 'number' ? String(v) : `a ${typeof v}`}` }]);
     } else approx += 8;
-    if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`);
+    if (approx > limits.maxBytes) throw new InputTooLargeError(source, pathOf(f), 'size', `the request is larger than the limit of ${limits.maxBytes} bytes (crossed at this value)`, limits.maxBytes);
   }
   // UTF-8 takes at most 3 bytes per UTF-16 unit: only a request within a factor 3 of the limit needs measuring.
   if (approx * 3 > limits.maxBytes) {
     const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-    if (bytes > limits.maxBytes) throw new InputTooLargeError(source, '$', 'size', `the request is ${bytes} bytes, larger than the limit of ${limits.maxBytes} bytes`);
+    if (bytes > limits.maxBytes) throw new InputTooLargeError(source, [], 'size', `the request is ${bytes} bytes, larger than the limit of ${limits.maxBytes} bytes`, limits.maxBytes);
   }
   return repaired;
 }
@@ -170,14 +170,9 @@ export interface RepairedString {
  * Python runner's `surrogateescape` log text lands there). A lone surrogate in one is replaced with U+FFFD (with a
  * warning) instead of refusing the route; in an id, a key, or anything outside the forensics it is still refused.
  */
-function isFreeText(path: string): boolean {
-  return path.startsWith('$.forensics.') && path !== '$.forensics.failure_signature';
-}
-
-function keysOf(f: Frame): (string | number)[] {
-  const keys: (string | number)[] = [];
-  for (let x: Frame | undefined = f; x && x.key !== undefined; x = x.parent) keys.push(x.key);
-  return keys.reverse();
+function isFreeText(path: IssuePath): boolean {
+  const text = issuePathText(path);
+  return text.startsWith('$.forensics.') && text !== '$.forensics.failure_signature';
 }
 
 const toWellFormed = (s: string): string => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');

@@ -43,3 +43,9 @@ export function didYouMean(name: string, known: Iterable<string>): string {
   const n = nearestName(name, known);
   return n !== undefined && n !== name ? `; did you mean "${n}"?` : '';
 }
+
+/** `{ suggestion }` naming the known name nearest to `name` (as {@link didYouMean} words it), or `{}`: an issue's data. */
+export function suggest(name: string, known: Iterable<string>): { suggestion?: string } {
+  const n = nearestName(name, known);
+  return n !== undefined && n !== name ? { suggestion: n } : {};
+}

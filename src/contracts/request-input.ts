@@ -3,7 +3,7 @@
 // Both transports call these functions, so the same bad input gets the same code and the same text everywhere.
 import type { ErrorCode } from './error-codes.js';
 import { isErrorCode } from './error-codes.js';
-import { NavkernelError, ValidationError, formatIssue, type ValidationIssue } from './errors.js';
+import { NavkernelError, ValidationError, formatIssue, issuePathText, type IssuePath, type ValidationIssue } from './errors.js';
 import { InputTooLargeError } from './limits.js';
 
 /** The flag that sets the size limit, on `navkernel route` and on `navkernel serve` alike. */
@@ -66,14 +66,14 @@ export function tooLargeMessage(what: string, bytes: number | undefined, limit: 
 export interface RouteRefusal {
   code: ErrorCode;
   message: string;
-  path?: string;
+  path?: IssuePath;
   issues?: ValidationIssue[];
 }
 
 /** The code, text and path of anything `route()` (or the framing) threw: the same on every transport. */
 export function classifyRouteError(err: unknown): RouteRefusal {
   if (err instanceof InputTooLargeError) {
-    const message = err.message.slice(err.source.length + 2);
+    const message = `${issuePathText(err.path)}: ${err.reason}`;
     return { code: 'INPUT_TOO_LARGE', message: err.limit === 'size' ? `${message} (${SIZE_LIMIT_FLAG} sets it)` : message, path: err.path };
   }
   if (err instanceof ValidationError) {

@@ -9,7 +9,7 @@ export const RouteErrorLine = z
       .object({
         code: z.enum(ERROR_CODE_LIST as [string, ...string[]]).describe('Stable error class (src/contracts/error-codes.ts); match on it, not on the message'),
         message: z.string(),
-        path: z.string().optional().describe('JSON path of the offending value, e.g. $.forensics.tests.failed'),
+        path: z.array(z.union([z.string(), z.int()])).optional().describe("Where the offending value is: keys and indexes from the request's root, e.g. ['forensics', 'tests', 'failed']"),
         line: z.int().min(1).describe('1-based line of the input this answers'),
       })
       .strict(),

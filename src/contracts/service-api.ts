@@ -4,7 +4,7 @@ import { Flow } from './flow.js';
 import { LlmCallRecord } from './llm-call.js';
 import { Escalation, RunSummary } from './ledger.js';
 import { ERROR_CODE_LIST, type ErrorCode } from './error-codes.js';
-import { ISSUE_CODE_LIST, type IssueCode } from './issue-codes.js';
+import { ValidationIssueDoc } from './issue-schema.js';
 import type { RegisteredSchema } from './registered-schema.js';
 
 /**
@@ -22,10 +22,7 @@ export const Problem = z.object({
   detail: z.string().describe('What exactly is wrong, naming the value or JSON path'),
   code: ApiErrorCode,
   instance: z.string().optional().describe('The request path'),
-  issues: z
-    .array(z.object({ path: z.string(), code: z.enum(ISSUE_CODE_LIST as [IssueCode, ...IssueCode[]]).describe('An issue code (docs/errors.md, Validation issues)'), message: z.string() }))
-    .optional()
-    .describe('Every schema problem, each with its JSON path'),
+  issues: z.array(ValidationIssueDoc).optional().describe('Every problem found, each with its path, code and the data of its code (docs/errors.md, Validation issues)'),
 });
 export type Problem = z.infer<typeof Problem>;
 

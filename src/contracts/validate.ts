@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { validationIssue, type ValidationIssue } from './errors.js';
+import { issuePathText, validationIssue, type IssuePath, type ValidationIssue } from './errors.js';
 import { toIssueCode } from './issue-codes.js';
-import { didYouMean } from './nearest-name.js';
+import { didYouMean, suggest } from './nearest-name.js';
 import { packageRoot } from '../package-root.js';
 
 /** Result of validating a document at a boundary: expected outcomes are data, not exceptions. */
@@ -35,13 +35,11 @@ function sharedAjv(useDefaults: boolean): Ajv2020 {
   return ajv;
 }
 
-/** JSON path (`$.a.b[2]`) from an ajv instancePath (`/a/b/2`). */
-export function toJsonPath(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+/** The issue path (`['a', 'b', 2]`) of an ajv instancePath (`/a/b/2`), with `extra` appended. */
+export function pathOfPointer(instancePath: string, extra?: string): IssuePath {
+  const parts: IssuePath = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   if (extra !== undefined) parts.push(extra);
-  let out = '$';
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
-  return out;
+  return parts;
 }
 
 /** The value at an ajv instancePath of `doc` (undefined when it is not there). */
@@ -75,39 +73,51 @@ function kindOf(v: unknown): string {
 
 function describe(err: ErrorObject, doc: unknown, root: unknown): ValidationIssue {
   const p = err.params as Record<string, unknown>;
+  const path = pathOfPointer(err.instancePath);
   switch (err.keyword) {
-    case 'required':
-      return { path: toJsonPath(err.instancePath, String(p.missingProperty)), code: 'required', message: 'is required' };
+    case 'required': {
+      const field = String(p.missingProperty);
+      return { path: pathOfPointer(err.instancePath, field), code: 'required', message: 'is required', field };
+    }
     case 'additionalProperties': {
-      const name = String(p.additionalProperty);
+      const field = String(p.additionalProperty);
       const props = (schemaAt(root, err.schemaPath.replace(/\/additionalProperties$/, '')) as { properties?: Record<string, unknown> } | undefined)?.properties;
-      const known = props ? Object.keys(props) : [];
-      const hint = known.length ? `${didYouMean(name, known)} (allowed: ${known.join(', ')})` : '';
-      return { path: toJsonPath(err.instancePath, name), code: 'unknown_property', message: `is not an allowed property${hint}` };
+      const allowed = props ? Object.keys(props) : [];
+      const hint = allowed.length ? `${didYouMean(field, allowed)} (allowed: ${allowed.join(', ')})` : '';
+      return { path: pathOfPointer(err.instancePath, field), code: 'unknown_property', message: `is not an allowed property${hint}`, field, ...suggest(field, allowed), ...(allowed.length ? { allowed } : {}) };
     }
     case 'enum': {
       const allowed = p.allowedValues as unknown[];
       const got = valueAt(doc, err.instancePath);
-      const hint = typeof got === 'string' ? didYouMean(got, allowed.filter((v): v is string => typeof v === 'string')) : '';
-      return { path: toJsonPath(err.instancePath), code: 'enum', message: `expected one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${typeof got === 'string' ? `, got ${JSON.stringify(got.length > 40 ? `${got.slice(0, 40)}…` : got)}` : ''}${hint}` };
+      const names = allowed.filter((v): v is string => typeof v === 'string');
+      const hint = typeof got === 'string' ? didYouMean(got, names) : '';
+      return {
+        path,
+        code: 'enum',
+        message: `expected one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${typeof got === 'string' ? `, got ${JSON.stringify(got.length > 40 ? `${got.slice(0, 40)}…` : got)}` : ''}${hint}`,
+        allowed,
+        ...(typeof got === 'string' ? suggest(got, names) : {}),
+      };
     }
     case 'type':
-      return { path: toJsonPath(err.instancePath), code: 'type', message: `expected ${String(p.type)}, got ${kindOf(valueAt(doc, err.instancePath))}` };
+      return { path, code: 'type', message: `expected ${String(p.type)}, got ${kindOf(valueAt(doc, err.instancePath))}`, expected: String(p.type) };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a number ${String(p.comparison)} ${String(p.limit)}` };
+      return { path, code: err.keyword, message: `expected a number ${String(p.comparison)} ${String(p.limit)}`, limit: Number(p.limit) };
     case 'minLength':
-      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string of at least ${String(p.limit)} character(s)` };
+      return { path, code: err.keyword, message: `expected a string of at least ${String(p.limit)} character(s)`, limit: Number(p.limit) };
     case 'maxLength':
-      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string of at most ${String(p.limit)} character(s)` };
+      return { path, code: err.keyword, message: `expected a string of at most ${String(p.limit)} character(s)`, limit: Number(p.limit) };
     case 'minItems':
-      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected at least ${String(p.limit)} item(s)` };
+      return { path, code: err.keyword, message: `expected at least ${String(p.limit)} item(s)`, limit: Number(p.limit) };
+    case 'maxItems':
+      return { path, code: err.keyword, message: `expected value that ${err.message ?? 'matches the schema'}`, limit: Number(p.limit) };
     case 'pattern':
-      return { path: toJsonPath(err.instancePath), code: err.keyword, message: `expected a string matching ${String(p.pattern)}` };
+      return { path, code: err.keyword, message: `expected a string matching ${String(p.pattern)}`, pattern: String(p.pattern) };
     default:
-      return validationIssue(toIssueCode(err.keyword), toJsonPath(err.instancePath), `expected value that ${err.message ?? 'matches the schema'}`);
+      return validationIssue(toIssueCode(err.keyword), path, `expected value that ${err.message ?? 'matches the schema'}`);
   }
 }
 
@@ -117,7 +127,7 @@ export function issuesFromAjv(errors: ErrorObject[] | null | undefined, doc?: un
   const out: ValidationIssue[] = [];
   for (const e of errors ?? []) {
     const issue = describe(e, doc, schema);
-    const key = `${issue.path}|${issue.message}`;
+    const key = `${issuePathText(issue.path)}|${issue.message}`;
     if (!seen.has(key)) {
       seen.add(key);
       out.push(issue);
@@ -148,7 +158,7 @@ export function compileValidator<T>(name: string, options: { applyDefaults?: boo
       try {
         copy = structuredClone(doc);
       } catch {
-        return { success: false, issues: [{ path: '$', code: 'type', message: 'expected plain JSON data (it holds a function or another value that cannot be copied)' }] };
+        return { success: false, issues: [{ path: [], code: 'type', message: 'expected plain JSON data (it holds a function or another value that cannot be copied)', expected: 'plain JSON data' }] };
       }
       return validate(copy) ? { success: true, data: copy as T } : { success: false, issues: issuesFromAjv(validate.errors, copy, schema) };
     };

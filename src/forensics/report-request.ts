@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import { ValidationError } from '../contracts/errors.js';
+import { ValidationError, type IssuePath } from '../contracts/errors.js';
 import { REPORT_FORMATS, type ReportFormat } from '../contracts/report-formats.js';
 import type { Forensics } from '../contracts/route-request.js';
 import { collectForensics, type CollectOptions } from './collect-forensics.js';
@@ -13,7 +13,7 @@ export interface ReportRoot extends Omit<CollectOptions, 'baseDir'> {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const bad = (p: string, message: string) => new ValidationError('INVALID_FORENSICS', 'route()', [{ path: p, code: 'invalid_reports', message }]);
+const bad = (p: IssuePath, message: string) => new ValidationError('INVALID_FORENSICS', 'route()', [{ path: p, code: 'invalid_reports', message }]);
 
 /**
  * A route request with `reports` turned into one without: its report files (and git tree) read under the
@@ -24,13 +24,13 @@ export async function resolveReportRequest(request: unknown, where: ReportRoot):
   if (!isObj(request) || request.reports === undefined) return request;
   const { reports, ...rest } = request;
   if (!where.root) throw new ReportError('reports', 'not_enabled', 'this server does not read report files: start it with --reports-root DIR');
-  if (!isObj(reports)) throw bad('$.reports', 'expected an object {files?, git?, as?}');
+  if (!isObj(reports)) throw bad(['reports'], 'expected an object {files?, git?, as?}');
   const files = reports.files ?? [];
-  if (!Array.isArray(files) || files.length > 32 || files.some((f) => typeof f !== 'string' || !f)) throw bad('$.reports.files', 'expected at most 32 non-empty paths');
-  if (reports.git !== undefined && (typeof reports.git !== 'string' || !reports.git)) throw bad('$.reports.git', 'expected a path');
-  if (reports.as !== undefined && !(REPORT_FORMATS as readonly unknown[]).includes(reports.as)) throw bad('$.reports.as', `expected one of ${REPORT_FORMATS.join(', ')}`);
+  if (!Array.isArray(files) || files.length > 32 || files.some((f) => typeof f !== 'string' || !f)) throw bad(['reports', 'files'], 'expected at most 32 non-empty paths');
+  if (reports.git !== undefined && (typeof reports.git !== 'string' || !reports.git)) throw bad(['reports', 'git'], 'expected a path');
+  if (reports.as !== undefined && !(REPORT_FORMATS as readonly unknown[]).includes(reports.as)) throw bad(['reports', 'as'], `expected one of ${REPORT_FORMATS.join(', ')}`);
   const extra = Object.keys(reports).filter((k) => k !== 'files' && k !== 'git' && k !== 'as');
-  if (extra.length) throw bad(`$.reports.${extra[0]}`, 'unknown field');
+  if (extra.length) throw bad(['reports', extra[0]!], 'unknown field');
   const realRoot = await realpath(where.root).catch(() => {
     throw new ReportError('reports', 'not_enabled', 'the reports root of this server cannot be read');
   });

@@ -4,7 +4,7 @@ import type { ReturnPoint, RouteRequest, RunState } from '../contracts/index.js'
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
 import { inputWarnings } from './request-guard.js';
-import { didYouMean } from '../contracts/nearest-name.js';
+import { didYouMean, suggest } from '../contracts/nearest-name.js';
 import { forensicIssues, forensicWarnings } from './forensic-checks.js';
 
 /** The injected node `step` is, if the run is inside injected nodes of this flow. */
@@ -20,15 +20,17 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
   const flow = flows.get(request.flow);
   if (!flow)
     throw new ValidationError('INVALID_REQUEST', 'route()', [
-      { path: '$.flow', code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"${didYouMean(request.flow, flows.flows.keys())}` },
+      { path: ['flow'], code: 'unknown_flow', message: `expected one of the loaded flows (${[...flows.flows.keys()].join(', ')}), got "${request.flow}"${didYouMean(request.flow, flows.flows.keys())}`, flow: request.flow, ...suggest(request.flow, flows.flows.keys()) },
     ]);
   const step = flow.steps.get(request.step_completed);
   const node = step ? undefined : findInjectedNode(state, flow.id, request.step_completed);
   if (!step && !node)
     throw new ValidationError('INVALID_REQUEST', 'route()', [
       {
-        path: '$.step_completed',
+        path: ['step_completed'],
         code: 'unknown_step',
+        step: request.step_completed,
+        ...suggest(request.step_completed, flow.steps.keys()),
         message: `expected a step of flow ${flow.id} (${[...flow.steps.keys()].join(', ')}), got "${request.step_completed}"${didYouMean(request.step_completed, flow.steps.keys())}`,
       },
     ]);

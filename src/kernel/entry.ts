@@ -9,6 +9,6 @@ export type { Decision, DecisionKind, Tier } from '../contracts/decision.js';
 export type { Flow, FlowInput } from '../contracts/flow.js';
 export type { KernelStore, RunState, RouteRecord, ArbiterPort, ArbiterInput, ArbiterAnswer } from '../contracts/ports.js';
 export { ERROR_CODES, isErrorCode, httpStatusFor, type ErrorCode } from '../contracts/error-codes.js';
-export { NavkernelError, ValidationError, FlowValidationError, type ValidationIssue } from '../contracts/errors.js';
+export { NavkernelError, ValidationError, FlowValidationError, formatIssue, issuePathText, type IssueData, type IssuePath, type ValidationIssue } from '../contracts/errors.js';
 export { LedgerConflictError, IdempotencyConflictError, StoreUnavailableError, RunArchivedError } from '../contracts/store-errors.js';
 export { StepMismatchError, RunEndedError, EscalationOpenError } from '../contracts/run-errors.js';

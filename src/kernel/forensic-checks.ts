@@ -3,7 +3,7 @@
 // (`iteration.current` above `max`, more failures listed than failed) cannot both be true. Each is a warning in the
 // decision; with `strict` (createKernel({ strict }), --strict) the request is refused instead (INVALID_FORENSICS, or
 // INVALID_REQUEST for `iteration`), and nothing is recorded.
-import type { ValidationIssue } from '../contracts/errors.js';
+import { issuePathText, type IssuePath, type ValidationIssue } from '../contracts/errors.js';
 import { nearestName } from '../contracts/nearest-name.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 
@@ -47,20 +47,20 @@ const ENVELOPE = level('envelope');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function misspellings(value: unknown, level: Level, path: string, out: ValidationIssue[]): void {
+function misspellings(value: unknown, level: Level, path: IssuePath, out: ValidationIssue[]): void {
   if (!isObject(value)) return;
   for (const key of Object.keys(value)) {
     const child = value[key];
     if (level.fields.has(key)) {
       const obj = level.objects?.[key];
-      if (obj) misspellings(child, obj, `${path}.${key}`, out);
+      if (obj) misspellings(child, obj, [...path, key], out);
       const arr = level.arrays?.[key];
-      if (arr && Array.isArray(child)) child.forEach((item, i) => misspellings(item, arr, `${path}.${key}[${i}]`, out));
+      if (arr && Array.isArray(child)) child.forEach((item, i) => misspellings(item, arr, [...path, key, i], out));
       continue;
     }
     const near = nearestName(key, level.fields);
     if (near !== undefined && near !== key)
-      out.push({ path: `${path}.${key}`, code: 'misspelt_field', message: `is not a field the kernel reads, so it was not read; did you mean "${near}"? (${path}.${near})` });
+      out.push({ path: [...path, key], code: 'misspelt_field', message: `is not a field the kernel reads, so it was not read; did you mean "${near}"? (${issuePathText([...path, near])})`, field: key, suggestion: near });
   }
 }
 
@@ -68,31 +68,31 @@ const n = (v: unknown): number | undefined => (typeof v === 'number' && Number.i
 
 function contradictions(req: RouteRequest, out: ValidationIssue[]): void {
   const it = req.iteration;
-  if (it?.max !== undefined && it.current > it.max) out.push({ path: '$.iteration.current', code: 'contradiction', message: `${it.current} is above iteration.max ${it.max}: a step cannot have run more times than it may` });
+  if (it?.max !== undefined && it.current > it.max) out.push({ path: ['iteration', 'current'], code: 'contradiction', message: `${it.current} is above iteration.max ${it.max}: a step cannot have run more times than it may` });
   const tests = req.forensics?.tests;
   if (tests) {
     const failed = n(tests.failed);
     const listed = (Array.isArray(tests.failures) ? tests.failures.length : 0) + (n(tests.failures_omitted) ?? 0);
     if (failed !== undefined && listed > failed + (n(tests.errored) ?? 0))
-      out.push({ path: '$.forensics.tests.failures', code: 'contradiction', message: `lists ${listed} failures, more than tests.failed ${failed}${tests.errored !== undefined ? ` + tests.errored ${tests.errored}` : ''}` });
+      out.push({ path: ['forensics', 'tests', 'failures'], code: 'contradiction', message: `lists ${listed} failures, more than tests.failed ${failed}${tests.errored !== undefined ? ` + tests.errored ${tests.errored}` : ''}` });
   }
   const lint = req.forensics?.lint;
   const errors = n(lint?.errors);
   const fixable = n(lint?.fixable);
-  if (errors !== undefined && fixable !== undefined && fixable > errors) out.push({ path: '$.forensics.lint.fixable', code: 'contradiction', message: `${fixable} fixable errors is more than lint.errors ${errors}` });
+  if (errors !== undefined && fixable !== undefined && fixable > errors) out.push({ path: ['forensics', 'lint', 'fixable'], code: 'contradiction', message: `${fixable} fixable errors is more than lint.errors ${errors}` });
 }
 
 /** What a person may have got wrong in a request's forensics, iteration and envelope: [] when nothing. */
 export function forensicIssues(req: RouteRequest): ValidationIssue[] {
   const out: ValidationIssue[] = [];
-  if (req.forensics) misspellings(req.forensics, FORENSICS, '$.forensics', out);
-  if (req.iteration) misspellings(req.iteration, ITERATION, '$.iteration', out);
-  if (req.envelope) misspellings(req.envelope, ENVELOPE, '$.envelope', out);
+  if (req.forensics) misspellings(req.forensics, FORENSICS, ['forensics'], out);
+  if (req.iteration) misspellings(req.iteration, ITERATION, ['iteration'], out);
+  if (req.envelope) misspellings(req.envelope, ENVELOPE, ['envelope'], out);
   if (req.iteration || req.forensics) contradictions(req, out);
   return out;
 }
 
 /** The issues as the warnings a decision carries. */
 export function forensicWarnings(issues: readonly ValidationIssue[]): string[] {
-  return issues.map((i) => `${i.path.slice(2)} ${i.message}`);
+  return issues.map((i) => `${issuePathText(i.path).slice(2)} ${i.message}`);
 }

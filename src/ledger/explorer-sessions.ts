@@ -123,6 +123,14 @@ export function openExplorerStore(file: string, options: { create?: boolean } = 
 }
 
 /**
+ * What explorer sessions' model calls cost, per session, read from a ledger through its own type (commands never reach
+ * for the SQL handle): a SQLite ledger keeps them in its LLM-call table; other stores keep none, so undefined.
+ */
+export function explorerCallsOf(ledger: unknown): ExplorerCallSummary[] | undefined {
+  return ledger instanceof SqliteLedger ? explorerCallSummaries(ledgerSql(ledger).db) : undefined;
+}
+
+/**
  * What each explorer session's model calls cost, read from a ledger's LLM-call table (key `explore:<session>`), by
  * session id. Reads only: works on a ledger opened read-only, and on one where no session was ever saved.
  */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { FlightPlan, type FlightPlanInput, type SectionRule } from '../contracts/flight-plan.js';
-import { ValidationError } from '../contracts/errors.js';
+import { ValidationError, issuesFromZod } from '../contracts/errors.js';
+import { toIssueCode } from '../contracts/issue-codes.js';
 import { captureLines, compileCustomQuery, isQueryProblem } from './custom-query.js';
 import { isCodeLanguage } from './languages.js';
 import { extractOutline } from './outline.js';
@@ -116,7 +117,7 @@ export async function renderFlightPlan(repoRoot: string, planInput: FlightPlanIn
     throw new ValidationError(
       'INVALID_FLIGHT_PLAN',
       'flight plan',
-      parsed.error.issues.map((i) => ({ path: `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, code: i.code, message: i.message })),
+      issuesFromZod(parsed.error.issues, toIssueCode),
     );
   }
   const plan = parsed.data;

@@ -50,7 +50,7 @@ describe('navkernel route', () => {
     expect(r.code).toBe(1);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(answers).toHaveLength(3);
-    expect(answers[1]).toEqual({ error: { code: 'INVALID_REQUEST', message: '$.iteration.current: expected a number >= 1', path: '$.iteration.current', line: 2 }, request_id: 'q-2', run_id: 'cli-1' });
+    expect(answers[1]).toEqual({ error: { code: 'INVALID_REQUEST', message: '$.iteration.current: expected a number >= 1', path: ['iteration', 'current'], line: 2 }, request_id: 'q-2', run_id: 'cli-1' });
     expect(answers[2]).toMatchObject({ decision: 'CONTINUE', run_id: 'cli-1' });
     expect(r.stderr.trim()).toBe('navkernel route: line 2: $.iteration.current: expected a number >= 1');
   });

@@ -1,16 +1,20 @@
 // Every code a surface shows is in the closed set (ErrorCode, docs/errors.md): bad invocations of every CLI command
-// (found from the command definitions, so new commands are walked too), bad lines to the co-process, and bad
-// requests to every HTTP route of the OpenAPI document. A code outside the set fails the test, naming where it came from.
+// (found from the command definitions, so new commands are walked too), bad lines to the co-process, bad requests to
+// every HTTP route of the OpenAPI document, and bad calls to every tool and resource of the `mcp` server (driven by the
+// MCP SDK's real client over stdio). A code outside the set fails the test, naming where it came from.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isErrorCode } from '../../src/contracts/error-codes.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { buildOpenApi } from '../../src/service/openapi.js';
 import { startServer, type TestServer } from '../service/helpers.js';
-import { coProcess, runCli } from '../support/cli.js';
+import { BIN, coProcess, runCli } from '../support/cli.js';
+import { ROOT } from '../support/kernel-fixtures.js';
 
 let dir: string;
 /** A path under a regular file: nothing can be created there, so no command starts working on it. */
@@ -138,4 +142,57 @@ describe('every code a surface shows is in the closed set', () => {
       expect([...seen]).toEqual(expect.arrayContaining(['UNAUTHORIZED', 'INVALID_JSON', 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'UNKNOWN_RUN']));
     }, 120_000);
   });
+
+  it('MCP: every tool with no, unknown, mistyped and unknown-id arguments; an unknown tool; a bad resource and cursor', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--flows', 'charters', '--ledger', path.join(dir, 'mcp-ledger.sqlite'), '--repo', path.join(ROOT, 'tests', 'fixtures', 'repos', 'shop'), '--no-cache', '--allow-resolve'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'error-surfaces', version: '1.0.0' });
+    await client.connect(transport);
+    const outside: string[] = [];
+    const seen = new Set<string>();
+    const note = (code: unknown, where: string) => {
+      seen.add(String(code));
+      if (!isErrorCode(code)) outside.push(`${String(code)} from ${where}`);
+    };
+    /** A tool error's code (the co-process error line as text), or a JSON-RPC error's `data.code`. */
+    const attempt = async (where: string, call: () => Promise<unknown>) => {
+      try {
+        const r = (await call()) as { isError?: boolean; content?: { text?: string }[] };
+        if (r?.isError) note((JSON.parse(r.content![0]!.text!) as { error: { code?: unknown } }).error.code, where);
+      } catch (err) {
+        note((err as { data?: { code?: unknown } }).data?.code, where);
+      }
+    };
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThanOrEqual(8);
+      for (const t of tools) {
+        const props = Object.entries((t.inputSchema.properties ?? {}) as Record<string, { type?: string }>);
+        const wrong = Object.fromEntries(props.map(([k, p]) => [k, p.type === 'string' ? { not: 'a string' } : 'not-the-right-type']));
+        const ids = Object.fromEntries(props.filter(([k, p]) => p.type === 'string' && /id$/.test(k)).map(([k]) => [k, 'no-such-id']));
+        const argSets: [string, Record<string, unknown>][] = [
+          ['no arguments', {}],
+          ['an unknown argument', { no_such_argument: 1 }],
+          ['mistyped arguments', wrong],
+          ['unknown ids', ids],
+          ['a __proto__ key', JSON.parse('{"__proto__":{"x":1}}') as Record<string, unknown>],
+        ];
+        for (const [what, args] of argSets) await attempt(`tools/call ${t.name} with ${what}`, () => client.callTool({ name: t.name, arguments: args }));
+      }
+      await attempt('tools/call of an unknown tool', () => client.callTool({ name: 'no_such_tool', arguments: {} }));
+      await attempt('resources/read of an unknown run', () => client.readResource({ uri: 'navkernel://runs/no-such-run/decisions' }));
+      await attempt('resources/read of an unknown URI', () => client.readResource({ uri: 'navkernel://nothing/here' }));
+      await attempt('resources/list with a bad cursor', () => client.listResources({ cursor: '%%not-a-cursor' }));
+      // Still answering after all that.
+      expect((await client.listTools()).tools.length).toBe(tools.length);
+    } finally {
+      await client.close();
+    }
+    expect(outside).toEqual([]);
+    expect([...seen]).toEqual(expect.arrayContaining(['INVALID_REQUEST', 'UNKNOWN_TOOL', 'NOT_FOUND']));
+  }, 180_000);
 });

@@ -68,7 +68,7 @@ describe('seed 000/001 models', () => {
   it('the repo_path rule: the seed example names a directory that does not exist here; an existing one passes', () => {
     const bad = checkNavigatorState(SEED_STATE);
     expect(bad.success).toBe(false);
-    if (!bad.success) expect(bad.issues[0]).toMatchObject({ path: '$.repo_path', code: 'repo_not_found' });
+    if (!bad.success) expect(bad.issues[0]).toMatchObject({ path: ['repo_path'], code: 'repo_not_found' });
     expect(checkNavigatorState({ ...SEED_STATE, repo_path: tmpDir() }).success).toBe(true);
   });
 

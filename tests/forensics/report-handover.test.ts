@@ -54,7 +54,7 @@ describe('reports named in a route request', () => {
       const missing = JSON.parse(await co.ask(JSON.stringify(step('co-3', 1, { files: ['reports/none.xml'] }))));
       expect(missing.error.message).toMatch(/reports\/none\.xml: no such file under the reports root/);
       const shape = JSON.parse(await co.ask(JSON.stringify(step('co-3', 1, { files: 'reports/tsc.txt' }))));
-      expect(shape.error).toMatchObject({ code: 'INVALID_FORENSICS', path: '$.reports.files' });
+      expect(shape.error).toMatchObject({ code: 'INVALID_FORENSICS', path: ['reports', 'files'] });
       // Still serving, and the request's own measurements win over the report's.
       const own = JSON.parse(await co.ask(JSON.stringify({ ...step('co-4', 1, { files: ['reports/tsc.txt'] }), forensics: { failure_signature: 'lint_errors' } })));
       expect(own.decision).toBeDefined();

@@ -58,7 +58,7 @@ describe('navkernel mcp answers every line', () => {
       for (const line of [plain, escaped]) {
         const a = await ask(line);
         expect(a.result?.isError, line).toBe(true);
-        expect(JSON.parse(a.result!.content![0]!.text)).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/^\$\.__proto__: is not an allowed property/), path: '$.__proto__' } });
+        expect(JSON.parse(a.result!.content![0]!.text)).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/^\$\.__proto__: is not an allowed property/), path: ['__proto__'] } });
       }
       // The same key elsewhere in params (not a tool call's arguments): -32600.
       expect(await ask('{"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"__proto__":{}}}')).toMatchObject({ id: 12, error: { code: -32600, data: { code: 'INVALID_REQUEST' } } });

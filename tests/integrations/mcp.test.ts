@@ -26,10 +26,10 @@ async function connect(args: string[]): Promise<Client> {
 }
 
 /** The stable error of a tool error result (the co-process's error line, as the text content). */
-function errorOf(r: ToolResult): { code: string; message: string; issues?: { path: string }[] } {
+function errorOf(r: ToolResult): { code: string; message: string; issues?: { path: (string | number)[] }[] } {
   expect(r.isError).toBe(true);
   expect(r.structuredContent).toBeUndefined();
-  return (JSON.parse(r.content[0]!.text!) as { error: { code: string; message: string; issues?: { path: string }[] } }).error;
+  return (JSON.parse(r.content[0]!.text!) as { error: { code: string; message: string; issues?: { path: (string | number)[] }[] } }).error;
 }
 
 describe('navkernel mcp (MCP SDK client over stdio)', () => {
@@ -84,11 +84,11 @@ describe('navkernel mcp (MCP SDK client over stdio)', () => {
   it('answers bad arguments with a tool error carrying the stable code, and keeps serving', async () => {
     const unknownFlow = errorOf(await call('route', { run_id: 'mcp-x', flow: 'nope', step_completed: 'package', status: 'VERIFIED' }));
     expect(unknownFlow.code).toBe('INVALID_REQUEST'); // request-level (issue 28.7); earlier versions: INVALID_FORENSICS
-    expect(unknownFlow.issues?.map((i) => i.path)).toEqual(['$.flow']);
+    expect(unknownFlow.issues?.map((i) => i.path)).toEqual([['flow']]);
     expect(errorOf(await call('route', {})).code).toBe('INVALID_REQUEST');
     const bad = errorOf(await call('audit', { run: 1 }));
     expect(bad.code).toBe('INVALID_REQUEST');
-    expect(bad.issues?.map((i) => i.path).sort()).toEqual(['$.run', '$.run_id']);
+    expect(bad.issues?.map((i) => i.path.join('.')).sort()).toEqual(['run', 'run_id']);
     expect(errorOf(await call('audit', { run_id: 'no-such-run' })).code).toBe('UNKNOWN_RUN');
     expect(errorOf(await call('list_runs', { cursor: 'not-a-cursor' })).code).toBe('INVALID_REQUEST');
     expect(errorOf(await call('no_such_tool', {})).code).toBe('UNKNOWN_TOOL');

@@ -66,7 +66,7 @@ describe('28.4: a step declares its success statuses', () => {
     // Only the status warnings: the flow's BOUNCE cycle has its own (unstated_bound, tests/kernel/flows/bounds-proof.test.ts).
     const w = flowWarnings(flows).filter((x) => x.code === 'unhandled_status');
     expect(w).toHaveLength(1);
-    expect(w[0]).toMatchObject({ flow: 'fixbug', step: 'reproduce', path: '$.steps[0].statuses' });
+    expect(w[0]).toMatchObject({ flow: 'fixbug', step: 'reproduce', path: ['steps', 0, 'statuses'], code: 'unhandled_status' });
     expect(w[0]!.message).toContain('reports NOT_REPRODUCED, which no rule of the step handles: it would ESCALATE (no_rule_applies)');
     const dir = mkdtempSync(path.join(tmpdir(), 'nk-fh-validate-'));
     try {

@@ -46,7 +46,7 @@ describe('loadFlows on a folder holding things that are not files', () => {
     writeFileSync(path.join(dir, 'huge.yaml'), `# ${'x'.repeat(8192)}\n`);
     const big = await loadFlows(dir, { maxFileBytes: 4096 }).catch((e: unknown) => e);
     expect(big).toBeInstanceOf(FlowValidationError);
-    expect((big as FlowValidationError).issues).toEqual([expect.objectContaining({ code: 'too_large', path: `${path.join(dir, 'huge.yaml')}: $` })]);
+    expect((big as FlowValidationError).issues).toEqual([expect.objectContaining({ code: 'too_large', file: path.join(dir, 'huge.yaml'), path: [], limit: 4096 })]);
     await expect(loadFlows(path.join(dir, 'fifo.yaml'))).rejects.toThrow(/a FIFO, not a flow file or folder/);
     await expect(loadFlows(path.join(dir, 'dangling.yaml'))).rejects.toThrow(/a dangling symlink/);
     await expect(loadFlows(path.join(dir, 'zero.yaml'))).rejects.toThrow(/a character device, not a flow file or folder/);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FlowValidationError } from '../../src/contracts/index.js';
+import { FlowValidationError, issuePathText } from '../../src/contracts/index.js';
 import { defineFlows, loadFlows } from '../../src/kernel/index.js';
 import { CHARTERS, TEST_FLOWS } from '../support/kernel-fixtures.js';
 import { tempDir } from '../support/temp.js';
@@ -13,7 +13,7 @@ async function problemsOf(files: Record<string, string>): Promise<string[]> {
     await loadFlows(dir);
   } catch (e) {
     expect(e).toBeInstanceOf(FlowValidationError);
-    return (e as FlowValidationError).issues.map((i) => `${path.basename(i.path.split(':')[0]!)}:${i.path.split(': ')[1]} ${i.code}`);
+    return (e as FlowValidationError).issues.map((i) => `${path.basename(i.file ?? '')}:${issuePathText(i.path)} ${i.code}`);
   }
   return [];
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputTooLargeError, ValidationError, type ArbiterInput, type RouteRequest } from '../../src/contracts/index.js';
+import { InputTooLargeError, ValidationError, issuePathText, type ArbiterInput, type RouteRequest } from '../../src/contracts/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { createRedactor } from '../../src/redact.js';
@@ -30,7 +30,7 @@ describe('limits at the contract', () => {
     const err = await kernel.route(req('write', 'DONE', { forensics: { deep: nest(5000) } as RouteRequest['forensics'] })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputTooLargeError);
     expect((err as InputTooLargeError).code).toBe('INPUT_TOO_LARGE');
-    expect((err as InputTooLargeError).path).toMatch(/^\$\.forensics\.deep(\[0\]\.a){31}$/);
+    expect(issuePathText((err as InputTooLargeError).path)).toMatch(/^\$\.forensics\.deep(\[0\]\.a){31}$/);
     expect(await kernel.runState('run-1')).toBeUndefined();
     // The same run still routes afterwards, and the ledger holds exactly that one route.
     expect((await kernel.route(req('write', 'DONE'))).seq).toBe(1);
@@ -43,11 +43,11 @@ describe('limits at the contract', () => {
     const big = await kernel.route(req('write', 'DONE', { forensics: { error_output: 'x'.repeat(1024 * 1024) } })).catch((e: unknown) => e);
     expect(big).toMatchObject({ code: 'INPUT_TOO_LARGE', limit: 'size' });
     const multibyte = await kernel.route(req('write', 'DONE', { forensics: { error_output: 'é'.repeat(600 * 1024) } })).catch((e: unknown) => e);
-    expect(multibyte).toMatchObject({ code: 'INPUT_TOO_LARGE', path: '$' });
+    expect(multibyte).toMatchObject({ code: 'INPUT_TOO_LARGE', path: [] });
     expect((await kernel.route(req('write', 'VERIFIED', { forensics: { error_output: 'x'.repeat(500 * 1024), deep: nest(60) } as RouteRequest['forensics'] }))).decision).toBe('CONTINUE');
     const small = createKernel({ flows: testFlows(), limits: { maxDepth: 3, maxBytes: 300 } });
-    await expect(small.route(req('write', 'DONE', { forensics: { tests: { failures: [{ message: 'm' }] } } }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', path: '$.forensics.tests.failures' });
-    await expect(small.route(req('write', 'DONE', { forensics: { error_output: 'y'.repeat(400) } }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', path: '$.forensics.error_output' });
+    await expect(small.route(req('write', 'DONE', { forensics: { tests: { failures: [{ message: 'm' }] } } }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', path: ['forensics', 'tests', 'failures'] });
+    await expect(small.route(req('write', 'DONE', { forensics: { error_output: 'y'.repeat(400) } }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', path: ['forensics', 'error_output'] });
     expect(() => createKernel({ flows: testFlows(), limits: { maxDepth: 0 } })).toThrow(/maxDepth must be a positive integer/);
   });
 
@@ -85,7 +85,7 @@ describe('values that are not JSON (library callers)', () => {
     for (const [extra, path_] of [[NaN, '$.forensics.extra'], [Infinity, '$.forensics.extra'], [10n, '$.forensics.extra'], [() => 1, '$.forensics.extra'], [Symbol('s'), '$.forensics.extra'], [new Date(0), '$.forensics.extra'], [new Map(), '$.forensics.extra']] as const) {
       const err = await kernel.route(req('write', 'DONE', { forensics: { extra } as RouteRequest['forensics'] })).catch((e: unknown) => e);
       expect(err, String(typeof extra)).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues[0]).toMatchObject({ path: path_, code: 'not_json' });
+      expect((err as ValidationError).issues[0]).toMatchObject({ path: path_.slice(2).split('.'), code: 'not_json' });
     }
     await expect(kernel.route(req('write', 'DONE', { forensics: { extra: cyclic } as RouteRequest['forensics'] }))).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
     expect(kernel.liveRuns).toBe(0);

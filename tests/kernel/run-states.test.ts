@@ -302,8 +302,8 @@ describe('forensics a person would type (case 7)', () => {
 
   it('refuses them with strict, typed, recording nothing', async () => {
     const { kernel, store } = open([LOOPY], new MemoryStore({ keepRecords: true }), true);
-    await expect(kernel.route(r('loopy', 'impl', 'UNVERIFIED', { forensics: concern }))).rejects.toMatchObject({ code: 'INVALID_FORENSICS', issues: [expect.objectContaining({ path: '$.forensics.concern', code: 'misspelt_field' })] });
-    await expect(kernel.route(r('loopy', 'impl', 'UNVERIFIED', { iteration: { current: 4, max: 3 } }))).rejects.toMatchObject({ code: 'INVALID_REQUEST', issues: [expect.objectContaining({ path: '$.iteration.current', code: 'contradiction' })] });
+    await expect(kernel.route(r('loopy', 'impl', 'UNVERIFIED', { forensics: concern }))).rejects.toMatchObject({ code: 'INVALID_FORENSICS', issues: [expect.objectContaining({ path: ['forensics', 'concern'], code: 'misspelt_field', field: 'concern', suggestion: 'concerns' })] });
+    await expect(kernel.route(r('loopy', 'impl', 'UNVERIFIED', { iteration: { current: 4, max: 3 } }))).rejects.toMatchObject({ code: 'INVALID_REQUEST', issues: [expect.objectContaining({ path: ['iteration', 'current'], code: 'contradiction' })] });
     expect(store.records).toHaveLength(0);
     expect(await kernel.route(r('loopy', 'impl', 'UNVERIFIED', { forensics: { tests: { failed: 1 } } }))).toMatchObject({ decision: 'LOOP' });
   });

@@ -82,18 +82,18 @@ describe('the capsule as seed 002 writes it (issue 22 item 6)', () => {
   });
 
   it('refuses a malformed template with the reason: a placeholder left, a key twice, both spellings of a field, text before the first key', () => {
-    expect(refused('TASK: <verbatim query requiring navigation>\nREPO_ROOT: .\n')).toMatchObject({ code: 'INVALID_CAPSULE', issues: [{ path: '$.TASK', message: expect.stringContaining("still the template's placeholder") }] });
+    expect(refused('TASK: <verbatim query requiring navigation>\nREPO_ROOT: .\n')).toMatchObject({ code: 'INVALID_CAPSULE', issues: [{ path: ['TASK'], message: expect.stringContaining("still the template's placeholder") }] });
     expect(refused('TASK: a\nTASK: b\n').issues[0]!.message).toBe('TASK is given twice (lines 1 and 2)');
     expect(refused({ TASK: 'a', task: 'b' }).issues[0]!.message).toMatch(/same field, given twice/);
     expect(refused('Please navigate.\nTASK: a\n').issues[0]!.message).toMatch(/line 1: text before the first KEY: line/);
-    expect(refused('TASK: a\nBUDGET: lots\n').issues[0]).toMatchObject({ path: '$.BUDGET', message: expect.stringMatching(/is not a map like \{max_files: 8/) });
+    expect(refused('TASK: a\nBUDGET: lots\n').issues[0]).toMatchObject({ path: ['BUDGET'], message: expect.stringMatching(/is not a map like \{max_files: 8/) });
   });
 
   it('PRIOR_ARTIFACTS holds links only: inline content is refused with the reason, in every form', () => {
     const ok = intakeCapsule({ task: 'x', repo_root: '.', prior_artifacts: ['runs/r1/navigator/context_load_receipt.json', 'https://example.org/a?b=c#d', 'file:///tmp/x%20y.json'] });
     expect(ok.capsule.prior_artifacts).toHaveLength(3);
     const reason = (entry: unknown) => refused({ task: 'x', repo_root: '.', prior_artifacts: [entry] }).issues[0]!;
-    expect(reason('line one\nline two\nline three')).toMatchObject({ path: '$.prior_artifacts[0]', message: 'PRIOR_ARTIFACTS holds links only (a URL or a path), no inline content: this entry is 3 lines of text' });
+    expect(reason('line one\nline two\nline three')).toMatchObject({ path: ['prior_artifacts', 0], message: 'PRIOR_ARTIFACTS holds links only (a URL or a path), no inline content: this entry is 3 lines of text' });
     expect(reason('{"files_loaded": []}').message).toMatch(/starts with "\{", as inline JSON/);
     expect(reason('the cart total was wrong last time').message).toMatch(/contains whitespace \(prose, not a link/);
     expect(reason('data:text/plain;base64,aGVsbG8=').message).toMatch(/a data: URL carries its content inline/);

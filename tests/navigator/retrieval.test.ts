@@ -370,10 +370,10 @@ describe('skill-pack order (issue 16 item 3, issue 22 item 3)', () => {
     };
     const late = await refused(['phuc-gps', 'prime-safety']);
     expect(late.code).toBe('INVALID_CAPSULE');
-    expect(late.issues[0]).toMatchObject({ path: '$.skill_pack[0]' });
+    expect(late.issues[0]).toMatchObject({ path: ['skill_pack', 0] });
     expect(late.issues[0]!.message).toContain('prime-safety first');
     const persona = await refused(['prime-safety', 'shannon', 'phuc-magic-words', 'phuc-gps']);
-    expect(persona.issues[0]).toMatchObject({ path: '$.skill_pack[1]' });
+    expect(persona.issues[0]).toMatchObject({ path: ['skill_pack', 1] });
     expect(persona.issues[0]!.message).toContain('loaded last');
     expect((await refused([])).issues[0]!.message).toContain('empty');
     expect((await refused(['prime-safety', 'phuc-magic-words', 'phuc-gps', 'knuth', 'feynman'])).issues.some((i) => i.message.includes('at most one persona'))).toBe(true);

@@ -32,9 +32,9 @@ describe('forged server-sent events (issue 35 item 3)', () => {
     it(`a route whose run id holds ${name} is refused (INVALID_REQUEST) and never reaches the stream`, async () => {
       const res = await post(s.base, '/v1/route', { run_id: `a${br}event: escalation${br}data: ${FORGED}`, flow: 'gate', step_completed: 'gate-receipts', status: 'VERIFIED' });
       expect(res.status).toBe(400);
-      const body = (await res.json()) as { code: string; issues?: { path: string }[] };
+      const body = (await res.json()) as { code: string; issues?: { path: (string | number)[] }[] };
       expect(body.code).toBe('INVALID_REQUEST');
-      expect(body.issues?.map((i) => i.path)).toContain('$.run_id');
+      expect(body.issues?.map((i) => i.path)).toContainEqual(['run_id']);
     });
   }
 

@@ -15,6 +15,14 @@ describe('store ports', () => {
     expect(users).toEqual([]);
   });
 
+  it('no command of src/cli reaches past the store ports for the SQLite handle (ledgerSql, .db)', () => {
+    const cli = path.join(ROOT, 'src', 'cli');
+    const users = (readdirSync(cli, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => /\bledgerSql\(|\.sql\.db\b/.test(readFileSync(path.join(cli, f), 'utf8')));
+    expect(users).toEqual([]);
+  });
+
   it('the parts are small and only two of them write: KernelStore (append) and EscalationStore (resolveEscalation)', () => {
     const ports = readFileSync(path.join(ROOT, 'src', 'contracts', 'ports.ts'), 'utf8');
     for (const [port, names] of Object.entries(STORE_PORTS)) {

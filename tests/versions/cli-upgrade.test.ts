@@ -1,6 +1,6 @@
 // `navkernel runs upgrade` on both stores: refused without a mapping (typed, nothing recorded), done with one, the
 // automatic policy (`--from HASH --if-unaffected`) moving only runs nothing changed for; bare `navkernel runs` still lists.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FlowInput } from '../../src/contracts/index.js';
@@ -52,5 +52,18 @@ describe.each(STORES)('navkernel runs upgrade on $name', ({ location }) => {
     expect(listing.stdout.trim().split('\n')).toHaveLength(2);
     const verify = runCli(['verify', '--ledger', at]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+});
+
+describe('navkernel runs upgrade on a ledger that does not exist', () => {
+  it('is refused with LEDGER_NOT_FOUND and creates nothing (a mistyped path is not a new empty ledger)', () => {
+    const dir = tmp();
+    const f = flowFolders();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), f.rm);
+    const missing = path.join(dir, 'mistyped.sqlite');
+    const r = runCli(['runs', 'upgrade', 'some-run', '--to', f.v2, '--by', 'ann', '--ledger', missing, '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'LEDGER_NOT_FOUND' } });
+    expect(existsSync(missing)).toBe(false);
   });
 });

@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { explorerCallsKey, type AuditReport, type DecisionEntry, type WhyReport } from '../../contracts/index.js';
-import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
+import { explorerCallsOf } from '../../ledger/index.js';
 import { auditRun, whyStep } from '../../runs/index.js';
 import { UsageError } from '../conventions.js';
 import { addKernelOptions, loadCliFlows, type KernelCliOptions } from '../kernel-options.js';
 import { alignColumns } from '../table.js';
 import { addLedgerOption, openCliLedger, terminalProgress, type LedgerCliOptions } from '../ledger-option.js';
 import { inLine } from '../terminal-text.js';
-import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 function target(e: DecisionEntry): string {
   if (e.inject_flow) return `flow ${e.inject_flow} → ${e.next_step_id ?? ''}`;
@@ -91,9 +90,10 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('audit');
     try {
-      if (run.startsWith('explore:') && ledger instanceof SqliteLedger) {
+      const explored = run.startsWith('explore:') ? explorerCallsOf(ledger) : undefined;
+      if (explored) {
         // An explorer session: what its model calls cost (they share the ledger's LLM-call table with tier 3).
-        const summary = explorerCallSummaries(ledgerSql(ledger).db).find((e) => explorerCallsKey(e.session_id) === run);
+        const summary = explored.find((e) => explorerCallsKey(e.session_id) === run);
         if (!summary) throw new UsageError(`no model call of explorer session ${run.slice('explore:'.length)} in ${opts.ledger}`, 'UNKNOWN_RUN');
         if (opts.json) ctx.json(summary);
         else {

@@ -99,7 +99,7 @@ export function registerRunsUpgradeCommand(program: Command, ctx: CliContext): v
     const by = opts.by ?? osUser();
     if (by === '') throw new NavkernelError('INVALID_OPTION', '--by NAME is needed: the system does not say who runs this command');
     // Opened for writing (an upgrade is recorded), never created: a mistyped path is not a new empty ledger.
-    const ledger = openCliLedger(opts, { create: true });
+    const ledger = openCliLedger(opts, { write: true });
     try {
       const outcomes = await runsUpgrade(
         ledger,

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { SqliteLedger, explorerCallSummaries } from '../../ledger/index.js';
+import { explorerCallsOf } from '../../ledger/index.js';
 import { listRuns } from '../../runs/index.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from '../ledger-option.js';
 import { inLine } from '../terminal-text.js';
-import { ledgerSql } from '../../ledger/sqlite-ledger.js';
 
 /** `navkernel runs`: one line per run in the ledger. */
 export function registerRunsCommand(program: Command, ctx: CliContext): void {
@@ -21,7 +20,7 @@ export function registerRunsCommand(program: Command, ctx: CliContext): void {
         return;
       }
       // The explorer's model calls are in the same LLM-call table (SQLite ledgers, where explorer sessions live).
-      const explored = ledger instanceof SqliteLedger ? explorerCallSummaries(ledgerSql(ledger).db) : [];
+      const explored = explorerCallsOf(ledger) ?? [];
       if (runs.length === 0 && explored.length === 0) {
         ctx.print(`no runs in ${opts.ledger}\n`);
         return;

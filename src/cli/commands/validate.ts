@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, formatIssue, type ValidationIssue } from '../../contracts/index.js';
+import { FlowValidationError, InputTooLargeError, ValidationError, checkInputLimits, compileValidator, formatIssue, issuePathText, type ValidationIssue } from '../../contracts/index.js';
 import { existsSync } from 'node:fs';
 import { createKernel, flowWarnings, loadFlows, parseFlowText, proveBounds, type BoundsProof, type FlowSet } from '../../kernel/index.js';
 import { addKernelOptions } from '../kernel-options.js';
@@ -27,8 +27,8 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
     .action(async (paths: string[], opts: { json?: boolean; bounds?: boolean; flows: string | false }) => {
       const flowTargets: string[] = [];
       const problems: string[] = [];
-      // The same problems, structured: the file (or request line), the JSON path inside it, a stable code, the words.
-      const issues: { file: string; path: string; code: string; message: string }[] = [];
+      // The same problems, structured: each issue with its file (and line of a .jsonl), path, code, data and words.
+      const issues: ValidationIssue[] = [];
       let requests = 0;
       const schema = compileValidator('route-request');
       // The same contract as route(): limits and well-formed Unicode first, then the schema.
@@ -36,16 +36,17 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
         try {
           checkInputLimits(v, undefined, 'route()', { repairFreeText: true }); // as route(): free text is repaired, not refused
         } catch (e) {
-          if (e instanceof InputTooLargeError) return { success: false, issues: [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }] };
+          if (e instanceof InputTooLargeError) return { success: false, issues: [tooLargeIssue(e)] };
           if (e instanceof FlowValidationError || e instanceof ValidationError) return { success: false, issues: e.issues };
           throw e;
         }
         return schema(v);
       };
-      const pending: { where: string; value: unknown }[] = [];
-      const report = (where: string, found: ValidationIssue[]) => {
-        problems.push(...found.map((i) => `${where}: ${formatIssue(i)}`));
-        issues.push(...found.map((i) => ({ file: where, path: i.path, code: i.code, message: i.message })));
+      const pending: { where: Where; value: unknown }[] = [];
+      const report = (where: Where, found: ValidationIssue[]) => {
+        const located = found.map((i): ValidationIssue => ({ ...i, ...where }));
+        problems.push(...located.map(formatIssue));
+        issues.push(...located);
       };
       for (const p of paths) {
         // A path that is not there is an input error (exit 2), not a finding: there is nothing to validate.
@@ -63,17 +64,17 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
             try {
               v = JSON.parse(line);
             } catch (e) {
-              report(`${p}: line ${i + 1}`, [{ path: '$', code: 'syntax', message: `not valid JSON: ${(e as Error).message}` }]);
+              report({ file: p, line: i + 1 }, [{ path: [], code: 'syntax', message: `not valid JSON: ${(e as Error).message}` }]);
               return;
             }
-            pending.push({ where: `${p}: line ${i + 1}`, value: v });
+            pending.push({ where: { file: p, line: i + 1 }, value: v });
           });
           continue;
         }
         const parsed = parseFlowText(text, p);
-        if ('issue' in parsed) report(p, [parsed.issue]);
+        if ('issue' in parsed) report({ file: p }, [parsed.issue]);
         else if (looksLikeFlow(parsed.value)) flowTargets.push(p);
-        else pending.push({ where: p, value: parsed.value });
+        else pending.push({ where: { file: p }, value: parsed.value });
       }
       let flows = 0;
       let flowSet: FlowSet | undefined;
@@ -83,13 +84,8 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
           flows = flowSet.flows.size;
         } catch (e) {
           if (!(e instanceof FlowValidationError)) throw e;
-          // Graph and syntax issues name their file in their path; a problem with a whole target (missing, empty) does not.
-          problems.push(...e.issues.map((i) => (i.path.startsWith('$') ? `${e.source}: ${formatIssue(i)}` : formatIssue(i))));
-          for (const i of e.issues) {
-            // A flow file's issue path is `FILE: $.json.path` (loadFlows names the file); a target-level one is `FILE: $` or `$`.
-            const cut = i.path.lastIndexOf(': $');
-            issues.push(cut >= 0 ? { file: i.path.slice(0, cut), path: i.path.slice(cut + 2), code: i.code, message: i.message } : { file: e.source, path: i.path, code: i.code, message: i.message });
-          }
+          // loadFlows names each issue's file (or the target, for a missing or empty one).
+          report({}, e.issues.map((i) => ({ ...i, file: i.file ?? e.source })));
         }
       } else if (pending.length && opts.flows !== false && existsSync(opts.flows)) {
         // Requests alone: checked against the flows route would use (--flows, NAVKERNEL_FLOWS, the config, ./charters).
@@ -107,7 +103,7 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
         try {
           await kernel.candidates(value);
         } catch (e) {
-          if (e instanceof InputTooLargeError) report(where, [{ path: e.path, code: 'too_large', message: e.message.slice(e.source.length + e.path.length + 4) }]);
+          if (e instanceof InputTooLargeError) report(where, [tooLargeIssue(e)]);
           else if (e instanceof ValidationError) report(where, e.issues);
           else throw e;
         }
@@ -117,7 +113,7 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
       // cycles only the kernel's default bounds (docs/bounds.md).
       const checked = flowTargets.length && flowSet ? flowSet : undefined;
       const warningList = checked ? (checked.warnings ?? flowWarnings(checked)) : [];
-      const warnings = warningList.map((w) => `${w.flow}: ${w.path}: ${w.message}`);
+      const warnings = warningList.map((w) => `${w.flow}: ${issuePathText(w.path)}: ${w.message}`);
       const proof = checked ? proveBounds(checked) : undefined;
       if (opts.json) {
         ctx.json({ ok: problems.length === 0, flows, requests, problems, issues, warnings, ...(proof ? { bounds: proof } : {}) });
@@ -139,6 +135,12 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
       if (opts.bounds && proof) ctx.print(proofText(proof));
     });
 }
+
+/** Where a checked document came from: its file, and the line of a .jsonl. */
+type Where = { file?: string; line?: number };
+
+/** A request over the size or depth limit as the issue `flows validate` lists. */
+const tooLargeIssue = (e: InputTooLargeError): ValidationIssue => ({ path: e.path, code: 'too_large', message: e.reason, limit: e.max });
 
 /** `1 flow`, `7 flows`. */
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

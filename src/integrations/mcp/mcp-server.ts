@@ -89,7 +89,8 @@ export async function createMcpServer(options: McpServerOptions): Promise<Server
     try {
       return await listResources(options.kernel.flows, options.ledger, req.params?.cursor);
     } catch (err) {
-      throw new sdk.McpError(sdk.ErrorCode.InvalidParams, err instanceof Error ? err.message : String(err));
+      // The stable code rides in `data`, as for every other JSON-RPC error this server answers.
+      throw new sdk.McpError(sdk.ErrorCode.InvalidParams, err instanceof Error ? err.message : String(err), { code: err instanceof NavkernelError ? err.code : 'INTERNAL' });
     }
   });
   server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => ({

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../contracts/error-codes.js';
+import { issuePathText, type IssuePath } from '../../contracts/errors.js';
 /**
  * What the MCP server answers itself, before a line reaches the SDK's stdio transport (which drops what it cannot
  * parse and replies nothing, and whose schemas copy arguments in a way that loses a `__proto__` key):
@@ -30,11 +31,11 @@ export function screenMessage(line: string, isMessage: (value: unknown) => boole
   const params = (value as { params?: unknown }).params;
   const method = (value as { method?: unknown }).method;
   if (method === 'tools/call' && isObject(params)) {
-    const at = protoPath(params.arguments, '$');
-    if (at !== undefined) return { reply: { jsonrpc: '2.0', id, result: toolError('INVALID_REQUEST', `${at}: is not an allowed property (a "${PROTO}" key is refused)`, at) } };
+    const at = protoPath(params.arguments, []);
+    if (at !== undefined) return { reply: { jsonrpc: '2.0', id, result: toolError('INVALID_REQUEST', `${issuePathText(at)}: is not an allowed property (a "${PROTO}" key is refused)`, at) } };
   }
-  const at = protoPath(params, '$.params');
-  if (at !== undefined) return { reply: rpcError(id, -32600, `Invalid Request: ${at}: a "${PROTO}" key is refused`, 'INVALID_REQUEST') };
+  const at = protoPath(params, ['params']);
+  if (at !== undefined) return { reply: rpcError(id, -32600, `Invalid Request: ${issuePathText(at)}: a "${PROTO}" key is refused`, 'INVALID_REQUEST') };
   return undefined;
 }
 
@@ -47,18 +48,18 @@ function usableId(value: unknown): string | number | null {
 }
 
 /** The path of the first `__proto__` key in a parsed JSON value (breadth of one object at a time, keys in order). */
-function protoPath(value: unknown, at: string): string | undefined {
+function protoPath(value: unknown, at: IssuePath): IssuePath | undefined {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const p = protoPath(value[i], `${at}[${i}]`);
+      const p = protoPath(value[i], [...at, i]);
       if (p) return p;
     }
     return undefined;
   }
   if (!isObject(value)) return undefined;
   for (const key of Object.keys(value)) {
-    if (key === PROTO) return `${at}.${PROTO}`;
-    const p = protoPath(value[key], `${at}.${key}`);
+    if (key === PROTO) return [...at, PROTO];
+    const p = protoPath(value[key], [...at, key]);
     if (p) return p;
   }
   return undefined;
@@ -69,6 +70,6 @@ function rpcError(id: string | number | null, code: number, message: string, nav
 }
 
 /** The tool error shape of mcp-server.ts's toolError: the co-process's error line as the text. */
-function toolError(code: ErrorCode, message: string, path: string) {
+function toolError(code: ErrorCode, message: string, path: IssuePath) {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message, path } }) }] };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { NavkernelError, ValidationError, schemasDir, type ValidationIssue, type CnfCapsuleInput, type Ledger, type RunPageKey } from '../../contracts/index.js';
+import { NavkernelError, ValidationError, issuesFromZod, schemasDir, toIssueCode, type ValidationIssue, type CnfCapsuleInput, type Ledger, type RunPageKey } from '../../contracts/index.js';
 import type { Kernel } from '../../kernel/index.js';
 import { verifyLedger } from '../../ledger/index.js';
 import type { NavigationOutcome } from '../../navigator/index.js';
@@ -64,12 +64,10 @@ function parse<T>(schema: z.ZodType<T>, args: unknown, tool: string): T {
   throw new ValidationError(
     'INVALID_REQUEST',
     `${tool} arguments`,
-    r.error.issues.flatMap((i): ValidationIssue[] => {
-      const at = `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
+    issuesFromZod(r.error.issues, toIssueCode).flatMap((i): ValidationIssue[] =>
       // A misspelled argument is named by its own path.
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: `${at}.${k}`, code: 'unknown_property', message: 'is not an argument of this tool' }));
-      return [{ path: at, code: i.code, message: i.message }];
-    }),
+      i.code === 'unrecognized_keys' ? i.keys.map((field) => ({ path: [...i.path, field], code: 'unknown_property', message: 'is not an argument of this tool', field })) : [i],
+    ),
   );
 }
 

@@ -1,6 +1,8 @@
 import { DEFAULT_BOUNDS } from '../../contracts/flow-bounds.js';
 import type { CompiledFlow, CompiledStep, FlowSet } from './compiled-flow.js';
 import { components, cyclic, shortestCycle } from './cycles.js';
+import type { CycleBound, ProofEdgeKind, ProofNode, WitnessEdge } from './proof-types.js';
+import type { IssuePath } from '../../contracts/errors.js';
 
 /**
  * The termination proof `navkernel flows validate` prints (docs/bounds.md): every cycle a run can take, grouped by
@@ -20,33 +22,7 @@ import { components, cyclic, shortestCycle } from './cycles.js';
  */
 
 /** How a run moves along an edge. */
-export type ProofEdgeKind = 'next' | 'branch' | 'loop' | 'detour' | 'inject' | 'nodes' | 'return';
-
-/** A step of some flow. */
-export interface ProofNode {
-  flow: string;
-  step: string;
-}
-
-/** One move of a witness path: from a step to a step, by an edge of the compiled graph. */
-export interface WitnessEdge {
-  from: ProofNode;
-  to: ProofNode;
-  kind: ProofEdgeKind;
-  /** What takes the edge: a status (`BOUNCE`, `VERIFIED`), `(other)` for a branch table's default, `LOOP`, `DETOUR lint_errors`, `INJECT rebase`, `RETURN`. */
-  label: string;
-}
-
-/** What bounds a cycle. */
-export interface CycleBound {
-  /** `visits`: a step's visit cap; `microloop`: a loop's max_iterations; `routes`: the run's route budget. */
-  kind: 'visits' | 'microloop' | 'routes';
-  value: number;
-  /** Whether the flow states this bound itself (false: the kernel's default, DEFAULT_BOUNDS). */
-  stated: boolean;
-  /** The step whose counter it is (visits, microloop). */
-  step?: string;
-}
+export type { CycleBound, ProofEdgeKind, ProofNode, WitnessEdge } from './proof-types.js';
 
 /** A strongly connected part of a flow's graph, and what bounds the cycles in it. */
 export interface BoundedCycle {
@@ -60,8 +36,8 @@ export interface BoundedCycle {
   bound: CycleBound;
   /** Whether the cycle is only side trips from its step(s) and back (no next, branch or LOOP of the flow itself). */
   sideTrip: boolean;
-  /** JSON path of the witness's first step in its flow file. */
-  path: string;
+  /** Where the witness's first step is in its flow file (`['steps', 2]`). */
+  path: IssuePath;
 }
 
 /** The most routes one run started in a flow can take, and what gives that figure. */
@@ -233,7 +209,7 @@ export function proveBounds(set: FlowSet): BoundsProof {
     const witness = expand(g, c);
     const steps = [...comp].sort((a, b) => a - b).map((n) => (g.nodes[n]!.flow === flow ? g.nodes[n]!.step : `${g.nodes[n]!.flow}/${g.nodes[n]!.step}`));
     const sideTrip = c.every((e) => e.kind === 'detour' || e.kind === 'inject' || e.kind === 'nodes');
-    return { flow, steps, witness, text: witnessText(flow, witness), bound, sideTrip, path: `$.steps[${g.order[first]}]` };
+    return { flow, steps, witness, text: witnessText(flow, witness), bound, sideTrip, path: ['steps', g.order[first]!] };
   };
   for (const comp of components(all, outOf).sort((a, b) => a[0]! - b[0]!)) {
     if (!cyclic(comp, outOf)) continue;

@@ -1,6 +1,6 @@
-import type { Flow, ValidationIssue } from '../../contracts/index.js';
+import type { Flow, IssueData, IssuePath, ValidationIssue } from '../../contracts/index.js';
 import type { IssueCode } from '../../contracts/issue-codes.js';
-import { didYouMean } from '../../contracts/nearest-name.js';
+import { didYouMean, suggest } from '../../contracts/nearest-name.js';
 import { canonicalSignature } from '../signatures.js';
 
 /** A graph problem, located by file and JSON path. */
@@ -19,7 +19,7 @@ export function checkFlowGraphs(flows: readonly Flow[], files: ReadonlyMap<Flow,
   for (const f of flows) {
     const file = files.get(f) ?? `<flow ${f.flow}>`;
     const prev = flowIds.get(f.flow);
-    if (prev) issues.push({ file, path: '$.flow', code: 'duplicate_flow', message: `flow id "${f.flow}" is also defined in ${prev}` });
+    if (prev) issues.push({ file, path: ['flow'], code: 'duplicate_flow', message: `flow id "${f.flow}" is also defined in ${prev}`, flow: f.flow, defined_in: prev });
     else flowIds.set(f.flow, file);
   }
   for (const f of flows) issues.push(...checkOne(f, files.get(f) ?? `<flow ${f.flow}>`, flowIds, partial.has(f)));
@@ -32,58 +32,61 @@ const blank = (s: unknown) => typeof s === 'string' && s.trim() === '';
 
 function checkOne(f: Flow, file: string, flowIds: ReadonlyMap<string, string>, partial: boolean): GraphIssue[] {
   const issues: GraphIssue[] = [];
-  const add = (path: string, code: IssueCode, message: string) => issues.push({ file, path, code, message } as GraphIssue);
+  // Each code with data gets it typed (IssueData); the others are plain.
+  function add<C extends IssueCode>(path: IssuePath, code: C, message: string, ...data: C extends keyof IssueData ? [IssueData[C]] : []): void {
+    issues.push({ file, path, code, message, ...data[0] } as GraphIssue);
+  }
   const ids = new Set<string>();
   f.steps.forEach((s, i) => {
-    if (ids.has(s.id)) add(`$.steps[${i}].id`, 'duplicate_step', `step id "${s.id}" is used twice`);
+    if (ids.has(s.id)) add(['steps', i, 'id'], 'duplicate_step', `step id "${s.id}" is used twice`, { step: s.id });
     ids.add(s.id);
   });
   const known = (t: string) => ids.has(t);
-  const unknownStep = (what: string, t: string) => `${what} "${t}" does not exist in flow ${f.flow}${didYouMean(t, ids)}`;
+  const unknownStep = (at: IssuePath, what: string, t: string) => add(at, 'unknown_step', `${what} "${t}" does not exist in flow ${f.flow}${didYouMean(t, ids)}`, { step: t, ...suggest(t, ids) });
   f.steps.forEach((s, i) => {
-    const at = `$.steps[${i}]`;
-    if (s.next && !known(s.next)) add(`${at}.next`, 'unknown_step', unknownStep('next step', s.next));
+    const at: IssuePath = ['steps', i];
+    if (s.next && !known(s.next)) unknownStep([...at, 'next'], 'next step', s.next);
     for (const [status, t] of Object.entries(s.branches ?? {})) {
-      if (!known(t)) add(`${at}.branches.${status}`, 'unknown_step', unknownStep('branch target', t));
-      if (blank(status)) add(`${at}.branches`, 'blank_status', 'a branch on a blank status: no runner status can take it; name the status');
+      if (!known(t)) unknownStep([...at, 'branches', status], 'branch target', t);
+      if (blank(status)) add([...at, 'branches'], 'blank_status', 'a branch on a blank status: no runner status can take it; name the status');
     }
-    if (s.loop?.to && !known(s.loop.to)) add(`${at}.loop.to`, 'unknown_step', unknownStep('loop target', s.loop.to));
-    if (s.terminal && (s.next || s.branches || s.loop)) add(at, 'terminal_with_edges', `terminal step "${s.id}" must not have next, branches or loop`);
+    if (s.loop?.to && !known(s.loop.to)) unknownStep([...at, 'loop', 'to'], 'loop target', s.loop.to);
+    if (s.terminal && (s.next || s.branches || s.loop)) add(at, 'terminal_with_edges', `terminal step "${s.id}" must not have next, branches or loop`, { step: s.id });
     for (const field of ['success', 'failure', 'statuses'] as const)
       (s[field] ?? []).forEach((v, j) => {
-        if (blank(v)) add(`${at}.${field}[${j}]`, 'blank_status', 'a blank status: no runner status can mean it; name the status (VERIFIED, …)');
+        if (blank(v)) add([...at, field, j], 'blank_status', 'a blank status: no runner status can mean it; name the status (VERIFIED, …)');
       });
     (s.loop?.exit_when ?? []).forEach((v, j) => {
-      if (blank(v)) add(`${at}.loop.exit_when[${j}]`, 'blank_status', 'a blank status: no runner status can mean it; name the status (VERIFIED, …)');
+      if (blank(v)) add([...at, 'loop', 'exit_when', j], 'blank_status', 'a blank status: no runner status can mean it; name the status (VERIFIED, …)');
     });
   });
-  if (!f.steps.some((s) => s.terminal)) add('$.steps', 'no_terminal', `flow ${f.flow} has no terminal step (terminal: true)`);
+  if (!f.steps.some((s) => s.terminal)) add(['steps'], 'no_terminal', `flow ${f.flow} has no terminal step (terminal: true)`);
   const detourIds = new Map<string, string>();
   for (const [sig, t] of Object.entries(f.detours)) {
-    const at = `$.detours.${sig}`;
+    const at: IssuePath = ['detours', sig];
     const id = canonicalSignature(sig);
     const twin = detourIds.get(id);
-    if (twin !== undefined) add(at, 'duplicate_detour', `"${sig}" and "${twin}" name the same signature (${id}); keep one`);
+    if (twin !== undefined) add(at, 'duplicate_detour', `"${sig}" and "${twin}" name the same signature (${id}); keep one`, { signature: sig, same_as: twin });
     detourIds.set(id, sig);
     const target = typeof t === 'string' ? t : t.step;
-    const targetPath = typeof t === 'string' ? at : `${at}.step`;
+    const targetPath: IssuePath = typeof t === 'string' ? at : [...at, 'step'];
     if (typeof t !== 'string') {
       if (!t.step === !t.flow) add(at, 'detour_target', 'give exactly one of step or flow');
-      if (t.flow && !flowIds.has(t.flow)) add(`${at}.flow`, 'unknown_flow', `detour flow "${t.flow}" is not a loaded flow${didYouMean(t.flow, flowIds.keys())}`);
-      if (t.flow && !f.inject_flows.includes(t.flow)) add(`${at}.flow`, 'not_injectable', `flow "${t.flow}" must be listed in inject_flows`);
+      if (t.flow && !flowIds.has(t.flow)) add([...at, 'flow'], 'unknown_flow', `detour flow "${t.flow}" is not a loaded flow${didYouMean(t.flow, flowIds.keys())}`, { flow: t.flow, ...suggest(t.flow, flowIds.keys()) });
+      if (t.flow && !f.inject_flows.includes(t.flow)) add([...at, 'flow'], 'not_injectable', `flow "${t.flow}" must be listed in inject_flows`, { flow: t.flow });
     }
-    if (target !== undefined && !known(target)) add(targetPath, 'unknown_step', unknownStep('detour target', target));
+    if (target !== undefined && !known(target)) unknownStep(targetPath, 'detour target', target);
     else if (target !== undefined) {
       // One rule for return points (docs/bounds.md): a detour comes back to the step that took it, so its target
       // must be a utility step; an injected flow returns when it ends.
       const step = f.steps.find((s) => s.id === target);
       if (step && !step.returns)
-        add(targetPath, 'detour_not_returning', `detour ${sig} goes to step "${target}", which does not return (returns: true); a detour comes back to the step that took it: mark ${target} returns: true, or make the detour inject a flow`);
+        add(targetPath, 'detour_not_returning', `detour ${sig} goes to step "${target}", which does not return (returns: true); a detour comes back to the step that took it: mark ${target} returns: true, or make the detour inject a flow`, { step: target });
     }
   }
   f.inject_flows.forEach((id, i) => {
-    if (!flowIds.has(id)) add(`$.inject_flows[${i}]`, 'unknown_flow', `injectable flow "${id}" is not a loaded flow${didYouMean(id, flowIds.keys())}`);
-    if (id === f.flow) add(`$.inject_flows[${i}]`, 'self_injection', 'a flow cannot inject itself');
+    if (!flowIds.has(id)) add(['inject_flows', i], 'unknown_flow', `injectable flow "${id}" is not a loaded flow${didYouMean(id, flowIds.keys())}`, { flow: id, ...suggest(id, flowIds.keys()) });
+    if (id === f.flow) add(['inject_flows', i], 'self_injection', 'a flow cannot inject itself', { flow: id });
   });
   // Reachability from the first step over next, branches, loop and detour edges.
   const first = f.steps[0]?.id;
@@ -98,7 +101,7 @@ function checkOne(f: Flow, file: string, flowIds: ReadonlyMap<string, string>, p
       for (const t of out) if (t && !seen.has(t)) (seen.add(t), queue.push(t));
     }
     f.steps.forEach((s, i) => {
-      if (!seen.has(s.id)) add(`$.steps[${i}]`, 'unreachable', `step "${s.id}" cannot be reached from the first step "${first}"`);
+      if (!seen.has(s.id)) add(['steps', i], 'unreachable', `step "${s.id}" cannot be reached from the first step "${first}"`, { step: s.id, from: first });
     });
   }
   return issues;
@@ -140,9 +143,10 @@ function injectionCycles(flows: readonly Flow[], files: ReadonlyMap<Flow, string
       const to = ring[(k + 1) % ring.length]!;
       issues.push({
         file: files.get(from) ?? `<flow ${member}>`,
-        path: `$.inject_flows[${from.inject_flows.indexOf(to)}]`,
+        path: ['inject_flows', from.inject_flows.indexOf(to)],
         code: 'injection_cycle',
         message: `flows inject each other in a ring (${text}): a run could nest side trips without end; remove one injection`,
+        cycle: [...ring, f.flow],
       });
     });
   }

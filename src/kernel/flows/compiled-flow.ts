@@ -1,5 +1,7 @@
 import type { Bounds, Charter, Flow, Step } from '../../contracts/index.js';
 import type { SignatureMatcher } from '../signatures.js';
+import type { IssuePath } from '../../contracts/errors.js';
+import type { CycleBound, WitnessEdge } from './proof-types.js';
 
 /** A detour-table entry resolved to what it does. */
 export type ResolvedDetour =
@@ -79,17 +81,28 @@ export interface SkippedFlowFile {
 
 export const DEFAULT_MAX_ATTEMPTS = 2;
 
-/** Something in a valid flow that will not route as its author likely expects (not an error: the flow loads). */
-export interface FlowWarning {
-  /**
-   * `unhandled_status` (a status the step reports that no rule handles), `unstated_bound` (a cycle only a default
-   * bounds) or `depth_exceeds` (side trips can nest deeper than the flow's max_depth).
-   */
-  code: 'unhandled_status' | 'unstated_bound' | 'depth_exceeds';
-  flow: string;
-  step: string;
-  /** JSON path in the flow file. */
-  path: string;
-  message: string;
+/** The data a flow warning carries beside its flow, step, path and message, per code. */
+export interface FlowWarningData {
+  /** The status the step reports that no rule of it handles. */
+  unhandled_status: { status: string };
+  /** The cycle's steps, a witness path around it, and the default bound that is all that holds it. */
+  unstated_bound: { steps: string[]; witness: WitnessEdge[]; bound: CycleBound };
+  /** How deep side trips can nest, and the flow's max_depth. */
+  depth_exceeds: { depth: number; max_depth: number };
 }
+
+/**
+ * Something in a valid flow that will not route as its author likely expects (not an error: the flow loads): a
+ * union keyed on `code`, each member with its own data ({@link FlowWarningData}).
+ */
+export type FlowWarning = {
+  [C in keyof FlowWarningData]: {
+    code: C;
+    flow: string;
+    step: string;
+    /** Where in the flow file, as an issue path (`['steps', 0, 'statuses']`). */
+    path: IssuePath;
+    message: string;
+  } & FlowWarningData[C];
+}[keyof FlowWarningData];
 

@@ -29,7 +29,7 @@ export function flowWarnings(flows: FlowSet): FlowWarning[] {
         const fix = step.branched
           ? `add a branch for it (branches: {${status}: <step>})${step.def.next ? '' : ' or a next step as the default'}`
           : `declare it a success (success: [${status}]) or a failure (failure: [${status}]), or add a branch for it`;
-        out.push({ code: 'unhandled_status', flow: flow.id, step: def.id, path: `$.steps[${i}].statuses`, message: `step ${def.id} reports ${status}, which no rule of the step handles: it would ESCALATE (no_rule_applies); ${fix}` });
+        out.push({ code: 'unhandled_status', flow: flow.id, step: def.id, path: ['steps', i, 'statuses'], status, message: `step ${def.id} reports ${status}, which no rule of the step handles: it would ESCALATE (no_rule_applies); ${fix}` });
       }
     });
   }
@@ -42,7 +42,9 @@ export function flowWarnings(flows: FlowSet): FlowWarning[] {
         code: 'depth_exceeds',
         flow: d.flow,
         step: flows.get(d.flow)!.firstStep,
-        path: '$.bounds.max_depth',
+        path: ['bounds', 'max_depth'],
+        depth: d.depth,
+        max_depth: d.max_depth,
         message: `side trips in a run of ${d.flow} can nest ${d.depth} deep (detours and injected flows inside injected flows), more than its max_depth of ${d.max_depth}: such a run escalates there; raise max_depth or inject less deeply`,
       });
   return out;
@@ -60,6 +62,9 @@ export function unstatedBoundWarning(c: BoundedCycle): FlowWarning {
     flow: c.flow,
     step: c.witness[0]!.from.step,
     path: c.path,
+    steps: c.steps,
+    witness: c.witness,
+    bound: c.bound,
     message: `${what} ${c.sideTrip && c.steps.length > 1 ? 'are' : 'is'} bounded only by the kernel's default of ${c.bound.value} visits per step (and ${DEFAULT_BOUNDS.max_routes} routes per run)${why}; state max_visits on ${c.steps.length > 1 ? 'its steps' : 'the step'}, or bounds.max_visits on the flow`,
   };
 }

@@ -4,7 +4,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 // Contracts by file, not the barrel: the kernel entry loads only the models it uses.
-import { FlowValidationError, validationIssue, type ValidationIssue } from '../../contracts/errors.js';
+import { FlowValidationError, issuePathText, type IssuePath, type ValidationIssue } from '../../contracts/errors.js';
 import type { Flow, FlowInput } from '../../contracts/flow.js';
 import { compileValidator } from '../../contracts/validate.js';
 import { checkFlowGraphs, lenientFlow } from './check-graph.js';
@@ -45,9 +45,9 @@ function kindOf(st: Stats): string {
  */
 export async function findFlowFiles(target: string): Promise<{ files: string[]; skipped: SkippedFlowFile[] }> {
   const st = await stat(target).catch(() => undefined);
-  if (!st) throw new FlowValidationError(target, [{ path: '$', code: 'not_found', message: (await lstat(target).catch(() => undefined)) ? 'a dangling symlink' : 'no such file or folder' }]);
+  if (!st) throw new FlowValidationError(target, [{ file: target, path: [], code: 'not_found', message: (await lstat(target).catch(() => undefined)) ? 'a dangling symlink' : 'no such file or folder' }]);
   if (st.isFile()) return { files: [target], skipped: [] };
-  if (!st.isDirectory()) throw new FlowValidationError(target, [{ path: '$', code: 'not_a_file', message: `${kindOf(st)}, not a flow file or folder` }]);
+  if (!st.isDirectory()) throw new FlowValidationError(target, [{ file: target, path: [], code: 'not_a_file', message: `${kindOf(st)}, not a flow file or folder` }]);
   const root = await realpath(target);
   const files: string[] = [];
   const skipped: SkippedFlowFile[] = [];
@@ -88,19 +88,19 @@ export async function readFlowFile(file: string, maxBytes = DEFAULT_MAX_FLOW_FIL
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    return { issue: { path: '$', code: 'unreadable', message: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` } };
+    return { issue: { path: [], code: 'unreadable', message: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` } };
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) return { issue: { path: '$', code: 'not_a_file', message: `${kindOf(st)}, not a regular file` } };
-    if (st.size > maxBytes) return { issue: { path: '$', code: 'too_large', message: `${st.size} bytes, larger than the limit of ${maxBytes} bytes` } };
+    if (!st.isFile()) return { issue: { path: [], code: 'not_a_file', message: `${kindOf(st)}, not a regular file` } };
+    if (st.size > maxBytes) return { issue: { path: [], code: 'too_large', message: `${st.size} bytes, larger than the limit of ${maxBytes} bytes`, limit: maxBytes } };
     const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
     let n = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buf, n, buf.length - n, n);
       if (bytesRead === 0) break;
       n += bytesRead;
-      if (n >= buf.length) return { issue: { path: '$', code: 'too_large', message: `grew past the limit of ${maxBytes} bytes while being read` } };
+      if (n >= buf.length) return { issue: { path: [], code: 'too_large', message: `grew past the limit of ${maxBytes} bytes while being read`, limit: maxBytes } };
     }
     return { text: buf.subarray(0, n).toString('utf8') };
   } finally {
@@ -114,12 +114,12 @@ export function parseFlowText(text: string, file: string): { value: unknown } | 
     try {
       return { value: JSON.parse(text) };
     } catch (e) {
-      return { issue: { path: '$', code: 'syntax', message: `invalid JSON: ${(e as Error).message}` } };
+      return { issue: { path: [], code: 'syntax', message: `invalid JSON: ${(e as Error).message}` } };
     }
   }
   const doc = loadYaml().parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const err = doc.errors[0];
-  if (err) return { issue: { path: '$', code: 'syntax', message: `invalid YAML at line ${err.linePos?.[0]?.line ?? '?'}: ${err.message.split('\n')[0]}` } };
+  if (err) return { issue: { path: [], code: 'syntax', message: `invalid YAML at line ${err.linePos?.[0]?.line ?? '?'}: ${err.message.split('\n')[0]}` } };
   return { value: doc.toJS() };
 }
 
@@ -135,7 +135,7 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
   for (const { file, value } of docs) {
     const r = validate(value);
     if (!r.success) {
-      for (const i of r.issues) issues.push({ ...i, path: `${file}: ${i.path}` });
+      for (const i of r.issues) issues.push({ ...i, file });
       const readable = lenientFlow(value);
       if (readable) (partial.add(readable), files.set(readable, file));
       continue;
@@ -145,9 +145,9 @@ export function buildFlowSet(docs: readonly { file: string; value: unknown }[]):
     files.set(flow, file);
   }
   // The schema's issue at a path is enough: a partial flow's graph issue at the same place is left out.
-  const schemaPaths = new Set(issues.map((i) => i.path));
-  for (const g of checkFlowGraphs([...flows, ...partial], files, partial))
-    if (!schemaPaths.has(`${g.file}: ${g.path}`)) issues.push(validationIssue(g.code, `${g.file}: ${g.path}`, g.message));
+  const where = (i: { file?: string; path: IssuePath }) => `${i.file ?? ''}: ${issuePathText(i.path)}`;
+  const schemaPaths = new Set(issues.map(where));
+  for (const g of checkFlowGraphs([...flows, ...partial], files, partial)) if (!schemaPaths.has(where(g))) issues.push(g);
   if (issues.length) throw new FlowValidationError(docs.length === 1 ? docs[0]!.file : `${docs.length} flow files`, issues);
   const set = makeFlowSet(flows);
   return Object.assign(set, { warnings: flowWarnings(set) });
@@ -167,12 +167,12 @@ export async function loadFlows(target: string | readonly string[], options: Loa
   for (const file of files) {
     const read = await readFlowFile(file, options.maxFileBytes);
     const parsed = 'issue' in read ? read : parseFlowText(read.text, file);
-    if ('issue' in parsed) syntax.push({ ...parsed.issue, path: `${file}: ${parsed.issue.path}` });
+    if ('issue' in parsed) syntax.push({ ...parsed.issue, file });
     else docs.push({ file, value: parsed.value });
   }
   if (files.length === 0) {
     const why = skipped.length ? `; skipped: ${skipped.map((s) => `${s.file} (${s.reason})`).join(', ')}` : '';
-    throw new FlowValidationError(targets.join(', '), [{ path: '$', code: 'empty', message: `no flow files (*.yaml, *.yml, *.json) found${why}` }]);
+    throw new FlowValidationError(targets.join(', '), [{ file: targets.join(', '), path: [], code: 'empty', message: `no flow files (*.yaml, *.yml, *.json) found${why}` }]);
   }
   let set: FlowSet | undefined;
   let graph: ValidationIssue[] = [];

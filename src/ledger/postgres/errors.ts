@@ -23,12 +23,12 @@ export class PostgresUnavailableError extends StoreUnavailableError {
   }
 }
 
-/** The role can read the ledger but not write it (or the server is a read-only standby); said at open, not at the first route. */
-export class LedgerNotWritableError extends NavkernelError {
-  constructor(where: string, why: string) {
-    super('LEDGER_NOT_WRITABLE', `${where} cannot be written: ${why}. Grant the role the privileges listed in the README ("Many runners, one ledger"), or open it read-only`);
-    this.name = 'LedgerNotWritableError';
-  }
+/**
+ * The role can read the ledger but not write it (or the server is a read-only standby); said at open, not at the first
+ * route. A plain NavkernelError with code LEDGER_NOT_WRITABLE: it carries nothing beyond its code and words.
+ */
+export function ledgerNotWritable(where: string, why: string): NavkernelError {
+  return new NavkernelError('LEDGER_NOT_WRITABLE', `${where} cannot be written: ${why}. Grant the role the privileges listed in the README ("Many runners, one ledger"), or open it read-only`);
 }
 
 /** PostgreSQL error codes (SQLSTATE) and socket errors that mean "the server is not there for us". */

@@ -94,7 +94,7 @@ export class PostgresLedger implements Ledger {
   /**
    * Starts opening at once (connect, check the schema is ours, migrate, check the role may write); every method
    * waits for it, and `ready()` reports its typed error (StoreUnavailableError, NotALedgerError, LedgerTooNewError,
-   * LedgerNotWritableError). Parsing the URL fails here, synchronously.
+   * LEDGER_NOT_WRITABLE). Parsing the URL fails here, synchronously.
    */
   constructor(url: string, options: PostgresLedgerOptions = {}) {
     this.target = parsePostgresUrl(url);

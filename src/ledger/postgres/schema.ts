@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { GENESIS_HASH, registerHash } from '../chain.js';
 import { LedgerTooNewError, NotALedgerError } from '../errors.js';
-import { LedgerNotWritableError } from './errors.js';
+import { ledgerNotWritable } from './errors.js';
 import { PG_ARCHIVE_MIGRATION, pgArchiveSealMigration } from '../archive/schema.js';
 import { PG_VERSIONS_MIGRATION } from './pg-versions.js';
 
@@ -267,7 +267,7 @@ export async function migrateSchema(client: pg.ClientBase, where: string, option
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     if ((err as { code?: string }).code === '42501') {
-      throw new LedgerNotWritableError(where, `the role may not create the ledger's tables in schema ${options.schema} (${(err as Error).message})`);
+      throw ledgerNotWritable(where, `the role may not create the ledger's tables in schema ${options.schema} (${(err as Error).message})`);
     }
     throw err;
   }
@@ -276,7 +276,7 @@ export async function migrateSchema(client: pg.ClientBase, where: string, option
 /** Refuses, at open, a role that could not record a route (missing privileges) or a read-only server (a standby). */
 export async function checkWritable(client: pg.ClientBase, where: string): Promise<void> {
   const ro = await client.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro");
-  if (ro.rows[0]!.ro === 'on') throw new LedgerNotWritableError(where, 'the server is read-only (a standby, or default_transaction_read_only is on)');
+  if (ro.rows[0]!.ro === 'on') throw ledgerNotWritable(where, 'the server is read-only (a standby, or default_transaction_read_only is on)');
   const missing: string[] = [];
   // One privilege per call: has_table_privilege with a list is true when ANY of them is held.
   for (const [table, privileges] of WRITE_PRIVILEGES) {
@@ -285,5 +285,5 @@ export async function checkWritable(client: pg.ClientBase, where: string): Promi
       if (!r.rows[0]!.ok) missing.push(`${privilege} on ${table}`);
     }
   }
-  if (missing.length > 0) throw new LedgerNotWritableError(where, `role lacks ${missing.join('; ')}`);
+  if (missing.length > 0) throw ledgerNotWritable(where, `role lacks ${missing.join('; ')}`);
 }

@@ -42,8 +42,9 @@ const loadYaml = (): typeof import('yaml') => (yaml ??= createRequire(import.met
 class CapsuleFormError {
   constructor(readonly issues: ValidationIssue[]) {}
 }
+// `path` is `$` or `$.KEY` (a top-level key of the capsule): the issue's path is [] or [KEY].
 const fail = (path: string, message: string): never => {
-  throw new CapsuleFormError([{ path, code: 'invalid_capsule', message }]);
+  throw new CapsuleFormError([{ path: path === '$' ? [] : [path.slice(2)], code: 'invalid_capsule', message }]);
 };
 
 /** A YAML flow value (`[a, b]`, `{max_files: 8}`), or undefined when it is not one. */

@@ -1,7 +1,8 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CnfCapsule } from '../../contracts/navigator-capsule.js';
-import { ValidationError } from '../../contracts/errors.js';
+import { ValidationError, issuesFromZod } from '../../contracts/errors.js';
+import { toIssueCode } from '../../contracts/issue-codes.js';
 import { normalizeCapsule } from './capsule-form.js';
 import { readNorthstar, type NorthstarDoc } from './northstar.js';
 import type { IntakeResult } from './types.js';
@@ -18,7 +19,7 @@ export function intakeCapsule(raw: unknown, cwd = process.cwd()): IntakeResult {
     throw new ValidationError(
       'INVALID_CAPSULE',
       'CNF capsule',
-      parsed.error.issues.map((i) => ({ path: `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, code: i.code, message: i.message })),
+      issuesFromZod(parsed.error.issues, toIssueCode),
     );
   }
   const capsule = parsed.data;

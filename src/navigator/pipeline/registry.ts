@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { ValidationError, type ValidationIssue } from '../../contracts/errors.js';
+import { ValidationError, issuesFromZod, type ValidationIssue } from '../../contracts/errors.js';
+import { toIssueCode } from '../../contracts/issue-codes.js';
 import { MagicWordRecord } from '../../contracts/navigator-capsule.js';
 import type { IndexedFile, RepoIndex } from '../../repomap/index.js';
 import { splitWords } from '../../repomap/index.js';
@@ -147,15 +148,15 @@ export function parseRegistryJsonl(text: string, source: string): MagicWordRecor
     try {
       doc = JSON.parse(line);
     } catch (err) {
-      issues.push({ path: `line ${i + 1}`, code: 'invalid_json', message: (err as Error).message });
+      issues.push({ line: i + 1, path: [], code: 'invalid_json', message: (err as Error).message });
       return;
     }
     const r = MagicWordRecord.safeParse(doc);
     if (!r.success) {
-      for (const e of r.error.issues) issues.push({ path: `line ${i + 1}: $${e.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`, code: e.code, message: e.message });
+      for (const e of issuesFromZod(r.error.issues, toIssueCode)) issues.push({ ...e, line: i + 1 });
       return;
     }
-    if (seen.has(r.data.word)) issues.push({ path: `line ${i + 1}: $.word`, code: 'duplicate', message: `word ${JSON.stringify(r.data.word)} appears twice` });
+    if (seen.has(r.data.word)) issues.push({ line: i + 1, path: ['word'], code: 'duplicate', message: `word ${JSON.stringify(r.data.word)} appears twice`, word: r.data.word });
     seen.add(r.data.word);
     records.push(r.data);
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CompressionReport, ContextLoadReceipt, NavigationMap } from '../../contracts/index.js';
-import { NavkernelError } from '../../contracts/errors.js';
+import { NavkernelError, formatIssue } from '../../contracts/errors.js';
 import { resolveInsideRoot } from '../../repomap/index.js';
 import { FORBIDDEN_STATES } from './types.js';
 import { receiptTotals } from './invariants.js';
@@ -86,7 +86,7 @@ export async function checkRung641(dir: string, options: CheckOptions = {}): Pro
     }
     const r = compileValidator<T>(schema)(doc);
     if (!r.success) {
-      problems.push(...r.issues.map((i) => `${name}: ${i.path}: ${i.message}`));
+      problems.push(...r.issues.map((i) => `${name}: ${formatIssue(i)}`));
       return undefined;
     }
     return r.data;

@@ -32,7 +32,7 @@ describe('proveBounds', () => {
     const proof = proveBounds(defineFlows([bouncing()]));
     expect(proof.unstated).toHaveLength(1);
     const [c] = proof.unstated;
-    expect(c).toMatchObject({ flow: 'fix', steps: ['implement', 'review'], text: 'review -BOUNCE-> implement -VERIFIED-> review', path: '$.steps[2]' });
+    expect(c).toMatchObject({ flow: 'fix', steps: ['implement', 'review'], text: 'review -BOUNCE-> implement -VERIFIED-> review', path: ['steps', 2] });
     expect(c!.bound).toEqual({ kind: 'visits', value: DEFAULT_BOUNDS.max_visits, stated: false });
     expect(c!.witness.map((e) => [e.from.step, e.kind, e.label, e.to.step])).toEqual([
       ['review', 'branch', 'BOUNCE', 'implement'],
@@ -40,7 +40,7 @@ describe('proveBounds', () => {
     ]);
     const w = flowWarnings(defineFlows([bouncing()]));
     expect(w).toEqual([
-      expect.objectContaining({ code: 'unstated_bound', flow: 'fix', step: 'review', path: '$.steps[2]' }),
+      expect.objectContaining({ code: 'unstated_bound', flow: 'fix', step: 'review', path: ['steps', 2], steps: ['implement', 'review'], bound: expect.objectContaining({ kind: 'visits', stated: false }) }),
     ]);
     expect(w[0]!.message).toContain("cycle review -BOUNCE-> implement -VERIFIED-> review (steps implement, review) is bounded only by the kernel's default of 25 visits per step");
   });
@@ -165,7 +165,7 @@ describe('proveBounds', () => {
     const flows = [flow('outer', ['middle'], { bounds: { max_depth: 2 } }), flow('middle', ['inner']), flow('inner', [])];
     expect(proveBounds(defineFlows(flows)).depth.find((d) => d.flow === 'outer')).toEqual({ flow: 'outer', depth: 3, max_depth: 2 });
     const w = flowWarnings(defineFlows(flows)).filter((x) => x.code === 'depth_exceeds');
-    expect(w).toEqual([expect.objectContaining({ flow: 'outer', path: '$.bounds.max_depth' })]);
+    expect(w).toEqual([expect.objectContaining({ flow: 'outer', path: ['bounds', 'max_depth'], max_depth: expect.any(Number), depth: expect.any(Number) })]);
     expect(w[0]!.message).toContain('can nest 3 deep');
     flows[0]!.bounds = { max_depth: 3 };
     expect(flowWarnings(defineFlows(flows)).filter((x) => x.code === 'depth_exceeds')).toEqual([]);

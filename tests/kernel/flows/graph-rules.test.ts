@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FlowValidationError, type FlowInput } from '../../../src/contracts/index.js';
+import { FlowValidationError, issuePathText, type FlowInput } from '../../../src/contracts/index.js';
 import { createKernel, defineFlows, loadFlows } from '../../../src/kernel/index.js';
 import { runCli } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
@@ -16,7 +16,7 @@ function refusals(flows: FlowInput[]): { path: string; code: string; message: st
     defineFlows(flows);
   } catch (e) {
     expect(e).toBeInstanceOf(FlowValidationError);
-    return (e as FlowValidationError).issues.map((i) => ({ ...i, path: i.path.replace(/^flows\[\d+\]: /, '') }));
+    return (e as FlowValidationError).issues.map((i) => ({ path: issuePathText(i.path), code: i.code, message: i.message }));
   }
   return [];
 }
@@ -154,7 +154,7 @@ detours: { lint_errors: fix }
     writeFileSync(file, broken);
     const issues = await loadFlows(file).then(
       () => [],
-      (e: FlowValidationError) => e.issues.map((i) => ({ ...i, path: i.path.slice(file.length + 2) })),
+      (e: FlowValidationError) => e.issues.map((i) => ({ ...i, path: issuePathText(i.path) })),
     );
     const byPath = Object.fromEntries(issues.map((i) => [`${i.path} ${i.code}`, i.message]));
     expect(Object.keys(byPath).sort()).toEqual(
@@ -181,8 +181,8 @@ detours: { lint_errors: fix }
     expect(r.stderr).toContain('$.steps[0].next: next step "fxi" does not exist in flow fix; did you mean "fix"?');
     expect(r.stderr).toContain('$.on_exhausted: expected one of "advance", "escalate", got "escalat"; did you mean "escalate"?');
     expect(r.stderr).toContain('navkernel flows validate: 6 problem(s)');
-    const json = JSON.parse(runCli(['validate', '--json', file]).stdout) as { issues: { file: string; path: string; code: string }[] };
-    expect(json.issues).toContainEqual(expect.objectContaining({ file, path: '$.steps[0].next', code: 'unknown_step' }));
+    const json = JSON.parse(runCli(['validate', '--json', file]).stdout) as { issues: { file: string; path: (string | number)[]; code: string }[] };
+    expect(json.issues).toContainEqual(expect.objectContaining({ file, path: ['steps', 0, 'next'], code: 'unknown_step', step: 'fxi', suggestion: 'fix' }));
     expect(json.issues).toHaveLength(6);
   });
 
