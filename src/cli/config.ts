@@ -87,10 +87,12 @@ export function findConfig(cwd: string = process.cwd()): LoadedConfig {
   }
 }
 
-let cached: LoadedConfig | undefined;
+const cached = new Map<string, LoadedConfig>();
 
-/** The configuration of this process's working folder, read once. */
-export function cliConfig(): CliConfig {
-  cached ??= findConfig();
-  return cached.config;
+/** The configuration of a working folder (a CLI call's `io.cwd`; default this process's), read once per folder. */
+export function cliConfig(cwd: string = process.cwd()): CliConfig {
+  const dir = path.resolve(cwd);
+  let loaded = cached.get(dir);
+  if (!loaded) cached.set(dir, (loaded = findConfig(dir)));
+  return loaded.config;
 }

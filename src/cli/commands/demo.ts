@@ -71,7 +71,7 @@ export function registerDemoCommand(program: Command, ctx: CliContext): void {
     .option('-q, --quiet', 'print only the summary')
     .option('--json', 'print the summary as JSON')
     .option('--run-prefix <prefix>', 'run id prefix (default: demo-<time>, so each demo is a new set of runs)');
-  addRoutingOptions(cmd, { flows: sampleChartersDir() });
+  addRoutingOptions(cmd, { flows: sampleChartersDir() }, ctx.io);
   // Tier 3 in the demo is a scripted model priced as Claude Haiku: no key, no network.
   cmd.setOptionValue('llm', `scripted:${path.join(packageRoot(), 'examples', 'demo-arbiter.json')}`);
   cmd.action(async (opts: DemoOptions) => {

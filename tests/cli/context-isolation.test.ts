@@ -1,0 +1,45 @@
+// Commands tested as functions (issue 38 item 3): `main` called several times in one process takes the environment
+// and working folder of each call from its context (`io.env`, `io.cwd`), not from the process, and keeps nothing
+// from one call to the next (defaults, the configuration file, the exit code).
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliHere } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
+
+describe('main in one process: each call reads its own context', () => {
+  it('the --ledger default comes from the call\'s env, then its folder\'s config, and does not carry over', async () => {
+    const dir = tempDir('nk-ctx-');
+    const fromEnv = path.join(dir, 'from-env.sqlite');
+    const withConfig = tempDir('nk-ctx-config-');
+    const fromConfig = path.join(withConfig, 'from-config.sqlite');
+    writeFileSync(path.join(withConfig, 'navkernel.config.json'), JSON.stringify({ ledger: 'from-config.sqlite' }));
+
+    const a = await runCliHere(['runs', '--json'], { NAVKERNEL_LEDGER: fromEnv });
+    expect(a.code).toBe(2);
+    expect(a.stdout).toContain(fromEnv);
+
+    const b = await runCliHere(['runs', '--json'], {}, withConfig);
+    expect(b.code).toBe(2);
+    expect(b.stdout).toContain(fromConfig);
+    expect(b.stdout).not.toContain(fromEnv);
+
+    // The environment wins over the configuration file, as documented for NAVKERNEL_LEDGER.
+    const c = await runCliHere(['runs', '--json'], { NAVKERNEL_LEDGER: fromEnv }, withConfig);
+    expect(c.stdout).toContain(fromEnv);
+
+    const d = await runCliHere(['runs', '--json', '--ledger', path.join(dir, 'named.sqlite')]);
+    expect(d.stdout).not.toContain(fromEnv);
+    expect(d.stdout).not.toContain(fromConfig);
+  });
+
+  it('the --flows default follows the call\'s NAVKERNEL_FLOWS, and an exit code does not outlive its call', async () => {
+    const missing = path.join(tempDir('nk-ctx-flows-'), 'no-flows-here');
+    const bad = await runCliHere(['flows', 'diagram', 'fixbug'], { NAVKERNEL_FLOWS: missing });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout + bad.stderr).toContain(missing);
+    const good = await runCliHere(['--version']);
+    expect(good.code).toBe(0);
+    expect(good.stderr).toBe('');
+  });
+});
