@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlowInput, RouteRequest, WhyReport } from '../../src/contracts/index.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { runCli, runCliHere } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { FIXBUG_FLOW } from '../support/kernel-fixtures.js';
 
 let dir = '';

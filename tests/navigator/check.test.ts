@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliHere } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { copyShop, tmpDir } from '../repomap/fixture.js';
 
 const made: string[] = [];
