@@ -9,7 +9,7 @@ import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
-import { coProcess, runCli, runCliHere } from '../support/cli.js';
+import { coProcess, runCliHere } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 

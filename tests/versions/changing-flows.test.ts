@@ -14,7 +14,7 @@ import { impactOnRuns } from '../../src/runs/flow-impact.js';
 import { replayRun } from '../../src/runs/replay.js';
 import { upgradeRun } from '../../src/runs/upgrade.js';
 import { whatIf } from '../../src/runs/what-if.js';
-import { runCli, runCliHere } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { SHIP_V1, SHIP_V1_CAP1, SHIP_V2, STORES, dropStore, flowFolders, openLedgerAt, ship, tmp } from './fixtures.js';
 
 const cleanups: (() => unknown)[] = [];

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FlowInput } from '../../src/contracts/index.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
-import { runCli, runCliHere } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { SHIP_V1, STORES, dropStore, flowFolders, openLedgerAt, ship, tmp } from './fixtures.js';
 
 const cleanups: (() => unknown)[] = [];
