@@ -95,14 +95,18 @@ export function openRoutingStore(opts: RoutingCliOptions): Ledger | undefined {
 }
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
-export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}, announce?: string): Promise<Kernel> {
-  const flows = await loadCliFlows(opts);
-  const arbiter = await arbiterFromFlags(opts);
+export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}, announce?: string, ctx?: CliContext): Promise<Kernel> {
+  const flows = await loadCliFlows(opts, ctx);
+  const arbiter = await arbiterFromFlags(opts, ctx?.io.env);
   const opened = extra.store ? undefined : openRoutingStore(opts);
   const store = extra.store ?? opened;
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();
-  if (announce && !extra.store) printErrorText(whereLine(announce, opened, flowsTarget(opts), flows.flows.keys()));
+  if (announce && !extra.store) {
+    const line = whereLine(announce, opened, flowsTarget(opts), flows.flows.keys());
+    if (ctx) ctx.printError(line);
+    else printErrorText(line);
+  }
   return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...(opts.strict ? { strict: true } : {}), ...extra });
 }

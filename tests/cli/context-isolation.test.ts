@@ -1,10 +1,11 @@
 // Commands tested as functions (issue 38 item 3): `main` called several times in one process takes the environment
 // and working folder of each call from its context (`io.env`, `io.cwd`), not from the process, and keeps nothing
 // from one call to the next (defaults, the configuration file, the exit code).
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliHere } from '../support/cli.js';
+import { ROOT } from '../support/kernel-fixtures.js';
 import { tempDir } from '../support/temp.js';
 
 describe('main in one process: each call reads its own context', () => {
@@ -41,5 +42,16 @@ describe('main in one process: each call reads its own context', () => {
     const good = await runCliHere(['--version']);
     expect(good.code).toBe(0);
     expect(good.stderr).toBe('');
+  });
+});
+
+describe('a routing command prints to its context, not the process', () => {
+  it('demo reports a flow file it skipped on the call\'s stderr', async () => {
+    const flows = tempDir('nk-ctx-skip-');
+    copyFileSync(path.join(ROOT, 'examples', 'custom-flow', 'release.yaml'), path.join(flows, 'release.yaml'));
+    symlinkSync(path.join(flows, 'gone.yaml'), path.join(flows, 'dangling.yaml'));
+    const r = await runCliHere(['demo', '-q', '--no-ledger', '--json', '--flows', flows]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`navkernel: warning: skipped ${path.join(flows, 'dangling.yaml')}`);
   });
 });

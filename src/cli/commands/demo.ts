@@ -79,7 +79,7 @@ export function registerDemoCommand(program: Command, ctx: CliContext): void {
     if (!scenario) throw new UsageError(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
     // The demo's person resolves each escalation (navkernel runs resolve would): the run goes on to the step's next, or ends.
     const store = openRoutingStore(opts) ?? new MemoryStore();
-    const kernel = await openRoutingKernel(opts, { store });
+    const kernel = await openRoutingKernel(opts, { store }, undefined, ctx);
     const resolve = async (r: { escalation_id: string; decision: string; next?: string }) => {
       await resolveEscalation(store, kernel.flows, { ...r, by: 'demo', reason: 'the simulated person lets the run go on', via: 'cli' });
     };

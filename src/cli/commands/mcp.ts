@@ -32,7 +32,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
     let kernel: Awaited<ReturnType<typeof openRoutingKernel>>;
     try {
       if (ledger instanceof PostgresLedger) await ledger.ready();
-      kernel = await openRoutingKernel({ ...opts, ledger: false }, { store: ledger, ...(opts.strict ? { strict: true } : {}) });
+      kernel = await openRoutingKernel({ ...opts, ledger: false }, { store: ledger, ...(opts.strict ? { strict: true } : {}) }, undefined, ctx);
     } catch (err) {
       await ledger.close();
       throw err;

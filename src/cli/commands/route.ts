@@ -58,7 +58,7 @@ export function registerRouteCommand(program: Command, ctx: CliContext): void {
     const kernel = await openRoutingKernel(opts, {
       limits: { ...(maxDepth ? { maxDepth } : {}), ...(maxBytes ? { maxBytes } : {}) },
       redact: opts.redact === false ? false : { patterns },
-    }, opts.quiet ? undefined : 'route');
+    }, opts.quiet ? undefined : 'route', ctx);
     // SIGTERM / SIGINT: stop reading, answer what was read (its routes commit), close the ledger, exit 143 / 130.
     const stop = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;
