@@ -87,12 +87,10 @@ export function findConfig(cwd: string = process.cwd()): LoadedConfig {
   }
 }
 
-const cached = new Map<string, LoadedConfig>();
-
-/** The configuration of a working folder (a CLI call's `io.cwd`; default this process's), read once per folder. */
+/**
+ * The configuration of a working folder (a CLI call's `io.cwd`; default this process's). Read on each call, not
+ * kept: `main` called twice in one process (a test, the resident navigator) sees an edited file.
+ */
 export function cliConfig(cwd: string = process.cwd()): CliConfig {
-  const dir = path.resolve(cwd);
-  let loaded = cached.get(dir);
-  if (!loaded) cached.set(dir, (loaded = findConfig(dir)));
-  return loaded.config;
+  return findConfig(cwd).config;
 }

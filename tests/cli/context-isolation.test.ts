@@ -34,6 +34,15 @@ describe('main in one process: each call reads its own context', () => {
     expect(d.stdout).not.toContain(fromConfig);
   });
 
+  it('a configuration file edited between two calls is read again', async () => {
+    const folder = tempDir('nk-ctx-edit-');
+    const config = path.join(folder, 'navkernel.config.json');
+    writeFileSync(config, JSON.stringify({ ledger: 'first.sqlite' }));
+    expect((await runCliHere(['runs', '--json'], {}, folder)).stdout).toContain(path.join(folder, 'first.sqlite'));
+    writeFileSync(config, JSON.stringify({ ledger: 'second.sqlite' }));
+    expect((await runCliHere(['runs', '--json'], {}, folder)).stdout).toContain(path.join(folder, 'second.sqlite'));
+  });
+
   it('the --flows default follows the call\'s NAVKERNEL_FLOWS, and an exit code does not outlive its call', async () => {
     const missing = path.join(tempDir('nk-ctx-flows-'), 'no-flows-here');
     const bad = await runCliHere(['flows', 'diagram', 'fixbug'], { NAVKERNEL_FLOWS: missing });
