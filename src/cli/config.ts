@@ -87,10 +87,10 @@ export function findConfig(cwd: string = process.cwd()): LoadedConfig {
   }
 }
 
-let cached: LoadedConfig | undefined;
-
-/** The configuration of this process's working folder, read once. */
-export function cliConfig(): CliConfig {
-  cached ??= findConfig();
-  return cached.config;
+/**
+ * The configuration of a working folder (a CLI call's `io.cwd`; default this process's). Read on each call, not
+ * kept: `main` called twice in one process (a test, the resident navigator) sees an edited file.
+ */
+export function cliConfig(cwd: string = process.cwd()): CliConfig {
+  return findConfig(cwd).config;
 }

@@ -9,7 +9,7 @@ import { SqliteLedger } from '../ledger/sqlite-ledger.js';
 import type { Ledger } from '../contracts/ports.js';
 import { addLedgerOption, openCliLedger, type LedgerCliOptions } from './ledger-option.js';
 import { addLlmOptions, arbiterFromFlags, type LlmFlags } from './llm-options.js';
-import type { CliContext } from './context.js';
+import { processIo, type CliContext, type CliIo } from './context.js';
 import { printErrorText } from './terminal-text.js';
 
 /** The `--flows` option every kernel-backed command shares. */
@@ -24,8 +24,8 @@ const DEFAULT_FLOWS = 'charters';
  * Adds `--flows DIR` to a command. Default, the same for every command: `$NAVKERNEL_FLOWS`, else the config file's
  * `flows`, else `./charters` when there is one, else the sample flows shipped with navkernel (said on stderr).
  */
-export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}): Command {
-  return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS, config "flows")', process.env.NAVKERNEL_FLOWS || cliConfig().flows || defaults.flows || DEFAULT_FLOWS);
+export function addKernelOptions(cmd: Command, defaults: { flows?: string } = {}, io: CliIo = processIo()): Command {
+  return cmd.option('--flows <dir>', 'folder (or file) of flow definitions (env NAVKERNEL_FLOWS, config "flows")', io.env.NAVKERNEL_FLOWS || cliConfig(io.cwd).flows || defaults.flows || DEFAULT_FLOWS);
 }
 
 /**
@@ -81,12 +81,12 @@ export interface RoutingCliOptions extends KernelCliOptions, LlmFlags, Omit<Ledg
 }
 
 /** Adds `--flows`, `--ledger FILE` / `--no-ledger`, `--durability` and the tier-3 flags. */
-export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {}): Command {
-  addKernelOptions(cmd, defaults);
-  addLedgerOption(cmd, { durability: true });
+export function addRoutingOptions(cmd: Command, defaults: { flows?: string } = {}, io: CliIo = processIo()): Command {
+  addKernelOptions(cmd, defaults, io);
+  addLedgerOption(cmd, { durability: true }, io);
   cmd.option('--no-ledger', 'keep routes in memory only (nothing recorded)');
   addStrictOption(cmd);
-  return addLlmOptions(cmd);
+  return addLlmOptions(cmd, io);
 }
 
 /** The store of a routing command: the `--ledger` (created when missing), or none with `--no-ledger`. */
@@ -95,14 +95,18 @@ export function openRoutingStore(opts: RoutingCliOptions): Ledger | undefined {
 }
 
 /** A kernel with the command's flows, its ledger (created if needed) and its tier-3 model. */
-export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}, announce?: string): Promise<Kernel> {
-  const flows = await loadCliFlows(opts);
-  const arbiter = await arbiterFromFlags(opts);
+export async function openRoutingKernel(opts: RoutingCliOptions, extra: Partial<KernelOptions> = {}, announce?: string, ctx?: CliContext): Promise<Kernel> {
+  const flows = await loadCliFlows(opts, ctx);
+  const arbiter = await arbiterFromFlags(opts, ctx?.io.env);
   const opened = extra.store ? undefined : openRoutingStore(opts);
   const store = extra.store ?? opened;
   // A PostgreSQL ledger reports an unreachable server, a foreign or newer schema, or a role that cannot write now,
   // not at the first route.
   if (store instanceof PostgresLedger) await store.ready();
-  if (announce && !extra.store) printErrorText(whereLine(announce, opened, flowsTarget(opts), flows.flows.keys()));
+  if (announce && !extra.store) {
+    const line = whereLine(announce, opened, flowsTarget(opts), flows.flows.keys());
+    if (ctx) ctx.printError(line);
+    else printErrorText(line);
+  }
   return createKernel({ flows, ...(store ? { store } : {}), ...(arbiter ? { arbiter } : {}), ...(opts.strict ? { strict: true } : {}), ...extra });
 }

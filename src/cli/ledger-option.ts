@@ -11,6 +11,7 @@ import { isPostgresUrl } from '../ledger/postgres/url.js';
 import type { Durability } from '../ledger/sql.js';
 import { DEFAULT_LEDGER_FILE } from '../ledger/sqlite-ledger.js';
 import { cliConfig } from './config.js';
+import { processIo, type CliIo } from './context.js';
 import { UsageError } from './conventions.js';
 
 /** Options of every ledger-backed command. */
@@ -23,11 +24,12 @@ export interface LedgerCliOptions {
  * Adds `--ledger FILE|URL` (default `$NAVKERNEL_LEDGER`, else the config file's `ledger`, else `runs/ledger.sqlite`):
  * a `postgres://` URL selects the PostgreSQL ledger.
  */
-export function addLedgerOption(cmd: Command, options: { durability?: boolean } = {}): Command {
-  cmd.option('--ledger <file|url>', 'the ledger: a SQLite file or a postgres:// URL (env NAVKERNEL_LEDGER, config "ledger")', process.env.NAVKERNEL_LEDGER || cliConfig().ledger || DEFAULT_LEDGER_FILE);
+export function addLedgerOption(cmd: Command, options: { durability?: boolean } = {}, io: CliIo = processIo()): Command {
+  const config = cliConfig(io.cwd);
+  cmd.option('--ledger <file|url>', 'the ledger: a SQLite file or a postgres:// URL (env NAVKERNEL_LEDGER, config "ledger")', io.env.NAVKERNEL_LEDGER || config.ledger || DEFAULT_LEDGER_FILE);
   if (options.durability) {
     cmd.addOption(
-      new Option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)").choices(['normal', 'full']).default(cliConfig().durability ?? 'normal'),
+      new Option('--durability <mode>', "'normal' (survives a process crash) or 'full' (also a power loss; an fsync per route)").choices(['normal', 'full']).default(config.durability ?? 'normal'),
     );
   }
   return cmd;

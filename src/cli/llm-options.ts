@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { cliConfig } from './config.js';
+import { processIo, type CliIo } from './context.js';
 import { sharedOption } from './shared-options.js';
 import { NavkernelError, ValidationError } from '../contracts/errors.js';
 import type { ArbiterPort } from '../contracts/ports.js';
@@ -18,8 +19,8 @@ export interface LlmFlags {
 }
 
 /** Adds `--llm`, `--budget-usd`, `--llm-timeout-ms`, `--pricing` and `--persona` to a command. */
-export function addLlmOptions(cmd: Command): Command {
-  const config = cliConfig();
+export function addLlmOptions(cmd: Command, io: CliIo = processIo()): Command {
+  const config = cliConfig(io.cwd);
   return cmd
     .addOption(sharedOption.llm('the model of tier 3, the arbiter (config "llm")', config.llm))
     .addOption(sharedOption.budgetUsd('USD a run may spend on tier 3 (default 2.00; config "budget_usd")', config.budget_usd?.toString()))

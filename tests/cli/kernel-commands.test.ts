@@ -145,13 +145,13 @@ describe('navkernel demo and help', () => {
     const s = JSON.parse(r.stdout);
     expect(s.run_ids).toHaveLength(6);
     expect(s.routes).toBeGreaterThan(6);
-    const audit = JSON.parse(runCli(['audit', s.run_ids[0], '--ledger', ledger, '--json']).stdout);
+    const audit = JSON.parse((await runCliHere(['audit', s.run_ids[0], '--ledger', ledger, '--json'])).stdout);
     expect(audit.run.flows).toEqual(['release']);
     expect(audit.run.last_decision).toBe('TERMINATE');
   });
 
   it('keeps its live table aligned, inject-flow targets included', async () => {
-    const r = runCli(['demo', '--no-ledger', '--run-prefix', 'aligned'], '', { NO_COLOR: '1', FORCE_COLOR: '0' });
+    const r = await runCliHere(['demo', '--no-ledger', '--run-prefix', 'aligned'], { NO_COLOR: '1', FORCE_COLOR: '0' });
     expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => /^\s*\d+ aligned-run-/.test(l));
     expect(rows.some((l) => l.includes('INJECT_FLOW flow rebase'))).toBe(true);

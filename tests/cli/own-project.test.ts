@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createKernel, loadFlows } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliHere } from '../support/cli.js';
 import { CHARTERS, ROOT } from '../support/kernel-fixtures.js';
 import { tempDir } from '../support/temp.js';
 
@@ -54,7 +54,7 @@ describe('run folders beside a ledger: one rule for the CLI and the library', ()
     expect(existsSync(path.join(dir, 'runs', 'r-lib', 'fixbug', 'routing', 'decisions.jsonl'))).toBe(true);
     expect(existsSync(path.join(dir, 'r-lib'))).toBe(false);
     // verify reads the same folders: nothing to repair.
-    const v = runCli(['verify', '--ledger', file, '--json']);
+    const v = await runCliHere(['verify', '--ledger', file, '--json']);
     expect(v.code, v.stdout + v.stderr).toBe(0);
   });
 
@@ -77,38 +77,38 @@ describe('run folders beside a ledger: one rule for the CLI and the library', ()
 });
 
 describe('replay of a flow of your own without --flows', () => {
-  it('says the run\'s flow is not loaded and to pass --flows DIR (FLOW_NOT_LOADED), instead of false divergences', () => {
+  it('says the run\'s flow is not loaded and to pass --flows DIR (FLOW_NOT_LOADED), instead of false divergences', async () => {
     const dir = tempDir('nk-replay-own-');
     const ledger = path.join(dir, 'ledger.sqlite');
     const input = fixbug('own-1', 'reproduce', 'REPRODUCED') + fixbug('own-1', 'implement', 'VERIFIED');
     expect(runCli(['route', '-q', '--flows', OWN_FLOWS, '--ledger', ledger], input).code).toBe(0);
-    const r = runCli(['replay', 'own-1', '--ledger', ledger, '--flows', CHARTERS]);
+    const r = await runCliHere(['replay', 'own-1', '--ledger', ledger, '--flows', CHARTERS]);
     expect(r.stdout).not.toContain('DIVERGED');
     expect(r.stderr).toContain('run "own-1" was routed with flow "fixbug", which is not among the loaded flows');
     expect(r.stderr).toContain('pass --flows DIR');
     expect(r.code).toBe(2);
-    const json = runCli(['replay', 'own-1', '--ledger', ledger, '--flows', CHARTERS, '--json']);
+    const json = await runCliHere(['replay', 'own-1', '--ledger', ledger, '--flows', CHARTERS, '--json']);
     expect(JSON.parse(json.stdout.trim().split('\n').at(-1)!)).toMatchObject({ error: { code: 'FLOW_NOT_LOADED' } });
-    const ok = runCli(['replay', 'own-1', '--ledger', ledger, '--flows', OWN_FLOWS]);
+    const ok = await runCliHere(['replay', 'own-1', '--ledger', ledger, '--flows', OWN_FLOWS]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain('identical: every decision reproduced');
   });
 });
 
 describe('suggestions and words', () => {
-  it('resolve --next with a misspelt step suggests the nearest one', () => {
+  it('resolve --next with a misspelt step suggests the nearest one', async () => {
     const dir = tempDir('nk-resolve-');
     const ledger = path.join(dir, 'ledger.sqlite');
     // NOT_REPRODUCED is a failure with no branch: the route escalates.
     const r = runCli(['route', '-q', '--flows', OWN_FLOWS, '--ledger', ledger], fixbug('esc-1', 'reproduce', 'NOT_REPRODUCED'));
     const d = JSON.parse(r.stdout) as { decision: string; escalation_id: string };
     expect(d.decision).toBe('ESCALATE');
-    const bad = runCli(['resolve', d.escalation_id, '--decision', 'CONTINUE', '--next', 'implment', '--by', 'ana', '--reason', 'r', '--flows', OWN_FLOWS, '--ledger', ledger]);
+    const bad = await runCliHere(['resolve', d.escalation_id, '--decision', 'CONTINUE', '--next', 'implment', '--by', 'ana', '--reason', 'r', '--flows', OWN_FLOWS, '--ledger', ledger]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('step implment is not in flow fixbug; did you mean "implement"?');
   });
 
-  it('a clean run shows 0 off-road: TERMINATE at its terminal step is the normal end', () => {
+  it('a clean run shows 0 off-road: TERMINATE at its terminal step is the normal end', async () => {
     const dir = tempDir('nk-clean-');
     const ledger = path.join(dir, 'ledger.sqlite');
     const input = [
@@ -119,34 +119,34 @@ describe('suggestions and words', () => {
     ].join('');
     const r = runCli(['route', '-q', '--flows', OWN_FLOWS, '--ledger', ledger], input);
     expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { decision: string }).decision).at(-1)).toBe('TERMINATE');
-    const runs = runCli(['runs', '--ledger', ledger, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { run_id: string; offroad: number; status: string });
+    const runs = (await runCliHere(['runs', '--ledger', ledger, '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { run_id: string; offroad: number; status: string });
     expect(runs.find((x) => x.run_id === 'clean-1')).toMatchObject({ offroad: 0, status: 'terminated' });
-    const audit = JSON.parse(runCli(['audit', 'clean-1', '--ledger', ledger, '--json']).stdout) as { offroad: unknown[] };
+    const audit = JSON.parse((await runCliHere(['audit', 'clean-1', '--ledger', ledger, '--json'])).stdout) as { offroad: unknown[] };
     expect(audit.offroad).toEqual([]);
     // verify agrees with the stored count.
-    expect(runCli(['verify', '--ledger', ledger]).code).toBe(0);
+    expect((await runCliHere(['verify', '--ledger', ledger])).code).toBe(0);
   });
 
-  it('audit --why explains the tags it shows', () => {
+  it('audit --why explains the tags it shows', async () => {
     const dir = tempDir('nk-why-');
     const ledger = path.join(dir, 'ledger.sqlite');
     runCli(['route', '-q', '--flows', OWN_FLOWS, '--ledger', ledger], fixbug('why-1', 'reproduce', 'REPRODUCED') + fixbug('why-1', 'implement', 'VERIFIED'));
-    const r = runCli(['audit', 'why-1', '--ledger', ledger, '--flows', OWN_FLOWS, '--why', 'implement']);
+    const r = await runCliHere(['audit', 'why-1', '--ledger', ledger, '--flows', OWN_FLOWS, '--why', 'implement']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('[next]');
     expect(r.stdout).toContain('[completed]');
     expect(r.stdout).toContain('([next]: routed to the step; [completed]: the step finished here)');
   });
 
-  it('the demo says its tier-3 model is scripted, calls tier 3 the arbiter, and ends with a command that works in a clone', () => {
+  it('the demo says its tier-3 model is scripted, calls tier 3 the arbiter, and ends with a command that works in a clone', async () => {
     const dir = tempDir('nk-demo-words-');
-    const r = runCli(['demo', '-q', '--ledger', path.join(dir, 'ledger.sqlite')]);
+    const r = await runCliHere(['demo', '-q', '--ledger', path.join(dir, 'ledger.sqlite')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('tier-3 (LLM)');
     expect(r.stdout).toMatch(/tier 3, the arbiter: a scripted model \(recorded answers, no model called\)[^\n]*\$\d+\.\d{4}/);
     expect(r.stdout).toMatch(/^next: npx navkernel runs audit /m);
     // The command it names works as printed (with the built binary in place of npx).
     const next = /^next: npx navkernel (.*)$/m.exec(r.stdout)![1]!.split(' ');
-    expect(runCli(next).code).toBe(0);
+    expect((await runCliHere(next)).code).toBe(0);
   });
 });

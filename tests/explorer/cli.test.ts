@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { FlightPlan, NavigatorOutput } from '../../src/contracts/index.js';
 import { openExplorerStore } from '../../src/ledger/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
-import { BIN } from '../support/cli.js';
+import { BIN, runCliHere } from '../support/cli.js';
 import { NO_KEYS, finalize, makeRepo, runCli, startCli, tmpDir, update } from './helpers.js';
 
 const TASK = 'fix the discount calculation in the cart total';
@@ -32,7 +32,7 @@ describe('navkernel explore', () => {
   it('--no-llm writes the context and the plan, prints NavigatorOutput as JSON, exit 0', async () => {
     const out = path.join(dir, 'ctx.md');
     const plan = path.join(dir, 'plan.yaml');
-    const r = await runCli([...common(), '--no-llm', '-o', out, '-f', plan, '--json']);
+    const r = await runCliHere([...common(), '--no-llm', '-o', out, '-f', plan, '--json'], NO_KEYS);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(NavigatorOutput.safeParse(doc).success).toBe(true);
@@ -47,13 +47,13 @@ describe('navkernel explore', () => {
   });
 
   it('exit codes: no model and no key → 2 with a clear message; missing repo → 2 (REPO_NOT_FOUND); bad number → 2', async () => {
-    const noKey = await runCli(common());
+    const noKey = await runCliHere(common(), NO_KEYS);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/no model available: set GEMINI_API_KEY .* or ANTHROPIC_API_KEY, pass --llm .*--no-llm/);
-    const noRepo = await runCli(['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--no-llm', '--ledger', path.join(dir, 'ledger.sqlite')]);
+    const noRepo = await runCliHere(['explore', '--repo', path.join(dir, 'nope'), '--goal', 'x', '--no-llm', '--ledger', path.join(dir, 'ledger.sqlite')], NO_KEYS);
     expect(noRepo.code).toBe(2);
     expect(noRepo.stderr).toBe(`navkernel: repository not found: ${path.join(dir, 'nope')}\n`);
-    const badTokens = await runCli([...common(), '--no-llm', '--tokens', 'many']);
+    const badTokens = await runCliHere([...common(), '--no-llm', '--tokens', 'many'], NO_KEYS);
     expect(badTokens.code).toBe(2);
     expect(badTokens.stderr).toMatch(/--budget-tokens must be a positive integer/);
   });
@@ -67,7 +67,7 @@ describe('navkernel explore', () => {
       [[...common(), '--json'], 'LLM_KEY_MISSING'],
     ];
     for (const [args, code] of cases) {
-      const r = await runCli(args);
+      const r = await runCliHere(args, NO_KEYS);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toBe('');
       expect(JSON.parse(r.stdout)).toEqual({ error: { code, message: expect.any(String) } });
@@ -99,7 +99,7 @@ describe('navkernel explore', () => {
 
   it('a scripted session runs to finalize; the context goes to stdout', async () => {
     const file = script('s1.json', [update({ verbosity: [{ pattern: 'src/cart/**', level: 4 }] }), finalize()]);
-    const r = await runCli([...common(), '--model', `scripted:${file}`, '--session', 'cli-s1']);
+    const r = await runCliHere([...common(), '--model', `scripted:${file}`, '--session', 'cli-s1'], NO_KEYS);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('export function applyDiscount');
     expect(r.stderr).toMatch(/explore: agent_done after 2 step\(s\)/);

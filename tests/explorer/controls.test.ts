@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUserLine } from '../../src/explorer/index.js';
 import { openExplorerStore } from '../../src/ledger/index.js';
 import { parseLlmSpec } from '../../src/llm/index.js';
+import { runCliHere } from '../support/cli.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
-import { makeRepo, runCli, startCli, tmpDir } from './helpers.js';
+import { makeRepo, NO_KEYS, runCli, startCli, tmpDir } from './helpers.js';
 
 const TASK = 'fix the discount calculation in the cart total';
 
@@ -70,13 +71,13 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
     } finally {
       st.close();
     }
-    const runs = await runCli(['runs', '--ledger', ledger]);
+    const runs = await runCliHere(['runs', '--ledger', ledger]);
     expect(runs.code, runs.stderr).toBe(0);
     expect(runs.stdout).toMatch(new RegExp(`explore:bare-anthropic +2 +2 +${spent.toFixed(4).replace('.', '\\.')} .*anthropic:claude-haiku-4-5`));
-    const audit = await runCli(['audit', 'explore:bare-anthropic', '--ledger', ledger, '--json']);
+    const audit = await runCliHere(['audit', 'explore:bare-anthropic', '--ledger', ledger, '--json']);
     expect(audit.code, audit.stderr).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ session_id: 'bare-anthropic', steps: 2, calls: 2, by_model: [{ provider: 'anthropic', model: 'claude-haiku-4-5', persona: 'shannon', calls: 2 }] });
-    const verify = await runCli(['verify', '--ledger', ledger]);
+    const verify = await runCliHere(['verify', '--ledger', ledger]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
@@ -92,10 +93,10 @@ describe('explore: bare model names, --verbose, --persona, feedback, --copy', ()
 
   it('--no-llm with a bare model name makes no call; a bad --persona is an invalid configuration (exit 2)', async () => {
     server.reset();
-    const r = await runCli([...common(), '--no-llm', '--model', 'claude-haiku-4-5', '--json']);
+    const r = await runCliHere([...common(), '--no-llm', '--model', 'claude-haiku-4-5', '--json'], NO_KEYS);
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests).toHaveLength(0);
-    const bad = await runCli([...common(), '--no-llm', '--persona', 'turing']);
+    const bad = await runCliHere([...common(), '--no-llm', '--persona', 'turing'], NO_KEYS);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--persona must be one of shannon, knuth, feynman, auto, none/);
   });

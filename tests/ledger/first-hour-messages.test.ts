@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlowInput, RouteRequest, WhyReport } from '../../src/contracts/index.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { FIXBUG_FLOW } from '../support/kernel-fixtures.js';
 
 let dir = '';
@@ -74,45 +74,45 @@ describe('a lone surrogate (28.8)', () => {
     const [row] = await ledger.routes('s3', 0, 10);
     expect(JSON.parse(row!.request).forensics.error_output).toBe('x\ufffd');
     await ledger.close();
-    expect(runCli(['verify', '--ledger', copy]).code).toBe(0);
+    expect((await runCliHere(['verify', '--ledger', copy])).code).toBe(0);
   });
 });
 
 describe('audit --why (28.9)', () => {
-  it('a misspelt step: it does not exist in the run\'s flows, with the nearest one (exit 2)', () => {
-    const w = runCli(['audit', 'fb', '--ledger', file, '--flows', FLOWS, '--why', 'implment']);
+  it('a misspelt step: it does not exist in the run\'s flows, with the nearest one (exit 2)', async () => {
+    const w = await runCliHere(['audit', 'fb', '--ledger', file, '--flows', FLOWS, '--why', 'implment']);
     expect(w.code).toBe(2);
     expect(w.stderr.trim()).toBe('navkernel: step "implment" does not exist in the flows of run fb; did you mean "implement"? (steps: done, fix-lint, implement, reproduce, review)');
-    const json = JSON.parse(runCli(['audit', 'fb', '--ledger', file, '--flows', FLOWS, '--why', 'implment', '--json']).stdout) as { error: { code: string; message: string } };
+    const json = JSON.parse((await runCliHere(['audit', 'fb', '--ledger', file, '--flows', FLOWS, '--why', 'implment', '--json'])).stdout) as { error: { code: string; message: string } };
     expect(json.error.code).toBe('UNKNOWN_STEP');
     expect(json.error.message).toContain('did you mean "implement"?');
   });
 
-  it('a step of the flow no decision touched is not called misspelt', () => {
+  it('a step of the flow no decision touched is not called misspelt', async () => {
     // fix-lint is touched; a flow step never reached in this run is reported as untouched, not unknown.
     const extra = flowsDir('flows-extra', (f) => ({ ...f, steps: [...f.steps, { id: 'docs', agent: 'writer', returns: true }], detours: { ...f.detours, type_mismatch: 'docs' } }));
-    const w = runCli(['audit', 'fb', '--ledger', file, '--flows', extra, '--why', 'docs']);
+    const w = await runCliHere(['audit', 'fb', '--ledger', file, '--flows', extra, '--why', 'docs']);
     expect(w.stderr.trim()).toBe('navkernel: no decision of run fb touched step "docs"');
   });
 
-  it('shows the sightings behind "seen N times"', () => {
-    const w = runCli(['audit', 'fb', '--ledger', file, '--why', 'implement']);
+  it('shows the sightings behind "seen N times"', async () => {
+    const w = await runCliHere(['audit', 'fb', '--ledger', file, '--why', 'implement']);
     expect(w.code).toBe(0);
     expect(w.stdout).toMatch(/#3\s+fixbug\/implement\s+DETOUR\s+fix-lint \(return to implement\)\s+tier 2\s+signature_detour: failure signature lint_errors seen 2 times at implement/);
     expect(w.stdout).toContain('  #3 lint_errors: seen at #2, #3');
-    const json = JSON.parse(runCli(['audit', 'fb', '--ledger', file, '--why', 'implement', '--json']).stdout) as WhyReport;
+    const json = JSON.parse((await runCliHere(['audit', 'fb', '--ledger', file, '--why', 'implement', '--json'])).stdout) as WhyReport;
     expect(json.entries.find((e) => e.seq === 3)?.sightings).toEqual([2, 3]);
     expect(json.unknown_step).toBeUndefined();
   });
 });
 
 describe('replay text (28.10)', () => {
-  it('shows the new reason, and says the recorded requests after the first divergence would not have happened as recorded', () => {
+  it('shows the new reason, and says the recorded requests after the first divergence would not have happened as recorded', async () => {
     const edited = flowsDir('flows-edited', (f) => ({ ...f, steps: f.steps.map((st) => (st.id === 'review' ? { ...st, branches: { APPROVED: 'done', BOUNCE: 'done' } } : st)) }));
-    const same = runCli(['replay', 'fb', '--ledger', file, '--flows', FLOWS]);
+    const same = await runCliHere(['replay', 'fb', '--ledger', file, '--flows', FLOWS]);
     expect(same.stdout).toContain('identical: every decision reproduced');
     expect(same.stdout).not.toContain('note:');
-    const out = runCli(['replay', 'fb', '--ledger', file, '--flows', edited]);
+    const out = await runCliHere(['replay', 'fb', '--ledger', file, '--flows', edited]);
     expect(out.code).toBe(1);
     expect(out.stdout).toContain(
       [

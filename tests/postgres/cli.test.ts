@@ -9,7 +9,7 @@ import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel } from '../../src/kernel/index.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
-import { coProcess, runCli } from '../support/cli.js';
+import { coProcess, runCliHere } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 import { DATABASE_URL, adminQuery, describePostgres, freshSchemaUrl, schemaOf } from '../support/postgres.js';
 
@@ -47,39 +47,39 @@ function files(root: string): Map<string, string> {
 }
 
 describePostgres('the CLI on a PostgreSQL ledger', () => {
-  it('migrates a SQLite ledger to PostgreSQL and back, verified, and every read command answers the same', () => {
+  it('migrates a SQLite ledger to PostgreSQL and back, verified, and every read command answers the same', async () => {
     const url = freshUrl();
-    const m = runCli(['migrate', '--from', sqliteFile, '--to', url]);
+    const m = await runCliHere(['migrate', '--from', sqliteFile, '--to', url]);
     expect(m.code, m.stderr + m.stdout).toBe(0);
     // The simulator routes each flow of its sequence as a run of its own.
     expect(m.stdout).toMatch(new RegExp(`copied ${runIds.length} run\\(s\\)`));
     expect(m.stdout).toMatch(/verify: ok/);
     expect(m.stdout + m.stderr).not.toMatch(/password/i);
-    expect(runCli(['verify', '--ledger', url]).code).toBe(0);
+    expect((await runCliHere(['verify', '--ledger', url])).code).toBe(0);
     for (const args of [['runs', '--json'], ...runIds.flatMap((r) => [['audit', r, '--json'], ['audit', r, '--why', 'build-step-3', '--json'], ['replay', r, '--flows', 'charters', '--json']])]) {
-      const a = runCli([...args, '--ledger', sqliteFile]);
-      const b = runCli([...args, '--ledger', url]);
+      const a = await runCliHere([...args, '--ledger', sqliteFile]);
+      const b = await runCliHere([...args, '--ledger', url]);
       expect(b.code, `${args.join(' ')}: ${b.stderr}`).toBe(a.code);
       expect(b.stdout, args.join(' ')).toBe(a.stdout);
     }
     // NAVKERNEL_LEDGER selects it too
-    expect(runCli(['runs', '--json'], '', { NAVKERNEL_LEDGER: url }).stdout).toBe(runCli(['runs', '--json', '--ledger', sqliteFile]).stdout);
+    expect((await runCliHere(['runs', '--json'], { NAVKERNEL_LEDGER: url })).stdout).toBe((await runCliHere(['runs', '--json', '--ledger', sqliteFile])).stdout);
     // and back to a new SQLite file
     const back = path.join(dir, 'back', 'ledger.sqlite');
-    const m2 = runCli(['migrate', '--from', url, '--to', back]);
+    const m2 = await runCliHere(['migrate', '--from', url, '--to', back]);
     expect(m2.code, m2.stderr + m2.stdout).toBe(0);
-    expect(runCli(['runs', '--json', '--ledger', back]).stdout).toBe(runCli(['runs', '--json', '--ledger', sqliteFile]).stdout);
+    expect((await runCliHere(['runs', '--json', '--ledger', back])).stdout).toBe((await runCliHere(['runs', '--json', '--ledger', sqliteFile])).stdout);
     // a second migrate into a ledger that has runs is refused
-    const again = runCli(['migrate', '--from', sqliteFile, '--to', url]);
+    const again = await runCliHere(['migrate', '--from', sqliteFile, '--to', url]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(new RegExp(`already holds ${runIds.length} run`));
   }, 180_000); // a dozen CLI processes in a row: slow on a loaded machine, not a timing assertion
 
-  it('exports decisions.jsonl from PostgreSQL byte for byte as the SQLite ledger wrote them', () => {
+  it('exports decisions.jsonl from PostgreSQL byte for byte as the SQLite ledger wrote them', async () => {
     const url = freshUrl();
-    expect(runCli(['migrate', '--from', sqliteFile, '--to', url]).code).toBe(0);
+    expect((await runCliHere(['migrate', '--from', sqliteFile, '--to', url])).code).toBe(0);
     const out = path.join(dir, 'exported');
-    for (const r of runIds) expect(runCli(['export', r, '--jsonl', '--out', out, '--ledger', url]).code).toBe(0);
+    for (const r of runIds) expect((await runCliHere(['export', r, '--jsonl', '--out', out, '--ledger', url])).code).toBe(0);
     const written = files(path.dirname(sqliteFile));
     const exported = files(out);
     expect(exported.size).toBeGreaterThan(0);
@@ -88,9 +88,9 @@ describePostgres('the CLI on a PostgreSQL ledger', () => {
     // to stdout, one flow: the file's bytes
     const [rel, text] = [...written][0]!;
     const [run, flow] = rel.split(path.sep);
-    const printed = runCli(['export', run!, '--jsonl', '--flow', flow!, '--ledger', url]);
+    const printed = await runCliHere(['export', run!, '--jsonl', '--flow', flow!, '--ledger', url]);
     expect(printed.stdout).toBe(text);
-    expect(runCli(['export', 'no-such-run', '--jsonl', '--ledger', url]).code).not.toBe(0);
+    expect((await runCliHere(['export', 'no-such-run', '--jsonl', '--ledger', url])).code).not.toBe(0);
   });
 
   it('two `navkernel route` co-processes on one PostgreSQL ledger route one run alternately; verify passes', async () => {
@@ -109,13 +109,13 @@ describePostgres('the CLI on a PostgreSQL ledger', () => {
     expect(await a.close()).toBe(0);
     expect(await b.close()).toBe(0);
     expect(seqs).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
-    const v = runCli(['verify', '--ledger', url, '--json']);
+    const v = await runCliHere(['verify', '--ledger', url, '--json']);
     expect(v.code, v.stdout).toBe(0);
     expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, routes: 10 });
   });
 
-  it('says which server it cannot reach, without the password', () => {
-    const r = runCli(['runs', '--ledger', 'postgres://kern:hunter2@127.0.0.1:1/ledger']);
+  it('says which server it cannot reach, without the password', async () => {
+    const r = await runCliHere(['runs', '--ledger', 'postgres://kern:hunter2@127.0.0.1:1/ledger']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/127\.0\.0\.1:1/);
     expect(r.stderr).not.toContain('hunter2');

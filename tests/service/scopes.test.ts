@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrincipalDirectory, newToken, parseTokensFile, SCOPES, type Scope } from '../../src/service/index.js';
-import { BIN, runCli } from '../support/cli.js';
+import { BIN, runCli, runCliHere } from '../support/cli.js';
 import { CHARTERS } from '../support/kernel-fixtures.js';
 import { GATE_RUN, post, routeAll, startServer, type TestServer } from './helpers.js';
 
@@ -87,15 +87,15 @@ describe('principals and scopes (serve --tokens)', () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { resolution: unknown }).resolution).toMatchObject({ by: 'alice', authenticated: true, via: 'http' });
     expect(((await (await fetch(`${s.base}/v1/escalations`, { headers: bearer('alice') })).json()) as { escalations: unknown[] }).escalations).toEqual([]);
-    const audit = runCli(['audit', 'gate-1', '--ledger', s.file, '--json']);
+    const audit = await runCliHere(['audit', 'gate-1', '--ledger', s.file, '--json']);
     expect(JSON.stringify(JSON.parse(audit.stdout))).toContain('"by":"alice"');
-    expect(runCli(['verify', '--ledger', s.file]).code).toBe(0);
+    expect((await runCliHere(['verify', '--ledger', s.file])).code).toBe(0);
     // Claiming someone else resolved it, in the database, breaks the chain.
     const db = new Database(s.file);
     const row = db.prepare('SELECT escalation_id, resolution FROM escalations WHERE escalation_id = ?').get(id) as { resolution: string };
     db.prepare('UPDATE escalations SET resolution = ?, resolved_by = ? WHERE escalation_id = ?').run(row.resolution.replace('"alice"', '"mallory"'), 'mallory', id);
     db.close();
-    const verify = runCli(['verify', '--ledger', s.file]);
+    const verify = await runCliHere(['verify', '--ledger', s.file]);
     expect(verify.code).toBe(1);
     expect(verify.stdout + verify.stderr).toMatch(new RegExp(id));
   });
@@ -208,7 +208,7 @@ describe('the tokens file', () => {
       await routeAll(s.base, GATE_RUN);
       const inbox = (await (await fetch(`${s.base}/v1/escalations`)).json()) as { escalations: { escalation_id: string }[] };
       const id = inbox.escalations[0]!.escalation_id;
-      const r = runCli(['resolve', id, '--decision', 'TERMINATE', '--reason', 'done', '--ledger', s.file, '--flows', CHARTERS, '--json']);
+      const r = await runCliHere(['resolve', id, '--decision', 'TERMINATE', '--reason', 'done', '--ledger', s.file, '--flows', CHARTERS, '--json']);
       expect(r.code, r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as { resolution: unknown }).resolution).toMatchObject({ by: userInfo().username, authenticated: false, via: 'cli' });
     } finally {

@@ -24,7 +24,7 @@ import {
 } from '../../src/ledger/index.js';
 import { auditRun, listRuns, replayRun } from '../../src/runs/index.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
 
 let flows: FlowSet;
@@ -223,25 +223,25 @@ describe.each(STORE_FACTORIES)('archive conformance: $name', (factory) => {
   it('the CLI: archive --before, verify --archive, audit a bundle, restore, checkpoint and verify --checkpoint', async () => {
     await recorded();
     const dir = archiveDir();
-    const arch = runCli(['archive', '--ledger', loc.cliArg, '--before', '9999-01-01', '--to', dir, '--json']);
+    const arch = await runCliHere(['archive', '--ledger', loc.cliArg, '--before', '9999-01-01', '--to', dir, '--json']);
     expect(arch.code, arch.stderr).toBe(0);
     const rep = JSON.parse(arch.stdout) as { archived: { run_id: string; file: string }[] };
     expect(rep.archived.length).toBeGreaterThan(0);
     // (repairing: the CLI keeps decisions.jsonl files in a runs/ folder of its own beside the file)
-    const ok = runCli(['verify', '--ledger', loc.cliArg, '--archive', dir]);
+    const ok = await runCliHere(['verify', '--ledger', loc.cliArg, '--archive', dir]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/against their tombstone/);
     const bundle = rep.archived[0]!.file;
-    const audit = runCli(['audit', rep.archived[0]!.run_id, '--ledger', bundle]);
+    const audit = await runCliHere(['audit', rep.archived[0]!.run_id, '--ledger', bundle]);
     expect(audit.code, audit.stderr).toBe(0);
     const cpFile = path.join(dir, 'cp.json');
-    expect(runCli(['checkpoint', '--ledger', loc.cliArg, '--key', keys.priv, '-o', cpFile]).code).toBe(0);
-    const restore = runCli(['restore', bundle, '--ledger', loc.cliArg]);
+    expect((await runCliHere(['checkpoint', '--ledger', loc.cliArg, '--key', keys.priv, '-o', cpFile])).code).toBe(0);
+    const restore = await runCliHere(['restore', bundle, '--ledger', loc.cliArg]);
     expect(restore.code, restore.stderr).toBe(0);
-    const v = runCli(['verify', '--ledger', loc.cliArg, '--checkpoint', cpFile, '--pubkey', keys.pub]);
+    const v = await runCliHere(['verify', '--ledger', loc.cliArg, '--checkpoint', cpFile, '--pubkey', keys.pub]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
     expect(v.stdout).toMatch(/holds: nothing it covers was removed or rewritten/);
-    const bad = runCli(['verify', '--ledger', loc.cliArg, '--checkpoint', cpFile, '--pubkey', keys.otherPub, '--json']);
+    const bad = await runCliHere(['verify', '--ledger', loc.cliArg, '--checkpoint', cpFile, '--pubkey', keys.otherPub, '--json']);
     expect(bad.code).not.toBe(0);
   });
 });

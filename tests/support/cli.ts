@@ -38,12 +38,14 @@ export function coProcess(args: string[]) {
 
 /**
  * Runs `navkernel ARGS` in this process (the CLI's `main` with captured IO): no build, no spawn. For commands
- * checked by their output and exit code; the co-process, signals and stdin stay with `runCli`.
+ * checked by their output and exit code; the co-process, signals and stdin stay with `runCli`. `env` is merged over
+ * process.env (as `runCli`'s) and reaches the command through its context; `cwd` (default the repository root, as
+ * `runCli`'s) is the folder the command's defaults and configuration are read from.
  */
-export async function runCliHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliHere(args: string[], env: Record<string, string> = {}, cwd: string = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   const { main } = await import('../../src/cli/main.js');
   const { captureIo } = await import('../../src/cli/context.js');
-  const io = captureIo({ cwd: ROOT });
+  const io = captureIo({ cwd, env: { ...process.env, ...env } });
   const code = await main(['node', 'navkernel', ...args], io);
   return { code, stdout: io.out(), stderr: io.err() };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { flowsByRef } from '../../src/runs/flow-refs.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { SHIP_V1, SHIP_V2, flowFolders, openLedgerAt, ship, tmp } from './fixtures.js';
 
 const v1 = defineFlows(SHIP_V1);
@@ -77,7 +77,7 @@ describe('naming a kept flow version wrongly', () => {
   });
 
   it('`flows diff` exits 2 with the code in its JSON error and leaves the ledger as it was', async () => {
-    const r = runCli(['flows', 'diff', 'ledger:000000000000', folders.v2, '--ledger', at, '--json']);
+    const r = await runCliHere(['flows', 'diff', 'ledger:000000000000', folders.v2, '--ledger', at, '--json']);
     expect(r.code).toBe(2);
     // With --json the error is the output: one JSON line on stdout (docs/errors.md).
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'FLOW_VERSION_UNKNOWN', message: expect.stringContaining(v1.hash.slice(0, 12)) } });

@@ -14,7 +14,7 @@ import { impactOnRuns } from '../../src/runs/flow-impact.js';
 import { replayRun } from '../../src/runs/replay.js';
 import { upgradeRun } from '../../src/runs/upgrade.js';
 import { whatIf } from '../../src/runs/what-if.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { SHIP_V1, SHIP_V1_CAP1, SHIP_V2, STORES, dropStore, flowFolders, openLedgerAt, ship, tmp } from './fixtures.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -104,12 +104,12 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     // The CLI says the same, from folders and from the ledger's kept version.
     const f = flowFolders();
     cleanups.push(f.rm);
-    const r = runCli(['flows', 'diff', `ledger:${v1.hash.slice(0, 10)}`, f.v2, '--ledger', at, '--json']);
+    const r = await runCliHere(['flows', 'diff', `ledger:${v1.hash.slice(0, 10)}`, f.v2, '--ledger', at, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { diff: { steps: unknown[] }; impact: { touched: number } };
     expect(out.diff.steps).toHaveLength(4);
     expect(out.impact.touched).toBe(6);
-    const text = runCli(['flows', 'diff', f.v1, f.v2]);
+    const text = await runCliHere(['flows', 'diff', f.v1, f.v2]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/~ step ship\/review renamed critique/);
     expect(text.stdout).toMatch(/- step ship\/polish/);
@@ -149,7 +149,7 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     expect(archived.archived.map((a) => a.run_id)).toEqual(['at-review']);
     expect(await ledger.runUpgrades('at-review')).toEqual([]);
     const bundle = readdirSync(bundles).find((f) => f.endsWith('.nkrun.gz'))!;
-    const check = runCli(['verify', '--ledger', path.join(bundles, bundle)]);
+    const check = await runCliHere(['verify', '--ledger', path.join(bundles, bundle)]);
     expect(check.code, check.stdout + check.stderr).toBe(0);
     await restoreBundle(ledger, path.join(bundles, bundle));
     const restored = await ledger.runUpgrades('at-review');
@@ -312,13 +312,13 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     // The CLI: a table for people, JSON for CI, exit 1 over the share.
     const f = flowFolders();
     cleanups.push(f.rm);
-    const gate = runCli(['flows', 'what-if', '--flows', f.cap1, '--ledger', at, '--json', '--max-changed-share', '0.01']);
+    const gate = await runCliHere(['flows', 'what-if', '--flows', f.cap1, '--ledger', at, '--json', '--max-changed-share', '0.01']);
     expect(gate.code, gate.stderr).toBe(1);
     expect(JSON.parse(gate.stdout)).toMatchObject({ runs: 30, decisions: 140, changed_runs: 10, over: true });
-    const pass = runCli(['flows', 'what-if', '--flows', f.v1, '--ledger', at, '--max-changed-share', '0.01']);
+    const pass = await runCliHere(['flows', 'what-if', '--flows', f.v1, '--ledger', at, '--max-changed-share', '0.01']);
     expect(pass.code, pass.stderr).toBe(0);
     expect(pass.stdout).toMatch(/0 would change/);
-    const table = runCli(['flows', 'what-if', '--flows', f.cap1, '--ledger', at, '--run', 'loop-*']);
+    const table = await runCliHere(['flows', 'what-if', '--flows', f.cap1, '--ledger', at, '--run', 'loop-*']);
     expect(table.stdout).toMatch(/ship\/review\s+LOOP draft \(tier \d microloop\)\s+CONTINUE polish/);
   });
 });

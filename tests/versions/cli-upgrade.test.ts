@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FlowInput } from '../../src/contracts/index.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
-import { runCli } from '../support/cli.js';
+import { runCliHere } from '../support/cli.js';
 import { SHIP_V1, STORES, dropStore, flowFolders, openLedgerAt, ship, tmp } from './fixtures.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -31,26 +31,26 @@ describe.each(STORES)('navkernel runs upgrade on $name', ({ location }) => {
     await k.route({ run_id: 'syncing', flow: 'sync', step_completed: 'pull', status: 'SUCCEEDED' });
     await k.close();
 
-    const refused = runCli(['runs', 'upgrade', 'at-review', '--to', f.v2, '--by', 'ann', '--ledger', at, '--json']);
+    const refused = await runCliHere(['runs', 'upgrade', 'at-review', '--to', f.v2, '--by', 'ann', '--ledger', at, '--json']);
     expect(refused.code).not.toBe(0);
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'UPGRADE_REFUSED' } });
     expect(refused.stdout).toMatch(/ship\/review/);
 
-    const done = runCli(['runs', 'upgrade', 'at-review', '--to', f.v2, '--map', 'review=critique', '--by', 'ann', '--reason', 'ship v2', '--ledger', at, '--json']);
+    const done = await runCliHere(['runs', 'upgrade', 'at-review', '--to', f.v2, '--map', 'review=critique', '--by', 'ann', '--reason', 'ship v2', '--ledger', at, '--json']);
     expect(done.code, done.stderr + done.stdout).toBe(0);
     expect(JSON.parse(done.stdout)).toMatchObject({ run_id: 'at-review', upgraded: { from_flows: v1.hash, by: 'ann', reason: 'ship v2' } });
 
     // The policy: `syncing` uses only sync, which v1b leaves as it is; `at-review` is on v2 now, so not on v1 any more.
-    const auto = runCli(['runs', 'upgrade', '--from', v1.hash.slice(0, 8), '--to', v1b, '--if-unaffected', '--by', 'policy', '--ledger', at, '--json']);
+    const auto = await runCliHere(['runs', 'upgrade', '--from', v1.hash.slice(0, 8), '--to', v1b, '--if-unaffected', '--by', 'policy', '--ledger', at, '--json']);
     expect(auto.code, auto.stderr + auto.stdout).toBe(0);
     const lines = auto.stdout.trim().split('\n').map((l) => JSON.parse(l) as { run_id: string; upgraded?: unknown });
     expect(lines.map((l) => l.run_id)).toEqual(['syncing']);
     expect(lines[0]!.upgraded).toMatchObject({ to_flows: defineFlows(V1B).hash, by: 'policy' });
 
-    const listing = runCli(['runs', '--ledger', at, '--json']);
+    const listing = await runCliHere(['runs', '--ledger', at, '--json']);
     expect(listing.code, listing.stderr).toBe(0);
     expect(listing.stdout.trim().split('\n')).toHaveLength(2);
-    const verify = runCli(['verify', '--ledger', at]);
+    const verify = await runCliHere(['verify', '--ledger', at]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 });

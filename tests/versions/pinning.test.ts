@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256 } from '../../src/contracts/canonical-json.js';
 import { createKernel, defineFlows } from '../../src/kernel/index.js';
 import { verifyLedger } from '../../src/ledger/index.js';
-import { coProcess, runCli } from '../support/cli.js';
+import { coProcess, runCliHere } from '../support/cli.js';
 import { ROOT } from '../support/kernel-fixtures.js';
 import { SHIP_V1, SHIP_V2, STORES, dropStore, flowFolders, openLedgerAt, ship, tmp } from './fixtures.js';
 
@@ -94,7 +94,7 @@ describe.each(STORES)('flow versions on $name', ({ location }) => {
       expect(await c2.close()).toBe(0);
     }
     // And from a folder with no flows at all, the run replays from the ledger's kept versions.
-    const r = runCli(['verify', '--ledger', at]);
+    const r = await runCliHere(['verify', '--ledger', at]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
   });
 

@@ -29,7 +29,7 @@ export function registerArchiveCommand(program: Command, ctx: CliContext): void 
     .option('--vacuum', 'give all space back afterwards (SQLite: VACUUM, which also turns incremental vacuum on; PostgreSQL: VACUUM FULL, locking each table meanwhile)')
     .option('--no-reclaim', 'do not vacuum afterwards (freed space is reused by new routes)')
     .option('--json', 'print the report as JSON');
-  addLedgerOption(archive).action(async (runs: string[], opts: LedgerCliOptions & { to: string; before?: string; includeActive?: boolean; limit?: number; vacuum?: boolean; reclaim?: boolean; json?: boolean }) => {
+  addLedgerOption(archive, {}, ctx.io).action(async (runs: string[], opts: LedgerCliOptions & { to: string; before?: string; includeActive?: boolean; limit?: number; vacuum?: boolean; reclaim?: boolean; json?: boolean }) => {
     if (runs.length === 0 && opts.before === undefined) throw new UsageError('archive takes run ids or --before DATE');
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('archive', 100);
@@ -67,7 +67,7 @@ export function registerRestoreCommand(program: Command, ctx: CliContext): void 
     .description('Bring archived runs back into the ledger from their bundles, row for row, after checking each bundle and its tombstone')
     .argument('<bundles...>', 'bundle files (*.nkrun.gz)')
     .option('--json', 'print one line per restored run as JSON');
-  addLedgerOption(restore).action(async (bundles: string[], opts: LedgerCliOptions & { json?: boolean }) => {
+  addLedgerOption(restore, {}, ctx.io).action(async (bundles: string[], opts: LedgerCliOptions & { json?: boolean }) => {
     const ledger = openCliLedger(opts);
     try {
       for (const file of bundles) {
@@ -88,7 +88,7 @@ export function registerCheckpointCommand(program: Command, ctx: CliContext): vo
     .description("Write a signed statement of the ledger's state (run register size and head, every run's head, the time), to keep outside the ledger")
     .requiredOption('--key <pem>', 'Ed25519 private key, PEM (openssl genpkey -algorithm ed25519 -out key.pem)')
     .option('-o, --out <file>', 'write the checkpoint to this file (default: stdout)');
-  addLedgerOption(checkpoint).action(async (opts: LedgerCliOptions & { key: string; out?: string }) => {
+  addLedgerOption(checkpoint, {}, ctx.io).action(async (opts: LedgerCliOptions & { key: string; out?: string }) => {
     const ledger = openCliLedger(opts);
     try {
       const cp = await createCheckpoint(ledger, opts.key);

@@ -86,7 +86,7 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     .argument('<run>', 'run id')
     .option('--why <step>', 'only the decisions that touched this step, and why')
     .option('--json', 'print the report as JSON (schemas/audit-report or why-report)');
-  addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { why?: string; json?: boolean }) => {
+  addLedgerOption(addKernelOptions(cmd, {}, ctx.io), {}, ctx.io).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { why?: string; json?: boolean }) => {
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('audit');
     try {

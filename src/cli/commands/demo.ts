@@ -71,7 +71,7 @@ export function registerDemoCommand(program: Command, ctx: CliContext): void {
     .option('-q, --quiet', 'print only the summary')
     .option('--json', 'print the summary as JSON')
     .option('--run-prefix <prefix>', 'run id prefix (default: demo-<time>, so each demo is a new set of runs)');
-  addRoutingOptions(cmd, { flows: sampleChartersDir() });
+  addRoutingOptions(cmd, { flows: sampleChartersDir() }, ctx.io);
   // Tier 3 in the demo is a scripted model priced as Claude Haiku: no key, no network.
   cmd.setOptionValue('llm', `scripted:${path.join(packageRoot(), 'examples', 'demo-arbiter.json')}`);
   cmd.action(async (opts: DemoOptions) => {
@@ -79,7 +79,7 @@ export function registerDemoCommand(program: Command, ctx: CliContext): void {
     if (!scenario) throw new UsageError(`unknown scenario "${opts.scenario}" (expected ${Object.keys(SCENARIOS).join(' or ')})`);
     // The demo's person resolves each escalation (navkernel runs resolve would): the run goes on to the step's next, or ends.
     const store = openRoutingStore(opts) ?? new MemoryStore();
-    const kernel = await openRoutingKernel(opts, { store });
+    const kernel = await openRoutingKernel(opts, { store }, undefined, ctx);
     const resolve = async (r: { escalation_id: string; decision: string; next?: string }) => {
       await resolveEscalation(store, kernel.flows, { ...r, by: 'demo', reason: 'the simulated person lets the run go on', via: 'cli' });
     };

@@ -13,7 +13,7 @@ export function registerDiagramCommand(program: Command, ctx: CliContext): void 
     .command('diagram')
     .description('Print the Mermaid flowchart of a flow (steps, branches, loops, detours, injections), the one the web UI draws')
     .argument('<flow>', 'a flow id of --flows, or a flow file (its folder is loaded and checked with it)');
-  addKernelOptions(cmd).action(async (flow: string, opts: KernelCliOptions) => {
+  addKernelOptions(cmd, {}, ctx.io).action(async (flow: string, opts: KernelCliOptions) => {
     let dir = opts.flows;
     let id = flow;
     if (existsSync(flow) && statSync(flow).isFile()) {

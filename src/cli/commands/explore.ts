@@ -152,7 +152,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
     .option('--escalate-to <spec>', 'a stronger model (same forms as --llm, e.g. claude-sonnet-4-5) the session moves to when it stalls on --llm, if its next call fits the USD budget')
     .option('--stall-turns <n>', 'steps in a row without a plan change that are a stall: escalate, or warn the model (default 3)')
     .option('--repeat-limit <n>', 'identical tool calls in a row that are a stall: escalate, or end the session as stalled (default 3)');
-  addLedgerOption(cmd);
+  addLedgerOption(cmd, {}, ctx.io);
   // The former names of the shared options (docs/cli-conventions.md), hidden, for a release.
   addFormerFlag(cmd, '-g, --goal <text>', 'task');
   addFormerFlag(cmd, '-t, --tokens <n>', 'budgetTokens');
@@ -173,7 +173,7 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
       }
       const tokens = num(o.budgetTokens, '--budget-tokens', 'int');
       // The configuration file's "budget_usd" and "llm" (README, Configuration), as every command reads them; flags win.
-      const config = cliConfig();
+      const config = cliConfig(ctx.io.cwd);
       const costLimit = o.budgetUsd !== undefined ? num(o.budgetUsd, '--budget-usd', 'usd') : config.budget_usd;
       const maxIterations = num(o.maxIterations, '--max-iterations', 'int');
       const timeoutMs = num(o.llmTimeoutMs, '--llm-timeout-ms', 'int');
@@ -206,17 +206,17 @@ export function registerExploreCommand(program: Command, ctx: CliContext): void 
         if (!saved) throw new NavkernelError('SESSION_NOT_FOUND', `no explorer session ${o.resume} in ${o.ledger}`);
         // The session's own model before the configuration's: a resumed session keeps its model unless --llm says otherwise.
         const spec = (o.llm || undefined) ?? saved.config.model ?? config.llm;
-        const model = !saved.state.exploration_complete && spec ? resolveModel(spec).model : undefined;
+        const model = !saved.state.exploration_complete && spec ? resolveModel(spec, ctx.io.env).model : undefined;
         const escalateTo = o.escalateTo ?? saved.config.escalate_to;
-        const escalation = !saved.state.exploration_complete && escalateTo ? resolveModel(escalateTo) : undefined;
+        const escalation = !saved.state.exploration_complete && escalateTo ? resolveModel(escalateTo, ctx.io.env) : undefined;
         if (!o.quiet && !o.json) ctx.io.stderr.write(`explore: resuming session ${o.resume} at step ${saved.state.decision_log.length + 1}\n`);
         result = await resumeExplorer(store, o.resume, { ...runOptions, ...(model ? { model } : {}), ...(escalation ? { escalation: { model: escalation.model, modelSpec: escalation.spec } } : {}), ...(o.interactive ? { interactive: true } : {}) });
       } else {
         if (!o.repo) throw new UsageError('--repo is required (or --resume SESSION, or --list)');
         if (!o.task?.trim()) throw new UsageError('--task is required and must be non-empty');
         if (!existsSync(o.repo) || !statSync(o.repo).isDirectory()) throw new NavkernelError('REPO_NOT_FOUND', `repository not found: ${o.repo}`);
-        const chosen = o.llm === false ? undefined : resolveModel(o.llm ?? config.llm);
-        const escalation = chosen && o.escalateTo ? resolveModel(o.escalateTo) : undefined;
+        const chosen = o.llm === false ? undefined : resolveModel(o.llm ?? config.llm, ctx.io.env);
+        const escalation = chosen && o.escalateTo ? resolveModel(o.escalateTo, ctx.io.env) : undefined;
         const stallTurns = o.stallTurns !== undefined ? zeroOrMore(o.stallTurns, '--stall-turns') : undefined;
         const repeatLimit = o.repeatLimit !== undefined ? zeroOrMore(o.repeatLimit, '--repeat-limit') : undefined;
         const sessionId = o.session ?? `exp-${randomUUID().slice(0, 8)}`;

@@ -18,7 +18,7 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     .option('--jsonl', 'the seed-shaped off-road decisions (the one format export writes)')
     .option('--flow <flow>', 'only this flow (exactly the bytes of its decisions.jsonl)')
     .option('--out <dir>', 'write DIR/<run>/<flow>/routing/decisions.jsonl instead of printing');
-  addLedgerOption(cmd).action(async (run: string, opts: LedgerCliOptions & { jsonl?: boolean; flow?: string; out?: string }) => {
+  addLedgerOption(cmd, {}, ctx.io).action(async (run: string, opts: LedgerCliOptions & { jsonl?: boolean; flow?: string; out?: string }) => {
     if (!opts.jsonl) throw new UsageError('navkernel ledger export needs --jsonl (the one format it writes)');
     const ledger = openCliLedger(opts);
     try {

@@ -70,7 +70,7 @@ export function registerFlowsDiffCommand(program: Command, ctx: CliContext): voi
     .argument('<old>', 'the flows as they are: a folder or file, or ledger:HASH (a version the ledger keeps)')
     .argument('<new>', 'the flows as they would be: a folder or file, or ledger:HASH')
     .option('--json', 'print { diff, impact } as one JSON object');
-  addLedgerOption(cmd).action(async (oldRef: string, newRef: string, opts: LedgerCliOptions & { json?: boolean }) => {
+  addLedgerOption(cmd, {}, ctx.io).action(async (oldRef: string, newRef: string, opts: LedgerCliOptions & { json?: boolean }) => {
     // The ledger is read only when named (its option has a default): a diff of two folders needs none.
     const named = cmd.getOptionValueSource('ledger') === 'cli' || oldRef.startsWith('ledger:') || newRef.startsWith('ledger:');
     await flowsDiff({ old: oldRef, new: newRef, ...(named ? { ledger: opts.ledger } : {}), ...(opts.json ? { json: true } : {}) }, {

@@ -82,7 +82,7 @@ export function registerFlowsWhatIfCommand(program: Command, ctx: CliContext): v
     .option('--max-changed-share <x>', 'exit 1 when more than this share (0 to 1) of recorded decisions would change: the CI gate', share)
     .option('--threads <n>', 'worker threads replaying runs side by side (default: the CPU count)', (v) => positiveInt('--threads', v))
     .option('--json', 'print the report as one JSON object');
-  addLedgerOption(cmd).action(async (opts: LedgerCliOptions & { flows: string; run?: string; maxChangedShare?: number; threads?: number; json?: boolean }) => {
+  addLedgerOption(cmd, {}, ctx.io).action(async (opts: LedgerCliOptions & { flows: string; run?: string; maxChangedShare?: number; threads?: number; json?: boolean }) => {
     const progress = terminalProgress('what-if', 200);
     try {
       const { over } = await flowsWhatIf(

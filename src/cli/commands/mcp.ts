@@ -24,7 +24,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
     .option('--allow-resolve', 'offer the resolve tool (an agent may then record decisions on open escalations)')
     .option('--run-base <dir>', 'RUN_BASE: where the navigator cache lives (<run-base>/.cache)', 'runs')
     .addHelpText('after', '\nExample (Claude Code):\n  claude mcp add navkernel -- npx navkernel mcp --repo .\n\nNeeds the optional package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk).');
-  addNavigatorOptions(addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true })))).action(async (opts: McpCliOptions) => {
+  addNavigatorOptions(addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd, {}, ctx.io), { durability: true }, ctx.io)), ctx.io)).action(async (opts: McpCliOptions) => {
     const { requireMcpSdk, serveMcpStdio } = await import('../../integrations/mcp/index.js');
     // Without the SDK, fail before opening (or creating) anything.
     requireMcpSdk();
@@ -32,7 +32,7 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
     let kernel: Awaited<ReturnType<typeof openRoutingKernel>>;
     try {
       if (ledger instanceof PostgresLedger) await ledger.ready();
-      kernel = await openRoutingKernel({ ...opts, ledger: false }, { store: ledger, ...(opts.strict ? { strict: true } : {}) });
+      kernel = await openRoutingKernel({ ...opts, ledger: false }, { store: ledger, ...(opts.strict ? { strict: true } : {}) }, undefined, ctx);
     } catch (err) {
       await ledger.close();
       throw err;

@@ -28,12 +28,12 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
     .option('--max <n>', 'stop after this many divergences', (v) => positiveInt('--max', v))
     .option('--json', 'print the report as JSON (schemas/replay-report.schema.json)')
     .option('--live', 'call the model given by --llm again instead of the recorded answers, and report where the answers differ');
-  addLlmOptions(addLedgerOption(addKernelOptions(cmd))).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean; threads?: number }) => {
+  addLlmOptions(addLedgerOption(addKernelOptions(cmd, {}, ctx.io), {}, ctx.io), ctx.io).action(async (runArg: string | undefined, opts: LedgerCliOptions & KernelCliOptions & LlmFlags & { max?: number; json?: boolean; live?: boolean; all?: boolean; threads?: number }) => {
     if ((runArg === undefined) === !opts.all) throw new UsageError('replay takes a run id or --all (not both)');
     // An explicit --flows asks "what would these flows have done?"; without it each route replays with its recorded version.
     const flows = cmd.getOptionValueSource('flows') === 'cli' ? await loadCliFlows(opts, ctx) : undefined;
     // Recorded answers by default: a replay never calls a model unless asked to with --live.
-    const live = opts.live ? await arbiterFromFlags(opts) : undefined;
+    const live = opts.live ? await arbiterFromFlags(opts, ctx.io.env) : undefined;
     if (opts.live && !live) throw new NavkernelError('INVALID_OPTION', 'replay --live needs --llm SPEC: the model to ask again');
     const ledger = openCliLedger(opts);
     const progress = terminalProgress('replay');

@@ -14,7 +14,7 @@ export function registerReportCommand(program: Command, ctx: CliContext): void {
     .argument('<run>', 'run id')
     .addOption(sharedOption.out('HTML file to write').makeOptionMandatory());
   addFormerFlag(cmd, '--output <file>', 'out');
-  addLedgerOption(addKernelOptions(cmd)).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { out: string }) => {
+  addLedgerOption(addKernelOptions(cmd, {}, ctx.io), {}, ctx.io).action(async (run: string, opts: LedgerCliOptions & KernelCliOptions & { out: string }) => {
     const flows = await loadCliFlows(opts, ctx);
     const ledger = serviceLedger(openCliLedger(opts));
     try {

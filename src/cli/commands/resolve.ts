@@ -25,7 +25,7 @@ export function registerResolveCommand(program: Command, ctx: CliContext): void 
     .option('--by <name>', 'who decides (default: the OS user); recorded as unauthenticated, since the command line proves no identity')
     .requiredOption('--reason <text>', 'why')
     .option('--json', 'print the resolved escalation as JSON (schemas/escalation.schema.json)');
-  addLedgerOption(addKernelOptions(cmd)).action(async (id: string, opts: ResolveOptions) => {
+  addLedgerOption(addKernelOptions(cmd, {}, ctx.io), {}, ctx.io).action(async (id: string, opts: ResolveOptions) => {
     const flows = await loadCliFlows(opts, ctx);
     const ledger = openCliLedger(opts);
     try {

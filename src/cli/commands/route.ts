@@ -46,7 +46,7 @@ export function registerRouteCommand(program: Command, ctx: CliContext): void {
         '{"error":{"code","message","path","line"},"request_id","run_id"}; the co-process keeps serving after an error.\n' +
         'Exit 0 when every line got a decision, 1 when some got an error, 2 when --fail-fast stopped at one.',
     );
-  addRoutingOptions(cmd).action(async (opts: RouteCliOptions) => {
+  addRoutingOptions(cmd, {}, ctx.io).action(async (opts: RouteCliOptions) => {
     const maxDepth = positiveInt('--max-depth', opts.maxDepth);
     const maxBytes = positiveInt('--max-bytes', opts.maxBytes);
     let patterns: RegExp[] = [];
@@ -58,7 +58,7 @@ export function registerRouteCommand(program: Command, ctx: CliContext): void {
     const kernel = await openRoutingKernel(opts, {
       limits: { ...(maxDepth ? { maxDepth } : {}), ...(maxBytes ? { maxBytes } : {}) },
       redact: opts.redact === false ? false : { patterns },
-    }, opts.quiet ? undefined : 'route');
+    }, opts.quiet ? undefined : 'route', ctx);
     // SIGTERM / SIGINT: stop reading, answer what was read (its routes commit), close the ledger, exit 143 / 130.
     const stop = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;

@@ -95,7 +95,7 @@ export function registerRunsUpgradeCommand(program: Command, ctx: CliContext): v
     .option('--by <name>', 'who upgrades (default: the OS user)')
     .option('--reason <text>', 'why (recorded)', 'flow change')
     .option('--json', 'one JSON object per run: { run_id, upgraded | refused }');
-  addLedgerOption(cmd).action(async (run: string | undefined, opts: LedgerCliOptions & { to: string; map: string[]; from?: string; ifUnaffected?: boolean; by?: string; reason: string; json?: boolean }) => {
+  addLedgerOption(cmd, {}, ctx.io).action(async (run: string | undefined, opts: LedgerCliOptions & { to: string; map: string[]; from?: string; ifUnaffected?: boolean; by?: string; reason: string; json?: boolean }) => {
     const by = opts.by ?? osUser();
     if (by === '') throw new NavkernelError('INVALID_OPTION', '--by NAME is needed: the system does not say who runs this command');
     // Opened for writing (an upgrade is recorded), never created: a mistyped path is not a new empty ledger.

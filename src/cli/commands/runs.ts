@@ -11,7 +11,7 @@ export function registerRunsCommand(program: Command, ctx: CliContext): void {
     .command('runs')
     .description('List the runs in the ledger: flow, steps, off-road decisions, LLM calls, cost, open escalations, status')
     .option('--json', 'one JSON object per line (schemas/run-summary.schema.json)');
-  addLedgerOption(cmd).action(async (opts: LedgerCliOptions & { json?: boolean }) => {
+  addLedgerOption(cmd, {}, ctx.io).action(async (opts: LedgerCliOptions & { json?: boolean }) => {
     const ledger = openCliLedger(opts);
     try {
       const runs = await listRuns(ledger);

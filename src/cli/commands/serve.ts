@@ -68,13 +68,13 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nSIGTERM or Ctrl-C stops accepting, finishes in-flight requests, then closes the ledger.');
   // `--token` is a bearer token only: the principals file was `--tokens` (hidden, for a release).
   addFormerFlag(cmd, '--tokens <file>', 'principals');
-  addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd), { durability: true }))).action(async (opts: ServeOptions) => {
+  addLlmOptions(addStrictOption(addLedgerOption(addKernelOptions(cmd, {}, ctx.io), { durability: true }, ctx.io)), ctx.io).action(async (opts: ServeOptions) => {
     // A reports root that is not a folder would fail every request naming reports: say so at start-up instead.
     if (opts.reportsRoot !== undefined && !statSync(opts.reportsRoot, { throwIfNoEntry: false })?.isDirectory()) {
       throw new NavkernelError('INVALID_OPTION', `--reports-root ${JSON.stringify(opts.reportsRoot)} is not a folder`);
     }
     const flows = await loadCliFlows(opts, ctx);
-    const arbiter = await arbiterFromFlags(opts);
+    const arbiter = await arbiterFromFlags(opts, ctx.io.env);
     const port = whole('--port', opts.port, 0, 65535);
     const principals = opts.principals !== undefined ? createPrincipalDirectory({ tokensFile: opts.principals }) : undefined;
     const opened = openCliLedger(opts, { create: true });

@@ -22,7 +22,7 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
     .argument('<paths...>', 'flow files (.yaml/.yml/.json), folders of them, or request files (.json/.jsonl)')
     .option('--json', 'print {"ok", "flows", "requests", "problems", "issues", "warnings", "bounds"} as JSON')
     .option('--bounds', 'also print the termination proof: every cycle of each flow and the bound that holds it (docs/bounds.md)');
-  addKernelOptions(cmd);
+  addKernelOptions(cmd, {}, ctx.io);
   cmd.option('--no-flows', 'check requests against the schema only, not against any flows')
     .action(async (paths: string[], opts: { json?: boolean; bounds?: boolean; flows: string | false }) => {
       const flowTargets: string[] = [];

@@ -18,7 +18,7 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
     .option('--checkpoint <file>', 'also prove the ledger still holds everything this signed checkpoint covers (needs --pubkey)')
     .option('--pubkey <pem>', "the checkpoint signer's Ed25519 public key, PEM")
     .option('--json', 'print the report as JSON (schemas/verify-report.schema.json)');
-  addLedgerOption(cmd).action(async (run: string | undefined, opts: LedgerCliOptions & { repair?: boolean; json?: boolean; archive?: string; checkpoint?: string; pubkey?: string }) => {
+  addLedgerOption(cmd, {}, ctx.io).action(async (run: string | undefined, opts: LedgerCliOptions & { repair?: boolean; json?: boolean; archive?: string; checkpoint?: string; pubkey?: string }) => {
     if ((opts.checkpoint === undefined) !== (opts.pubkey === undefined)) throw new UsageError('--checkpoint and --pubkey go together');
     if (opts.archive !== undefined || opts.checkpoint !== undefined) return verifyExtra(ctx, opts, run);
     const ledger = openCliLedger(opts);
