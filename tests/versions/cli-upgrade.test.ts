@@ -56,12 +56,12 @@ describe.each(STORES)('navkernel runs upgrade on $name', ({ location }) => {
 });
 
 describe('navkernel runs upgrade on a ledger that does not exist', () => {
-  it('is refused with LEDGER_NOT_FOUND and creates nothing (a mistyped path is not a new empty ledger)', () => {
+  it('is refused with LEDGER_NOT_FOUND and creates nothing (a mistyped path is not a new empty ledger)', async () => {
     const dir = tmp();
     const f = flowFolders();
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }), f.rm);
     const missing = path.join(dir, 'mistyped.sqlite');
-    const r = runCli(['runs', 'upgrade', 'some-run', '--to', f.v2, '--by', 'ann', '--ledger', missing, '--json']);
+    const r = await runCliHere(['runs', 'upgrade', 'some-run', '--to', f.v2, '--by', 'ann', '--ledger', missing, '--json']);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'LEDGER_NOT_FOUND' } });
     expect(existsSync(missing)).toBe(false);
