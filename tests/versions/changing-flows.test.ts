@@ -161,13 +161,18 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
     await k.close();
   });
 
-  it('a kernel holding a run live learns of an upgrade recorded through another connection (another process) at its next route', async () => {
+  /** A fresh store and a kernel on v1 that holds its runs live (both cleaned up after the test). */
+  function liveKernel(): { at: string; k: ReturnType<typeof createKernel> } {
     const dir = tmp();
     const at = location(dir);
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => dropStore(at));
-    const mine = openLedgerAt(at);
-    const k = createKernel({ flows: v1, store: mine });
+    const k = createKernel({ flows: v1, store: openLedgerAt(at) });
     cleanups.push(() => k.close());
+    return { at, k };
+  }
+
+  it('a kernel holding a run live learns of an upgrade recorded through another connection (another process) at its next route', async () => {
+    const { at, k } = liveKernel();
     await k.route(ship('x', 'draft', 'SUCCEEDED'));
     await k.route(ship('x', 'review', 'REJECTED'));
     expect((await k.route(ship('x', 'draft', 'SUCCEEDED'))).next_step_id).toBe('review');
@@ -180,12 +185,7 @@ describe.each(STORES)('changing a flow on $name', ({ location }) => {
   });
 
   it('a kernel holding a run live routes it on the upgraded version when the report is from a step both versions have', async () => {
-    const dir = tmp();
-    const at = location(dir);
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => dropStore(at));
-    const mine = openLedgerAt(at);
-    const k = createKernel({ flows: v1, store: mine });
-    cleanups.push(() => k.close());
+    const { at, k } = liveKernel();
     await k.route(ship('y', 'draft', 'SUCCEEDED'));
     // review loops back to draft: the run is at ship/draft, a step v2 has too (no mapping needed).
     expect((await k.route(ship('y', 'review', 'REJECTED'))).decision).toBe('LOOP');
