@@ -334,7 +334,7 @@ export class LedgerSql {
   private readonly flowsHashes = new Map<number, string>();
   private readonly s;
   private readonly appendTx: (w: AppendWrite) => void;
-  private readonly aloneTx: (make: () => AppendWrite) => AppendWrite;
+  private readonly aloneTx: Database.Transaction<(make: () => AppendWrite) => AppendWrite>;
   private readonly batchTx: (fn: () => unknown) => unknown;
   /** The run listing's statements, one per shape (which filters, keyset or offset), prepared on first use. */
   private readonly listing = new Map<string, Database.Statement>();
@@ -446,7 +446,7 @@ export class LedgerSql {
       }
       const e = w.escalation;
       if (e) this.s.insertEscalation.run(e.escalation_id, e.run_id, e.seq, e.flow, e.step, e.reason, e.opened_ts);
-       };
+    };
     this.appendTx = db.transaction(writeRows);
     this.aloneTx = db.transaction((make: () => AppendWrite) => {
       const w = make();
@@ -480,7 +480,7 @@ export class LedgerSql {
    * builds the rows inside the transaction (so the run's head it chains to is read under the write lock).
    */
   appendAlone(make: () => AppendWrite): void {
-    this.guarded(() => (this.aloneTx as unknown as { immediate: (make: () => AppendWrite) => AppendWrite }).immediate(make));
+    this.guarded(() => this.aloneTx.immediate(make));
   }
 
   /** Runs an append, mapping a taken or out-of-order seq to SeqConflict. */
