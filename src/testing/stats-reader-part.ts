@@ -36,7 +36,7 @@ async function allPages(s: Ledger, q: Omit<RunPageQuery, 'limit' | 'after'>, lim
  * The harsh and the demo simulations, plus three gate runs ending in an escalation: one resolved with TERMINATE
  * (terminated), one with LOOP (active), one left open (escalated).
  */
-async function listingLedger({ fresh, handle }: StoreSession<Ledger>): Promise<Ledger> {
+export async function listingLedger({ fresh, handle }: StoreSession<Ledger>): Promise<Ledger> {
   const flows = await sampleFlows();
   const k = createKernel({ flows, store: await fresh(), clock: steppingClock(), arbiter: scriptedArbiter() });
   await simulate(k, HARSH_SCENARIO, {});

@@ -1,30 +1,23 @@
 // The store contract beyond navkernel/testing's kit (kit.test.ts runs the kit's checks per port part on every store):
 // tampering behind the store's back, the CLI on it, and the listing and stats against the former per-run code.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Ledger, RouteRequest } from '../../src/contracts/index.js';
-import { DEMO_SCENARIO, HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
+import type { Ledger } from '../../src/contracts/index.js';
+import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
 import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { verifyLedger } from '../../src/ledger/index.js';
-import { listedSummary, resolveEscalation } from '../../src/runs/index.js';
+import { listedSummary } from '../../src/runs/index.js';
 import type { LedgerStats } from '../../src/contracts/index.js';
 import { serviceLedger } from '../../src/service/index.js';
 import { legacyListRuns, legacyStats } from '../../bench/runs-listing.js';
 import { sampleFlows, scriptedArbiter, steppingClock } from '../ledger/helpers.js';
 import { runCli } from '../support/cli.js';
 import { STORE_FACTORIES, type StoreLocation } from './factories.js';
+import { listingLedger as listingLedgerOf } from '../../src/testing/stats-reader-part.js';
 
 let flows: FlowSet;
 beforeAll(async () => {
   flows = await sampleFlows();
 });
-
-/** A gate run that ends in an open escalation (gate-decide answers a status no branch knows). */
-const gateRun = (run_id: string): RouteRequest[] => [
-  { run_id, flow: 'gate', step_completed: 'gate-receipts', status: 'VERIFIED' },
-  { run_id, flow: 'gate', step_completed: 'gate-contracts', status: 'VERIFIED' },
-  { run_id, flow: 'gate', step_completed: 'gate-security', status: 'VERIFIED' },
-  { run_id, flow: 'gate', step_completed: 'gate-decide', status: 'HOLD' },
-];
 
 /** /v1/stats answers: equal, except USD sums, which may differ in their last bits with the order of summation. */
 function expectSameStats(actual: LedgerStats, expected: LedgerStats): void {
@@ -85,26 +78,8 @@ describe.each(STORE_FACTORIES)('store conformance: $name', (factory) => {
   });
 
   describe('StatsReader: the run listing and ledger stats (runPage, ledgerTotals, ledgerTierRuleCounts, costBuckets)', () => {
-    /**
-     * The demo and the harsh simulation (loops, detours, rebase injected into build, escalations), plus three gate
-     * runs ending in an escalation: one resolved with TERMINATE (terminated), one with LOOP (active), one left open.
-     */
-    async function listingLedger(): Promise<Ledger> {
-      const s = await fresh();
-      const k = createKernel({ flows, store: s, clock: steppingClock(), arbiter: scriptedArbiter() });
-      await simulate(k, HARSH_SCENARIO, {});
-      await simulate(k, DEMO_SCENARIO, { runPrefix: 'demo' });
-      await k.close();
-      // No arbiter: the gate's stray status goes to tier 5 (ESCALATE).
-      const g = createKernel({ flows, store: await handle(), clock: steppingClock(Date.UTC(2025, 0, 2)) });
-      for (const id of ['gate-x', 'gate-y', 'gate-z']) for (const req of gateRun(id)) await g.route(req);
-      await g.close();
-      const r = await handle();
-      const open = (id: string) => r.runEscalations(id).then((es) => es.find((e) => e.status === 'open')!.escalation_id);
-      await resolveEscalation(r, flows, { escalation_id: await open('gate-x'), decision: 'TERMINATE', by: 'ada', reason: 'enough' }, steppingClock());
-      await resolveEscalation(r, flows, { escalation_id: await open('gate-y'), decision: 'LOOP', by: 'ada', reason: 'again' }, steppingClock());
-      return r;
-    }
+    /** The kit's listing ledger (navkernel/testing's StatsReader part): simulations and three gate runs. */
+    const listingLedger = (): Promise<Ledger> => listingLedgerOf({ fresh, handle });
 
     it('skips `offset` matching runs (the former cursors)', async () => {
       const r = await listingLedger();
