@@ -255,36 +255,3 @@ describe('evidenced definitions shown first', () => {
     expect(plain.lines.length).toBe(25);
   });
 });
-
-describe('a word window runs on to the end of its code paragraph', () => {
-  /** A 120-line function (too long to show whole) where `gadget` is bound on line 50, at the head of a paragraph whose last lines are where a fix goes. */
-  function longFunction(blankAt?: number): { text: string; defs: Definition[] } {
-    const lines = ['fn process(input: &str) -> usize {'];
-    for (let l = 2; l <= 119; l++) {
-      if (l === 50) lines.push('    let gadget = parse(input);');
-      else if (l === blankAt) lines.push('');
-      else if (l >= 51 && l <= 56) lines.push(`    total += step_${l}(input);`);
-      else lines.push(`    count_${l} += 1;`);
-    }
-    lines.push('}');
-    return { text: `${lines.join('\n')}\n`, defs: [def('process', 1, 120)] };
-  }
-  const needle = new Map([['gadget', 3]]);
-
-  it('shows the paragraph lines just past the window (where the matched name is used)', () => {
-    const { text, defs } = longFunction();
-    const sel = selectLines(text, defs, needle, 40);
-    // The window is centred on line 50 (RADIUS 3 reaches 53); its paragraph runs on to 57 (PARAGRAPH_LINES 4).
-    for (let l = 47; l <= 57; l++) expect(sel.lines).toContain(l);
-    expect(sel.lines).not.toContain(58);
-    expect(sel.lines.length).toBeLessThanOrEqual(40);
-  });
-
-  it('stops at a blank line: the next paragraph is another step', () => {
-    const { text, defs } = longFunction(55);
-    const sel = selectLines(text, defs, needle, 40);
-    expect(sel.lines).toContain(54);
-    expect(sel.lines).not.toContain(55);
-    expect(sel.lines).not.toContain(56);
-  });
-});

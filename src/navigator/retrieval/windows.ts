@@ -3,7 +3,6 @@ import { rankDefinitionsByTerms } from './definition-scores.js';
 import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
-import { ablated } from './ablation.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -89,25 +88,6 @@ export function foldedDocLines(defs: readonly Definition[], n: number): Uint8Arr
     for (let l = a + 1; l <= Math.min(b, d.end, n); l++) folded[l] = 1;
   }
   return folded;
-}
-
-/**
- * A word window inside a definition too long to show whole runs on past its last line to the end of its code
- * paragraph (the next blank line or the definition's end), at most this many lines: the lines after a matched name
- * are where its condition's body, the call's error handling, the loop's update go, and a window cut mid-block stops
- * short of them. Downwards only: the lines above a match are its cause less often than the lines below are its effect.
- */
-export const PARAGRAPH_LINES = 4;
-
-/** A window runs on to its paragraph's end only while at least this many lines are left (a file given a few lines keeps them for its other windows). */
-export const PARAGRAPH_MIN_LEFT = 28;
-
-/** The last line of `b`'s code paragraph: `b` run on over non-blank lines while within `end` and PARAGRAPH_LINES. */
-export function paragraphEnd(lines: readonly string[], b: number, end: number, left: number): number {
-  if (ablated('paragraph-windows') || left < PARAGRAPH_MIN_LEFT || lines[b - 1]?.trim() === '') return b;
-  let e = b;
-  while (e < end && e - b < PARAGRAPH_LINES && lines[e]!.trim() !== '') e++;
-  return e;
 }
 
 /** Lines around an evidenced line of a definition too long to show whole. */
@@ -258,7 +238,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
       const a = Math.max(1, at - RADIUS);
-      const b = d && !folded[at] ? paragraphEnd(lines, Math.min(n, at + RADIUS), Math.min(n, d.end), left) : Math.min(n, at + RADIUS);
+      const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
     }
