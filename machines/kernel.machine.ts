@@ -1,5 +1,5 @@
 /**
- * The routing kernel's run machine: one live actor per active run, saying what the run is and where it stands.
+ * The routing kernel's run machine: each active run stands in it, saying what the run is and where it stands.
  *
  * - `routing`: the kernel waits for the report of the step it sent the run to (`idle`), or asks tier 3
  *   (`arbitrating`). Each route() is a ROUTE event; the five tiers are guarded transitions tried in order, after the
@@ -16,6 +16,11 @@
  * (tier 3, an invoked promise actor) are named here and provided by the kernel (src/kernel/run-machine.ts,
  * src/kernel/run-actor.ts) with `.provide()`. This file imports nothing from src/, so the arrows run one way:
  * src/kernel -> machines. The kernel's RunState (src/contracts/ports.ts) is a MachineRun.
+ *
+ * The kernel takes the synchronous transitions without an actor (src/kernel/machine-steps.ts reads them from this
+ * definition): keep their actions assign()s; a state that starts something (an invoke, entry or exit actions) is
+ * handed to a real actor, and what that module cannot step (eventless or delayed transitions, parallel states) is
+ * refused when the kernel starts.
  */
 import { assign, fromPromise, setup } from 'xstate';
 
@@ -90,8 +95,8 @@ export type KernelMachineEvent =
   /** A person resolved the open escalation: `run` is the run's state after it (where it goes, or ended). */
   | { type: 'RESOLVED'; run: MachineRun }
   /**
-   * The kernel puts another run into this live actor (one whose run ended, or was evicted): the actor takes the run's
-   * state and stands where the run stands. Cheaper than starting an actor for every run.
+   * The kernel puts a run's state into the machine (a run it starts holding, or one upgraded meanwhile): the machine
+   * takes the run's state and stands where the run stands (routing, awaiting a person, ended).
    */
   | { type: 'LOAD'; run: MachineRun };
 
@@ -244,8 +249,3 @@ export const kernelMachine = setup({
     },
   },
 });
-
-/** The machine's state value for a run's lifecycle: where a restored actor starts. */
-export function stateValueOf(lifecycle: RunLifecycle | undefined): 'awaitingPerson' | 'ended' | { routing: 'idle' } {
-  return lifecycle === 'awaiting_person' ? 'awaitingPerson' : lifecycle === 'ended' ? 'ended' : { routing: 'idle' };
-}

@@ -1,5 +1,4 @@
-import { runContext } from './run-machine.js';
-import { loadOnActor, provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
+import { resolveOnRun, routeOnRun, runMachineKit, startRun, type LiveRun } from './run-actor.js';
 import { resolutionOf } from './resolution.js';
 // Contracts by file, not the barrel: `navkernel/kernel` loads only what routing uses (tests/structure).
 import { canonicalJson, sha256 } from '../contracts/canonical-json.js';
@@ -32,8 +31,8 @@ export interface KernelOptions {
   /** Check each request's limits and validate it against `schemas/route-request.schema.json` (default true; `false` skips both). */
   validate?: boolean;
   /**
-   * Live run actors kept in memory (default 10,000). Beyond it the least recently used idle one is stopped
-   * (O(1)); its run is reloaded from the store when routed again.
+   * Live runs kept in memory (where each stands in the run machine; default 10,000). Beyond it the least recently
+   * used idle one is forgotten (O(1)); its run is reloaded from the store when routed again.
    */
   maxLiveRuns?: number;
   /** How many times a route is routed again after the store reports another writer on its run (default 16). */
@@ -77,9 +76,9 @@ export interface Kernel {
    * on SIGHUP.
    */
   setFlows(flows: FlowSet): void;
-  /** Live run actors (for tests and monitoring). */
+  /** Live runs: where each stands in the run machine (for tests and monitoring). */
   readonly liveRuns: number;
-  /** Waits for routes in flight, stops every run actor and closes the store. */
+  /** Waits for routes in flight, forgets every live run and closes the store. */
   close(): Promise<void>;
 }
 
@@ -106,57 +105,37 @@ export function createKernel(options: KernelOptions): Kernel {
   const maxLiveRuns = options.maxLiveRuns ?? 10_000;
   const timeoutMs = options.arbiterTimeoutMs ?? 30_000;
 
-  const machine = provideRunMachine(arbiter, timeoutMs);
+  const kit = runMachineKit(arbiter, timeoutMs);
 
-  // Live run actors in least-recently-used order (a Map keeps insertion order: a use moves the run to the end).
-  const actors = new Map<string, RunActor>();
+  // Live runs in least-recently-used order (a Map keeps insertion order: a use moves the run to the end).
+  const live = new Map<string, LiveRun>();
   // The last route of each run still settling: later routes of the run chain behind it (one route per run at a time).
   const busy = new Map<string, Promise<unknown>>();
   const maxRetries = options.maxConflictRetries ?? 16;
 
-  function liveActor(run_id: string): RunActor | undefined {
-    const actor = actors.get(run_id);
-    if (actor) {
-      actors.delete(run_id);
-      actors.set(run_id, actor);
+  function liveRun(run_id: string): LiveRun | undefined {
+    const run = live.get(run_id);
+    if (run) {
+      live.delete(run_id);
+      live.set(run_id, run);
     }
-    return actor;
+    return run;
   }
 
-  // Idle actors whose run ended or was evicted, reused for the next new run (LOAD): starting an actor costs several
-  // routes' worth of time, and most runs are short.
-  const spare: RunActor[] = [];
-  const maxSpare = 64;
-
-  function startActor(run_id: string, run: RunState): RunActor {
-    const reused = spare.pop();
-    let actor: RunActor;
-    if (reused) loadOnActor((actor = reused), run);
-    else actor = startRunActor(machine, run, arbiter !== undefined);
-    actors.set(run_id, actor);
-    if (actors.size > maxLiveRuns) evictOne();
-    return actor;
+  function holdRun(run_id: string, state: RunState): LiveRun {
+    const run = startRun(kit, state);
+    live.set(run_id, run);
+    if (live.size > maxLiveRuns) evictOne();
+    return run;
   }
 
-  /** Takes a run's actor out of the live set, keeping it for another run when there is room. */
-  function release(run_id: string, actor: RunActor): void {
-    actors.delete(run_id);
-    if (spare.length < maxSpare) spare.push(actor);
-    else actor.stop();
-  }
-
-  /** Releases the least recently used idle actor: O(1) unless the oldest runs are all busy. */
+  /** Forgets the least recently used idle run: O(1) unless the oldest runs are all busy. */
   function evictOne(): void {
-    for (const [id, actor] of actors) {
+    for (const id of live.keys()) {
       if (busy.has(id)) continue;
-      release(id, actor);
+      live.delete(id);
       return;
     }
-  }
-
-  function dropActor(run_id: string): void {
-    actors.get(run_id)?.stop();
-    actors.delete(run_id);
   }
 
   const parse = createRequestGuard({ validate, ...(options.strict ? { strict: true } : {}), ...(options.limits ? { limits: options.limits } : {}), ...(options.redact !== undefined ? { redact: options.redact } : {}) });
@@ -177,16 +156,16 @@ export function createKernel(options: KernelOptions): Kernel {
     return set;
   }
 
-  async function routeNow(req: RouteRequest, actor: RunActor, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
+  async function routeNow(req: RouteRequest, run: LiveRun, requestHash: string, t0: number, principal: string | null): Promise<Decision> {
     const ts = isoNow();
-    const pinned = versionOf(runContext(actor).run);
+    const pinned = versionOf(run.context.run);
     const version = pinned instanceof Promise ? await pinned : pinned;
     // The definition is kept before the first route that names its hash, so every recorded route can be replayed.
     if (!kept.has(version.hash) && store.saveFlowVersion) {
       await store.saveFlowVersion(version.hash, flowsDefinition(version));
       kept.add(version.hash);
     }
-    const routed = routeOnActor(actor, req, version, ts, arbiter !== undefined);
+    const routed = routeOnRun(kit, run, req, version, ts);
     const { outcome, work } = routed instanceof Promise ? await routed : routed;
     const record: RouteRecord = {
       run_id: req.run_id,
@@ -209,12 +188,12 @@ export function createKernel(options: KernelOptions): Kernel {
     try {
       await store.append(record, outcome.state);
     } catch (e) {
-      // The actor moved on but the store did not: drop the actor so the run reloads what was recorded.
-      dropActor(req.run_id);
+      // The run moved on but the store did not: drop it so the run reloads what was recorded.
+      live.delete(req.run_id);
       throw e;
     }
-    // An ended run takes no more routes: its actor serves the next new run (a late route reloads the run, ended).
-    if (outcome.decision.decision === 'TERMINATE' && actors.get(req.run_id) === actor) release(req.run_id, actor);
+    // An ended run takes no more routes: forget it (a late route reloads the run, ended).
+    if (outcome.decision.decision === 'TERMINATE' && live.get(req.run_id) === run) live.delete(req.run_id);
     return outcome.decision;
   }
 
@@ -230,19 +209,19 @@ export function createKernel(options: KernelOptions): Kernel {
           return structuredClone(recorded.decision);
         }
       }
-      const actor = liveActor(req.run_id) ?? startActor(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
+      const run = liveRun(req.run_id) ?? holdRun(req.run_id, (await store.loadRun(req.run_id)) ?? emptyRunState(req.run_id));
       // A run awaiting a person: has one resolved its escalation? The resolution says where the run goes.
-      const waiting = runContext(actor).run;
+      const waiting = run.context.run;
       if (waiting.lifecycle === 'awaiting_person' && waiting.escalation_id !== undefined && store.escalation) {
         const resolved = resolutionOf(await store.escalation(waiting.escalation_id));
-        if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
+        if (resolved) resolveOnRun(kit, run, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
       }
       // A person may have upgraded the run (`navkernel runs upgrade`, another process) since its last route. No look
       // here: the store refuses the append of a route decided on the old version as a conflict (LEDGER_CONFLICT below),
       // and the run is reloaded from the upgraded state (loadRun applies it) and routed again.
-      const held = runContext(actor).run;
+      const held = run.context.run;
       try {
-        return await routeNow(req, actor, requestHash, t0, principal);
+        return await routeNow(req, run, requestHash, t0, principal);
       } catch (e) {
         // Refused by the run's state as this kernel holds it (or a step its version lacks): another writer (another
         // kernel, process or host) may have moved the run on, or upgraded it. Refuse only what the store's head
@@ -250,7 +229,7 @@ export function createKernel(options: KernelOptions): Kernel {
         if (e instanceof NavkernelError && (REFUSALS.has(e.code) || unknownStepOrFlow(e))) {
           const head = attempt < maxRetries && held.seq > 0 ? await store.loadRun(req.run_id) : undefined;
           if (head === undefined || (head.seq === held.seq && head.flows === held.flows)) throw e;
-          dropActor(req.run_id);
+          live.delete(req.run_id);
           continue;
         }
         // Another writer recorded this run's next seq first (or upgraded the run): reload the run and route again on
@@ -283,8 +262,8 @@ export function createKernel(options: KernelOptions): Kernel {
   async function stateOf(run_id: string): Promise<RunState | undefined> {
     const pending = busy.get(run_id);
     if (pending) await pending.then(noop, noop);
-    const live = actors.get(run_id);
-    return (live ? runContext(live).run : undefined) ?? (await store.loadRun(run_id));
+    const run = live.get(run_id);
+    return (run ? run.context.run : undefined) ?? (await store.loadRun(run_id));
   }
 
   return {
@@ -303,13 +282,11 @@ export function createKernel(options: KernelOptions): Kernel {
       versions.set(flows.hash, flows);
     },
     get liveRuns() {
-      return actors.size;
+      return live.size;
     },
     async close() {
       await Promise.all([...busy.values()].map((p) => p.then(noop, noop)));
-      for (const actor of actors.values()) actor.stop();
-      for (const actor of spare.splice(0)) actor.stop();
-      actors.clear();
+      live.clear();
       await store.close();
     },
   };

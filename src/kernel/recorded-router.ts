@@ -5,8 +5,7 @@ import type { RouteRequest } from '../contracts/route-request.js';
 import type { RunState } from '../contracts/index.js';
 import { IdempotencyConflictError } from '../contracts/store-errors.js';
 import type { FlowSet } from './flows/compiled-flow.js';
-import { loadOnActor, provideRunMachine, resolveOnActor, routeOnActor, startRunActor, type RunActor } from './run-actor.js';
-import { runContext } from './run-machine.js';
+import { loadOnRun, resolveOnRun, routeOnRun, runMachineKit, startRun, type LiveRun, type RunMachineKit } from './run-actor.js';
 import type { ResolvedEscalation } from './resolution.js';
 import { emptyRunState, resolvedRunState } from './run-state.js';
 
@@ -42,17 +41,17 @@ export interface RecordedRouter {
   route(request: RouteRequest, ts: string, flows?: FlowSet): Decision | Promise<Decision>;
   /** The run's state after its last routed request (undefined for a run not routed). */
   state(run_id: string): RunState | undefined;
-  /** Stops the run actors. */
+  /** Forgets the live runs. */
   close(): void;
 }
 
-let plainMachine: ReturnType<typeof provideRunMachine> | undefined;
+let plainKit: RunMachineKit | undefined;
 
 /**
  * What a kernel in memory (`createKernel({ flows, arbiter, validate: false, redact: false, clock })`) would answer to
  * the same requests routed one at a time, without what only a live kernel needs: no per-route record, store append,
  * latency clock or request hash, no promise per route, no chain of routes per run (the caller awaits each). The
- * decision comes from the same code: the run machine (`provideRunMachine`), `routeOnActor` and the kernel's rules
+ * decision comes from the same code: the run machine (`runMachineKit`), `routeOnRun` and the kernel's rules
  * for a run's state, a repeated request_id and a decision that fails its last check (the run goes back to its last
  * committed state, as the kernel's store conflict reloads it). Replay uses it (src/runs/replay.ts).
  */
@@ -60,10 +59,10 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
   const { flows, arbiter } = options;
   const hasArbiter = arbiter !== undefined;
   // Without tier 3 every router shares one machine: providing one costs more than replaying a short run.
-  const machine = hasArbiter ? provideRunMachine(arbiter, options.arbiterTimeoutMs ?? 30_000) : (plainMachine ??= provideRunMachine(undefined, 30_000));
+  const kit = hasArbiter ? runMachineKit(arbiter, options.arbiterTimeoutMs ?? 30_000) : (plainKit ??= runMachineKit(undefined, 30_000));
   const maxRequestIds = options.maxRequestIds ?? 100_000;
-  const actors = new Map<string, RunActor>();
-  // Each run's state after its last decision: what the kernel's store holds, where an actor dropped after a failed
+  const live = new Map<string, LiveRun>();
+  // Each run's state after its last decision: what the kernel's store holds, where a run dropped after a failed
   // last check starts again.
   const committed = new Map<string, RunState>();
   // Idempotency keys (run, request_id) as the kernel's MemoryStore keeps them: a repeat answers the earlier decision.
@@ -81,9 +80,8 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
     return decision;
   }
 
-  function dropActor(run_id: string): void {
-    actors.get(run_id)?.stop();
-    actors.delete(run_id);
+  function dropRun(run_id: string): void {
+    live.delete(run_id);
   }
 
   return {
@@ -103,28 +101,28 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
         lastIso = new Date(Date.parse(ts)).toISOString();
         lastTs = ts;
       }
-      let actor = actors.get(req.run_id);
-      if (!actor) actors.set(req.run_id, (actor = startRunActor(machine, committed.get(req.run_id) ?? emptyRunState(req.run_id), hasArbiter)));
+      let run = live.get(req.run_id);
+      if (!run) live.set(req.run_id, (run = startRun(kit, committed.get(req.run_id) ?? emptyRunState(req.run_id))));
       const run_id = req.run_id;
-      const waiting = runContext(actor).run;
+      const waiting = run.context.run;
       if (waiting.lifecycle === 'awaiting_person' && waiting.escalation_id !== undefined) {
         const resolved = options.resolution?.(waiting.escalation_id);
-        if (resolved) resolveOnActor(actor, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
+        if (resolved) resolveOnRun(kit, run, resolvedRunState(waiting, resolved.escalated, resolved.resolution));
       }
       const upgraded = waiting.seq > 0 ? options.upgradeAfter?.(run_id, waiting.seq) : undefined;
-      if (upgraded) loadOnActor(actor, upgraded);
+      if (upgraded) loadOnRun(kit, run, upgraded);
       let routed;
       try {
-        routed = routeOnActor(actor, req, version, lastIso, hasArbiter);
+        routed = routeOnRun(kit, run, req, version, lastIso);
       } catch (e) {
-        dropActor(run_id);
+        dropRun(run_id);
         throw e;
       }
       if (!(routed instanceof Promise)) return decided(req, key, routed.outcome.decision, routed.outcome.state);
       return routed.then(
         (r) => decided(req, key, r.outcome.decision, r.outcome.state),
         (e: unknown) => {
-          dropActor(run_id);
+          dropRun(run_id);
           throw e;
         },
       );
@@ -133,8 +131,7 @@ export function createRecordedRouter(options: RecordedRouterOptions): RecordedRo
       return committed.get(run_id);
     },
     close() {
-      for (const actor of actors.values()) actor.stop();
-      actors.clear();
+      live.clear();
     },
   };
 }

@@ -1,6 +1,8 @@
-// One route on a run's live actor: what `route()` and the replay's recorded router share, so both decide with the
-// same machine, the same tiers and the same last check.
-import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
+// One route of a live run: what `route()` and the replay's recorded router share, so both decide with the same
+// machine, the same tiers and the same last check. A live run is where it stands in the run machine (a state node and
+// the machine's context); its synchronous transitions are taken without an actor (src/kernel/machine-steps.ts), and
+// an actor of the same machine takes over only while tier 3 is asked (the one asynchronous step).
+import { createActor, fromPromise, waitFor, type AnyStateNode } from 'xstate';
 import type { ArbiterPort } from '../contracts/ports.js';
 import type { RouteRequest } from '../contracts/route-request.js';
 import type { RunState } from '../contracts/index.js';
@@ -9,10 +11,11 @@ import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
 import { runContext, runMachine, type ArbiterResult, type RouteOutcome, type RunContext } from './run-machine.js';
-import { stateValueOf, type RunRefusal } from '../../machines/kernel.machine.js';
+import type { RunRefusal } from '../../machines/kernel.machine.js';
 import type { NavkernelError } from '../contracts/errors.js';
 import { EscalationOpenError, RunEndedError, StepMismatchError } from '../contracts/run-errors.js';
 import { buildCandidates } from './tiers/candidates.js';
+import { compileSteps, HAND_OFF, type MachineSteps } from './machine-steps.js';
 
 /** The run machine with tier 3 provided: `arbiter` (or none), each call capped at `timeoutMs`. */
 export function provideRunMachine(arbiter: ArbiterPort | undefined, timeoutMs: number) {
@@ -59,20 +62,43 @@ export function provideRunMachine(arbiter: ArbiterPort | undefined, timeoutMs: n
 }
 
 export type RunMachine = ReturnType<typeof provideRunMachine>;
-export type RunActor = Actor<RunMachine>;
+
+/** A run machine with its synchronous steps compiled: one per kernel (or replay router). */
+export interface RunMachineKit {
+  machine: RunMachine;
+  steps: MachineSteps<RunContext>;
+  hasArbiter: boolean;
+}
+
+/** The run machine with tier 3 provided (see provideRunMachine), ready to hold runs. */
+export function runMachineKit(arbiter: ArbiterPort | undefined, timeoutMs: number): RunMachineKit {
+  const machine = provideRunMachine(arbiter, timeoutMs);
+  return { machine, steps: compileSteps<RunContext>(machine), hasArbiter: arbiter !== undefined };
+}
+
+/** A live run: where it stands in the run machine (an atomic state node) and the machine's context. Routes move it on. */
+export interface LiveRun {
+  node: AnyStateNode;
+  context: RunContext;
+}
+
+/** Takes one event synchronously; false when an actor must take it (tier 3). */
+function stepRun(kit: RunMachineKit, live: LiveRun, event: Parameters<RunMachine['transition']>[1]): boolean {
+  const next = kit.steps.step(live, event);
+  if (next === HAND_OFF) return false;
+  live.node = next.node;
+  live.context = next.context;
+  return true;
+}
 
 /**
- * A started actor of `machine` for a run in `state`, restored where the run stands: routing (waiting for the report
- * of the step it was sent to), awaiting a person, or ended.
+ * A live run in `state`, standing where the machine puts it (LOAD): routing (waiting for the report of the step it
+ * was sent to), awaiting a person, or ended.
  */
-export function startRunActor(machine: RunMachine, state: RunState, hasArbiter: boolean): RunActor {
-  const lifecycle = state.lifecycle;
-  const actor =
-    lifecycle === 'awaiting_person' || lifecycle === 'ended'
-      ? createActor(machine, { input: { run: state, hasArbiter }, snapshot: machine.resolveState({ value: stateValueOf(lifecycle), context: { run: state, hasArbiter } }) })
-      : createActor(machine, { input: { run: state, hasArbiter } });
-  actor.start();
-  return actor;
+export function startRun(kit: RunMachineKit, state: RunState): LiveRun {
+  const live: LiveRun = { node: kit.steps.initial, context: { run: state, hasArbiter: kit.hasArbiter } };
+  loadOnRun(kit, live, state);
+  return live;
 }
 
 /** A route decided by the machine: the tiers' outcome and the work it was decided on. */
@@ -81,8 +107,8 @@ export interface Routed {
   work: RouteWork;
 }
 
-function settled(snapshotContext: unknown, work: RouteWork): Routed {
-  const outcome = (snapshotContext as ReturnType<typeof runContext>).outcome!;
+function settled(context: RunContext, work: RouteWork): Routed {
+  const outcome = context.outcome!;
   assertDecisionTargets(outcome.decision, work);
   return { outcome, work };
 }
@@ -102,29 +128,47 @@ export function refusalError(run_id: string, r: RunRefusal): NavkernelError {
 }
 
 /**
- * Routes `req` at time `ts` on the run's actor: the ROUTE event through the machine (its refusals, then the tiers),
- * then the decision's targets checked. Synchronous when no tier-3 call is pending (tiers 1, 2, 4 and 5 decide
- * inside `send`); a promise while the machine waits for tier 3. Throws a typed refusal (STEP_MISMATCH, RUN_ENDED,
- * ESCALATION_OPEN: the actor is unchanged), or throws (or rejects) for an unknown flow or step, or a decision naming
- * a target that does not exist; the actor has then moved on and must be dropped.
+ * Routes `req` at time `ts` on a live run: the ROUTE event through the machine (its refusals, then the tiers), then
+ * the decision's targets checked. Synchronous unless the machine asks tier 3: an actor of the machine, restored where
+ * the run stands, then takes the event and the run stands where the actor settles (a promise). Throws a typed refusal
+ * (STEP_MISMATCH, RUN_ENDED, ESCALATION_OPEN: the run's state is unchanged), or throws (or rejects) for an unknown
+ * flow or step, or a decision naming a target that does not exist; the live run must then be dropped.
  */
-export function routeOnActor(actor: RunActor, req: RouteRequest, flows: FlowSet, ts: string, hasArbiter: boolean): Routed | Promise<Routed> {
-  const work = buildRouteWork(req, flows, runContext(actor).run, ts, hasArbiter);
-  actor.send({ type: 'ROUTE', report: { flow: req.flow, step: req.step_completed, restart: req.restart !== undefined }, work });
-  const snap = actor.getSnapshot();
-  const context = snap.context as unknown as RunContext;
-  if (context.refusal) throw refusalError(req.run_id, context.refusal);
-  const value = snap.value;
-  if (typeof value === 'string' || value.routing !== 'arbitrating') return settled(context, work);
-  return waitFor(actor, (s) => typeof s.value === 'string' || s.value.routing !== 'arbitrating', { timeout: Infinity }).then((s) => settled(s.context, work));
+export function routeOnRun(kit: RunMachineKit, live: LiveRun, req: RouteRequest, flows: FlowSet, ts: string): Routed | Promise<Routed> {
+  const work = buildRouteWork(req, flows, live.context.run, ts, kit.hasArbiter);
+  const event = { type: 'ROUTE', report: { flow: req.flow, step: req.step_completed, restart: req.restart !== undefined }, work } as const;
+  if (stepRun(kit, live, event)) {
+    const context = live.context;
+    if (context.refusal) throw refusalError(req.run_id, context.refusal);
+    return settled(context, work);
+  }
+  return arbitrate(kit, live, event, work);
 }
 
-/** Puts another run into a live, idle actor (LOAD): it stands where `run` stands, as a new actor would. */
-export function loadOnActor(actor: RunActor, run: RunState): void {
-  actor.send({ type: 'LOAD', run });
+/** The route through tier 3: an actor of the same machine takes the event from where the run stands, until it settles. */
+async function arbitrate(kit: RunMachineKit, live: LiveRun, event: Parameters<RunMachine['transition']>[1], work: RouteWork): Promise<Routed> {
+  const { machine, steps } = kit;
+  const context = live.context as unknown as Parameters<RunMachine['resolveState']>[0]['context'];
+  const actor = createActor(machine, { input: { run: live.context.run, hasArbiter: kit.hasArbiter }, snapshot: machine.resolveState({ value: steps.valueOf(live.node), context }) });
+  try {
+    actor.start();
+    actor.send(event);
+    const s = await waitFor(actor, (s) => typeof s.value === 'string' || s.value.routing !== 'arbitrating', { timeout: Infinity });
+    live.node = steps.nodeAt(s.value);
+    live.context = s.context as unknown as RunContext;
+    if (live.context.refusal) throw refusalError(work.request.run_id, live.context.refusal);
+    return settled(live.context, work);
+  } finally {
+    actor.stop();
+  }
 }
 
-/** Applies a person's resolution to a run awaiting one (RESOLVED): the actor moves on to routing or ended. */
-export function resolveOnActor(actor: RunActor, run: RunState): void {
-  actor.send({ type: 'RESOLVED', run });
+/** Puts another state into a live run (LOAD): it stands where `run` stands, as a new live run would. */
+export function loadOnRun(kit: RunMachineKit, live: LiveRun, run: RunState): void {
+  if (!stepRun(kit, live, { type: 'LOAD', run })) throw new Error('kernel machine: LOAD needs an actor');
+}
+
+/** Applies a person's resolution to a run awaiting one (RESOLVED): the run moves on to routing or ended. */
+export function resolveOnRun(kit: RunMachineKit, live: LiveRun, run: RunState): void {
+  if (!stepRun(kit, live, { type: 'RESOLVED', run })) throw new Error('kernel machine: RESOLVED needs an actor');
 }
