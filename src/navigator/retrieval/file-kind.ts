@@ -4,6 +4,7 @@ import type { RepoIndex } from '../../repomap/repo-index.js';
 import { resolveInsideRoot } from '../../repomap/index.js';
 import { ablated } from './ablation.js';
 import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
+import { buildSupportClass } from './build-support.js';
 
 /**
  * A file's class for ranking, beyond what its path says (issue 40, item 1: source before everything): a helper
@@ -86,7 +87,8 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   };
   return {
     classOf(p) {
-      const c = pathClass(p);
+      let c = pathClass(p);
+      if (c === 'source' && !ablated('build-support')) c = buildSupportClass(p) ?? c;
       if (c !== 'source' || !ownSet.size) return c;
       const fam = languageFamily(p);
       return fam && !ownSet.has(fam) && !wanted.has(fam) && !isNamed(p) ? 'script' : c;
