@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { flushCacheWrites, writeCache } from './cache-writes.js';
 import { type Extracted, type Extraction, extractThreads, startExtraction } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
 import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput, NOT_PARSED } from './file-record.js';
@@ -290,6 +291,8 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
   const preRoot = cacheDir ? safeRealpath(rootDir) : undefined;
   const cfile = cacheDir && preRoot ? cachePath(cacheDir, preRoot) : undefined;
+  // Writes of this cache and its siblings an earlier navigation held back land before this run reads them.
+  if (cfile) flushCacheWrites(path.dirname(cfile));
   const cache: CacheFile = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
   const scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}) });
   // What else decides the records: which files are parsed and how (the scan options decided the scan itself).
@@ -447,20 +450,25 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     return { path: f.path, language: languages[i]!, hash: hashes[i]!, bytes: f.size, tokens: estimateTokens(f.size), ...entry };
   });
   const sniffChanged = !cache.sniff || !sameVerdicts(cache.sniff, scan.verdicts);
-  if (cfile && (sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length)) {
-    mkdirSync(path.dirname(cfile), { recursive: true });
-    const tmp = `${cfile}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(next));
-    renameSync(tmp, cfile);
-    remember(cfile, next);
-    pruneCaches(path.dirname(cfile), 'index-', '.json');
-  }
   const result: RepoIndex = { root: scan.root, files, skipped: scan.skipped, stats, state_hash: stateHash.digest('hex'), texts, extras };
-  const cacheId = cfile ? fileId(cfile) : undefined;
-  if (cfile && cacheId !== undefined) {
-    lastIndex.delete(cfile);
-    lastIndex.set(cfile, { cacheId, scan: scan.files, optionsKey, index: { ...result, texts: new Map(), extras: new Map() } });
-    if (lastIndex.size > MEMO_MAX) lastIndex.delete(lastIndex.keys().next().value!);
-  }
+  if (!cfile) return result;
+  const write = sniffChanged || stats.parsed > 0 || stats.hashed > 0 || Object.keys(cache.stat).length !== files.length;
+  // The cache file is written (and this index remembered by its identity) now, or once a navigation holding the writes has answered.
+  writeCache(cfile, () => {
+    if (write) {
+      mkdirSync(path.dirname(cfile), { recursive: true });
+      const tmp = `${cfile}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(next));
+      renameSync(tmp, cfile);
+      remember(cfile, next);
+      pruneCaches(path.dirname(cfile), 'index-', '.json');
+    }
+    const cacheId = fileId(cfile);
+    if (cacheId !== undefined) {
+      lastIndex.delete(cfile);
+      lastIndex.set(cfile, { cacheId, scan: scan.files, optionsKey, index: { ...result, texts: new Map(), extras: new Map() } });
+      if (lastIndex.size > MEMO_MAX) lastIndex.delete(lastIndex.keys().next().value!);
+    }
+  });
   return result;
 }

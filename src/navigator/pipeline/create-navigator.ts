@@ -6,6 +6,7 @@ import type { FlightPlan } from '../../contracts/index.js';
 import { NavkernelError } from '../../contracts/errors.js';
 import { indexRepo, type IndexPlan, type IndexSink, type IndexStats, type MapFile, preloadTokenizer, type RepoIndex } from '../../repomap/index.js';
 import { setTokenCountStore } from '../../repomap/tokens.js';
+import { holdCacheWrites } from '../../repomap/cache-writes.js';
 import { buildArtifacts, type ArtifactInput, type RungTarget } from './artifacts.js';
 import { measureCompression } from './compression.js';
 import { intakeCapsule } from './intake.js';
@@ -405,7 +406,17 @@ export function createNavigator(options: NavigatorOptions = {}) {
     },
   });
 
+  /** One navigation: the caches its index run writes are written once it has answered (see cache-writes.ts). */
   async function navigate(capsule: unknown): Promise<NavigationOutcome> {
+    const release = holdCacheWrites();
+    try {
+      return await navigateOnce(capsule);
+    } finally {
+      release();
+    }
+  }
+
+  async function navigateOnce(capsule: unknown): Promise<NavigationOutcome> {
     const states: string[] = [];
     // Microsteps too, so transient states (NULL_CHECK) appear in the trace.
     const actor = createActor(machine, {

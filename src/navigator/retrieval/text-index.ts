@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { sqliteDriver } from '../../sqlite-driver.js';
+import { flushCacheWrites, writeCache } from '../../repomap/cache-writes.js';
 import { classifyPath, compiledMirrors, type FileClass } from '../../repomap/file-class.js';
 import { type IndexedFile, type IndexSink, pruneCaches, type RepoIndex, siblingCaches } from '../../repomap/repo-index.js';
 import type { FileRecord } from '../../repomap/file-record.js';
@@ -168,6 +169,11 @@ function rowWriter(db: Database.Database): (id: number, rel: string, hash: strin
  * new index is fed (in memory, or a file that neither exists nor has a sibling to be seeded from); rows get the
  * ids a build after the parse gives them (their place in the index), so the index is the same either way.
  * `openTextIndex(index, dbFile, feed)` writes what is left (files not parsed this run) and commits.
+ *
+ * A fed index is always built in memory: a new database file gets its image whole once the index is complete
+ * (persistImage), not page by page through a write-ahead log that is then copied into it (measured on sympy: ~100 ms
+ * less CPU for the build and one 40 MB write instead of two), and a navigation holding cache writes answers before
+ * it is written (see cache-writes.ts). This process goes on using the database in memory.
  */
 export interface TextIndexFeed extends IndexSink {
   /** The database being written, while the feed is live. */
@@ -195,7 +201,7 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
         mkdirSync(path.dirname(dbFile), { recursive: true });
       }
       try {
-        const db = openDb(dbFile || ':memory:');
+        const db = openDb(':memory:');
         live = { db, origin: dbFile || ':memory:', files, written: new Uint8Array(files.length), mirrors: compiledMirrors(files.map((f) => f.path)) };
         parsed = files.map((f) => f.parsed);
         write = rowWriter(db);
@@ -228,11 +234,42 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
       const { db } = live;
       live = undefined;
       write = undefined;
+      // Nothing of it is on disk yet (see persistImage).
       if (db.open) db.close();
-      if (dbFile) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
     },
   };
   return feed;
+}
+
+/**
+ * Writes the image of an index built in memory to its database file: a temporary file renamed over it, with any
+ * write-ahead log of an earlier database at that path removed first (it would be replayed into this one). No fsync:
+ * a cache; a file left unreadable by a crash is rebuilt (see openTextIndex).
+ */
+function persistImage(db: Database.Database, dbFile: string): void {
+  if (!db.open) return;
+  const image = db.serialize();
+  mkdirSync(path.dirname(dbFile), { recursive: true });
+  const tmp = `${dbFile}.${process.pid}.image`;
+  try {
+    writeFileSync(tmp, image);
+    for (const f of [`${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
+    renameSync(tmp, dbFile);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  pruneCaches(path.dirname(dbFile), 'text-', '.sqlite');
+}
+
+/** Opens a database file, deleting it (and its side files) to start anew when it cannot be read as one. */
+function openOrReset(dbFile: string): Database.Database {
+  try {
+    return openDb(dbFile);
+  } catch {
+    for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
+    return openDb(dbFile);
+  }
 }
 
 /**
@@ -240,6 +277,8 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
  * it in memory for this process only. A `feed` that wrote the index during the parse is finished here.
  */
 export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: TextIndexFeed): TextIndex {
+  // Writes of this database and its siblings an earlier navigation held back land before this one reads them.
+  if (dbFile) flushCacheWrites(path.dirname(dbFile));
   const origin = dbFile || ':memory:';
   const fed = feed?.live;
   // A feed holds rows by place in the index: the index must list the files it was begun with, in that order.
@@ -277,8 +316,12 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
       stats.lexed++;
     });
     db.exec('COMMIT');
+    if (dbFile) {
+      const built = db;
+      writeCache(dbFile, () => persistImage(built, dbFile));
+    }
   } else {
-    db = openDb(origin);
+    db = dbFile ? openOrReset(dbFile) : openDb(origin);
     for (const r of db.prepare('SELECT path, hash, id FROM files').all() as { path: string; hash: string; id: number }[]) rows.set(r.path, r);
     const current = new Map(index.files.map((f) => [f.path, f]));
     const delFts = db.prepare('DELETE FROM fts WHERE rowid = ?');
