@@ -47,20 +47,38 @@ const ENVELOPE = level('envelope');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function misspellings(value: unknown, level: Level, path: IssuePath, out: ValidationIssue[]): void {
+/** The path of a field: its parent's path (built only when an issue names it) and its key. */
+interface At {
+  parent: At | undefined;
+  key: string | number;
+}
+const pathOf = (at: At | undefined): IssuePath => {
+  const out: IssuePath = [];
+  for (let x = at; x; x = x.parent) out.push(x.key);
+  return out.reverse();
+};
+
+function misspellings(value: unknown, level: Level, at: At, out: ValidationIssue[]): void {
   if (!isObject(value)) return;
-  for (const key of Object.keys(value)) {
-    const child = value[key];
+  // for…in over a plain parsed object: its own keys, without an array of them (every request passes here).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (level.fields.has(key)) {
       const obj = level.objects?.[key];
-      if (obj) misspellings(child, obj, [...path, key], out);
+      if (obj) misspellings(value[key], obj, { parent: at, key }, out);
       const arr = level.arrays?.[key];
-      if (arr && Array.isArray(child)) child.forEach((item, i) => misspellings(item, arr, [...path, key, i], out));
+      const child = value[key];
+      if (arr && Array.isArray(child)) {
+        const list: At = { parent: at, key };
+        child.forEach((item, i) => misspellings(item, arr, { parent: list, key: i }, out));
+      }
       continue;
     }
     const near = nearestName(key, level.fields);
-    if (near !== undefined && near !== key)
+    if (near !== undefined && near !== key) {
+      const path = pathOf(at);
       out.push({ path: [...path, key], code: 'misspelt_field', message: `is not a field the kernel reads, so it was not read; did you mean "${near}"? (${issuePathText([...path, near])})`, field: key, suggestion: near });
+    }
   }
 }
 
@@ -85,9 +103,9 @@ function contradictions(req: RouteRequest, out: ValidationIssue[]): void {
 /** What a person may have got wrong in a request's forensics, iteration and envelope: [] when nothing. */
 export function forensicIssues(req: RouteRequest): ValidationIssue[] {
   const out: ValidationIssue[] = [];
-  if (req.forensics) misspellings(req.forensics, FORENSICS, ['forensics'], out);
-  if (req.iteration) misspellings(req.iteration, ITERATION, ['iteration'], out);
-  if (req.envelope) misspellings(req.envelope, ENVELOPE, ['envelope'], out);
+  if (req.forensics) misspellings(req.forensics, FORENSICS, { parent: undefined, key: 'forensics' }, out);
+  if (req.iteration) misspellings(req.iteration, ITERATION, { parent: undefined, key: 'iteration' }, out);
+  if (req.envelope) misspellings(req.envelope, ENVELOPE, { parent: undefined, key: 'envelope' }, out);
   if (req.iteration || req.forensics) contradictions(req, out);
   return out;
 }

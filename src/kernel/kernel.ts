@@ -113,11 +113,16 @@ export function createKernel(options: KernelOptions): Kernel {
   const busy = new Map<string, Promise<unknown>>();
   const maxRetries = options.maxConflictRetries ?? 16;
 
+  // The run used last (the newest entry of `live`): using it again leaves the order as it is, without a delete and set
+  // (which make the Map rehash its table every few routes).
+  let newest: string | undefined;
+
   function liveRun(run_id: string): LiveRun | undefined {
     const run = live.get(run_id);
-    if (run) {
+    if (run && newest !== run_id) {
       live.delete(run_id);
       live.set(run_id, run);
+      newest = run_id;
     }
     return run;
   }
@@ -125,6 +130,7 @@ export function createKernel(options: KernelOptions): Kernel {
   function holdRun(run_id: string, state: RunState): LiveRun {
     const run = startRun(kit, state);
     live.set(run_id, run);
+    newest = run_id;
     if (live.size > maxLiveRuns) evictOne();
     return run;
   }

@@ -41,6 +41,8 @@ export class MemoryStore implements KernelStore {
   private readonly requests = new Map<string, Recorded>();
   private readonly escalations = new Map<string, StoredEscalation>();
   private generation = 0;
+  /** The run appended last (the newest entry of `runs`): appending to it again leaves the order as it is. */
+  private newest: string | undefined;
   readonly records: RouteRecord[] = [];
   readonly maxRuns: number;
   readonly maxRequestIds: number;
@@ -82,13 +84,18 @@ export class MemoryStore implements KernelStore {
       return Promise.reject(new LedgerConflictError(record.run_id, record.seq, { message: `request_id ${JSON.stringify(record.request_id)} of run ${JSON.stringify(record.run_id)} is already recorded` }));
     }
     if (run) {
-      // Most recently routed last: the first entry is always the one to forget.
-      this.runs.delete(record.run_id);
       run.state = state;
+      // Most recently routed last: the first entry is always the one to forget. (A delete and set per route would
+      // also make the Map rehash its whole table every few routes: skipped when the run is already the newest.)
+      if (this.newest !== record.run_id) {
+        this.runs.delete(record.run_id);
+        this.runs.set(record.run_id, run);
+      }
     } else {
       run = { state, generation: ++this.generation };
+      this.runs.set(record.run_id, run);
     }
-    this.runs.set(record.run_id, run);
+    this.newest = record.run_id;
     if (key !== undefined && this.maxRequestIds > 0) {
       this.requests.delete(key);
       this.requests.set(key, { decision: record.decision, request_hash: record.request_hash, generation: run.generation });

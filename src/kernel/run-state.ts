@@ -9,6 +9,13 @@ export function emptyRunState(run_id: string): RunState {
   return { v: 1, run_id, seq: 0, loops: {}, signatures: {}, returns: [], spent_usd: 0, lifecycle: 'routing', at: null };
 }
 
+/** `record` without `key`, as a new object (no `delete`: it would turn the copy into a slow dictionary object). */
+function without(record: Record<string, number>, key: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k in record) if (k !== key && Object.hasOwn(record, k)) out[k] = record[k]!;
+  return out;
+}
+
 /** `state` with the run sent to `to`: its visit counted and its trail extended. */
 function sentTo(visits: Record<string, number> | undefined, trail: string[] | undefined, to: RunPosition): { visits: Record<string, number>; trail: string[] } {
   const key = visitKey(to);
@@ -31,10 +38,7 @@ export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number)
   const loopKey = w.loopKey;
   let loops = prev.loops;
   if (d.decision === 'LOOP') loops = { ...loops, [loopKey]: (loops[loopKey] ?? 0) + 1 };
-  else if (d.decision === 'CONTINUE' && loops[loopKey] !== undefined) {
-    loops = { ...loops };
-    delete loops[loopKey];
-  }
+  else if (d.decision === 'CONTINUE' && loops[loopKey] !== undefined) loops = without(loops, loopKey);
   let signatures = prev.signatures;
   // Computed here too when tier 1 (or the iteration cap) decided before tier 2 looked: every sighting counts.
   const sig = signatureFacts(w);

@@ -32,6 +32,22 @@ describe('MemoryStore limits', () => {
     await k.close();
   });
 
+  it('keeps the routing order when a run is routed several times in a row', async () => {
+    const store = new MemoryStore({ maxRuns: 3 });
+    const k = createKernel({ flows: testFlows(), store, maxLiveRuns: 2 });
+    // a, b, then a three times in a row (the newest already), then c and d: b is the least recently routed.
+    for (const r of ['a', 'b', 'a', 'a', 'a', 'c', 'd']) await k.route(req(r));
+    expect(await store.loadRun('b')).toBeUndefined();
+    expect((await store.loadRun('a'))?.seq).toBe(4);
+    // Then a again after others: c is forgotten next, not a.
+    await k.route(req('a'));
+    await k.route(req('e'));
+    expect(await store.loadRun('c')).toBeUndefined();
+    expect((await store.loadRun('a'))?.seq).toBe(5);
+    expect(k.liveRuns).toBeLessThanOrEqual(2);
+    await k.close();
+  });
+
   it('keeps the most recent maxRequestIds idempotency keys; an older key is routed as new', async () => {
     const store = new MemoryStore({ maxRequestIds: 2 });
     const k = createKernel({ flows: testFlows(), store });
