@@ -30,6 +30,10 @@ export type MirrorReply =
   | { type: 'failed'; id: number; message: string };
 
 const WORKER_FILE = new URL('./jsonl-mirror-worker.js', import.meta.url);
+/** How long committed lines wait on the routing thread before they go to the writer thread, in ms. */
+const HAND_OVER_MS = 2;
+/** Queued op entries (a line is 5) past which they go at once. */
+const HAND_OVER_OPS = 5 * 512;
 
 /** Whether the mirror's thread can start here (from TypeScript sources, under vitest or tsx, there is no compiled worker file). */
 export function mirrorThreadAvailable(): boolean {
@@ -43,13 +47,18 @@ export function mirrorThreadAvailable(): boolean {
  * one, on the other thread): each file a prefix of the run's off-road decisions in seq order, never a line the
  * database lacks, rebuilt from the database after a crash.
  *
+ * The lines of a few ms of routing go over in one message (`HAND_OVER_MS`, or at once past `HAND_OVER_OPS`): a message
+ * costs both threads far more than a line, and a runner ending a run every few hundred µs would otherwise send one per
+ * run, each answered by the thread's `idle` and each a separate drain under the mirror lock.
+ *
  * The thread is started on first use and keeps the process alive only while it has lines to write.
  */
 export class ThreadedMirror {
   private worker: Worker | undefined;
   private ops: string[] = [];
   private batch = 0;
-  private posted = false;
+  /** The pending hand-over of `ops` (a timer: it keeps the process alive until the lines are sent). */
+  private handOver: NodeJS.Timeout | undefined;
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve: (v: JsonlRepair[]) => void; reject: (e: unknown) => void }>();
   private closed = false;
@@ -80,15 +89,17 @@ export class ThreadedMirror {
     this.post();
   }
 
-  /** Sends what was queued in this turn of the event loop as one message. */
+  /** Sends what is queued within `HAND_OVER_MS` as one message (at once when `HAND_OVER_OPS` entries wait). */
   private post(): void {
-    if (this.posted) return;
-    this.posted = true;
-    queueMicrotask(() => this.send());
+    if (this.ops.length >= HAND_OVER_OPS) this.send();
+    else this.handOver ??= setTimeout(() => this.send(), HAND_OVER_MS);
   }
 
   private send(): void {
-    this.posted = false;
+    if (this.handOver !== undefined) {
+      clearTimeout(this.handOver);
+      this.handOver = undefined;
+    }
     if (this.ops.length === 0) return;
     const w = this.start();
     const ops = this.ops;

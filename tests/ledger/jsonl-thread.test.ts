@@ -3,7 +3,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { decisionsJsonlPath, openLedger as openSrcLedger, readJsonl } from '../../src/ledger/index.js';
 import { expectedLines } from '../../src/ledger/jsonl-mirror.js';
@@ -83,6 +83,33 @@ describe.skipIf(!existsSync(DIST))('decisions.jsonl written on a worker thread',
     await verify.close();
     expect(report.issues).toEqual([]);
     expect(report.jsonl_files).toBe(1);
+  });
+
+  it('hands the lines of commits a few ms apart to the thread in one message, and close() sends what is still waiting', async () => {
+    const t = tmpDir();
+    cleanups.push(t.cleanup);
+    const ledger = dist.openLedger(t.file);
+    const mirror = ledger.mirror as unknown as { enqueue(run: string, flow: string, line: string, seq: number): void; batch: number };
+    // The hand-over timer only: each line below is queued in a turn of its own, as after separate commits.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let run = 0; run < 5; run++) {
+        mirror.enqueue(`r${run}`, 'build', `{"seq":1,"run":${run}}\n`, 1);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(mirror.batch).toBe(0);
+      vi.advanceTimersByTime(2);
+      expect(mirror.batch).toBe(1);
+      mirror.enqueue('r5', 'build', '{"seq":1,"run":5}\n', 1);
+    } finally {
+      vi.useRealTimers();
+    }
+    await ledger.close();
+    // Two messages: the five lines together, then the last one sent by close().
+    expect(mirror.batch).toBe(2);
+    for (let run = 0; run < 6; run++) {
+      expect(readJsonl(decisionsJsonlPath(path.join(t.dir, 'runs'), `r${run}`, 'build')).lines).toEqual([`{"seq":1,"run":${run}}\n`]);
+    }
   });
 
   it('verify --repair through the writer thread rebuilds a deleted file and reports what it appended', async () => {
