@@ -33,11 +33,14 @@ function startFlow(w: RouteWork): CompiledFlow {
   return (started !== undefined ? w.flows.get(started) : undefined) ?? w.flow;
 }
 
-/** The visit cap of a step (its max_visits, else its flow's bounds, else the default). */
-function maxVisitsOf(w: RouteWork, to: RunPosition): number {
+/**
+ * Where a decision sends the run, as the flows know it: its key in `visits` and `trail` (the compiled step's own, so
+ * no key string is built per route) and its visit cap (its max_visits, else its flow's bounds, else the default).
+ */
+export function destinationFacts(w: RouteWork, to: RunPosition): { key: string; maxVisits: number } {
   const flow = to.flow === w.flow.id ? w.flow : w.flows.get(to.flow);
-  if (!flow) return w.flow.bounds.max_visits;
-  return flow.steps.get(to.step)?.maxVisits ?? flow.bounds.max_visits;
+  const step = flow?.steps.get(to.step);
+  return { key: step?.key ?? visitKey(to), maxVisits: step?.maxVisits ?? (flow ?? w.flow).bounds.max_visits };
 }
 
 const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
@@ -77,9 +80,8 @@ export function holdBounds(w: RouteWork, result: TierResult): TierResult {
       return refuse(w, d, to, 'depth_cap', `nesting depth ${depth} is past ${maxDepth}`, `${d.decision} to ${to.step} would nest side trips ${depth} deep, past bounds.max_depth ${maxDepth} of flow ${w.flow.id} (${nest}); a person decides`);
     }
   }
-  const key = visitKey(to);
+  const { key, maxVisits: cap } = destinationFacts(w, to);
   const visits = (w.state.visits?.[key] ?? 0) + 1;
-  const cap = maxVisitsOf(w, to);
   if (visits > cap) {
     const cycle = cycleTo(w.state, key, w.flow.id);
     return refuse(w, d, to, 'visit_cap', `${to.step} would be visited a ${ordinal(visits)} time, past its max_visits ${cap}`, `${to.step} would be visited a ${ordinal(visits)} time, past its max_visits ${cap}: the run keeps taking the cycle ${cycle}; a person decides`);

@@ -34,7 +34,7 @@ export function buildRouteWork(request: RouteRequest, flows: FlowSet, state: Run
         message: `expected a step of flow ${flow.id} (${[...flow.steps.keys()].join(', ')}), got "${request.step_completed}"${didYouMean(request.step_completed, flow.steps.keys())}`,
       },
     ]);
-  const loopKey = `${flow.id}/${request.step_completed}`;
+  const loopKey = step ? step.key : `${flow.id}/${request.step_completed}`;
   const iteration = Math.max(request.iteration?.current ?? 1, 1 + (state.loops[loopKey] ?? 0));
   const max = step?.def.loop?.max_iterations ?? request.iteration?.max ?? null;
   const w: RouteWork = {

@@ -2,7 +2,7 @@ import type { Decision, ReturnPoint, RunPosition, RunState } from '../contracts/
 import type { EscalationResolution } from '../contracts/ledger.js';
 import type { RouteWork, TierResult } from './route-work.js';
 import { signatureFacts } from './signature-facts.js';
-import { destinationOf, TRAIL_LENGTH, visitKey } from './bounds.js';
+import { destinationFacts, destinationOf, TRAIL_LENGTH, visitKey } from './bounds.js';
 
 /** The state of a run never seen before: routing, and any step of its flow may report first. */
 export function emptyRunState(run_id: string): RunState {
@@ -16,9 +16,8 @@ function without(record: Record<string, number>, key: string): Record<string, nu
   return out;
 }
 
-/** `state` with the run sent to `to`: its visit counted and its trail extended. */
-function sentTo(visits: Record<string, number> | undefined, trail: string[] | undefined, to: RunPosition): { visits: Record<string, number>; trail: string[] } {
-  const key = visitKey(to);
+/** `state` with the run sent to the step of key `key`: its visit counted and its trail extended. */
+function sentTo(visits: Record<string, number> | undefined, trail: string[] | undefined, key: string): { visits: Record<string, number>; trail: string[] } {
   const t = trail ?? [];
   return {
     visits: { ...visits, [key]: (visits?.[key] ?? 0) + 1 },
@@ -59,7 +58,7 @@ export function nextRunState(w: RouteWork, result: TierResult, cost_usd: number)
   if (to) {
     // After a LOOP back to another step, the looping step may report too (its runner ran the loop's steps quietly).
     next.at = d.decision === 'LOOP' && to.step !== w.request.step_completed && to.flow === w.flow.id ? { ...to, loop: w.request.step_completed } : to;
-    Object.assign(next, sentTo(prev.visits, prev.trail, to));
+    Object.assign(next, sentTo(prev.visits, prev.trail, destinationFacts(w, to).key));
   } else {
     if (prev.visits) next.visits = prev.visits;
     if (prev.trail) next.trail = prev.trail;
@@ -94,6 +93,6 @@ export function resolvedRunState(prev: RunState, escalated: RunPosition, resolut
     to = { flow: resolution.inject_flow, step: resolution.next_step_id };
   }
   next.at = to;
-  Object.assign(next, sentTo(prev.visits, prev.trail, to));
+  Object.assign(next, sentTo(prev.visits, prev.trail, visitKey(to)));
   return next;
 }

@@ -22,6 +22,7 @@ export function compileFlow(def: Flow): CompiledFlow {
     steps.set(s.id, {
       def: s,
       id: s.id,
+      key: `${def.flow}/${s.id}`,
       branches,
       // An empty table is no table, but next stays its default: `branches: {}` with a next routes like any branch table.
       branched: branches.size > 0 || (s.branches !== undefined && s.next !== undefined),

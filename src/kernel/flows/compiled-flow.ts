@@ -12,6 +12,8 @@ export type ResolvedDetour =
 export interface CompiledStep {
   readonly def: Step;
   readonly id: string;
+  /** `<flow>/<step>`: the step's key in a run's loop counters, visits and trail, built once (not per route). */
+  readonly key: string;
   /** Lower-cased status -> branch target. */
   readonly branches: ReadonlyMap<string, string>;
   /**
