@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { sha256 } from '../contracts/canonical-json.js';
 
 /** prev_hash of the first route of a run. */
@@ -44,7 +44,8 @@ export function routeHash(prevHashHex: string, f: ChainedFields): string {
   // each update crosses into native code, and thirty of them cost more than the string concatenation.
   let text = '';
   for (const p of parts) text += `${p.length}:${p}`;
-  return createHash('sha256').update(text).digest('hex');
+  // crypto.hash: one call for a one-shot digest (no Hash object, no update/digest round trips).
+  return hash('sha256', text, 'hex');
 }
 
 /** The llm_calls_json a route's hash covers, from the calls' canonical JSON texts. */
@@ -111,7 +112,7 @@ export function changedFields(stored: string, f: ChainedFields): string[] {
 
 /** Hex sha256 chaining a run into the ledger-wide run register, after the previous entry. */
 export function registerHash(prevHashHex: string, runId: string, firstHashHex: string): string {
-  return createHash('sha256').update(`${prevHashHex.length}:${prevHashHex}${runId.length}:${runId}${firstHashHex.length}:${firstHashHex}`).digest('hex');
+  return hash('sha256', `${prevHashHex.length}:${prevHashHex}${runId.length}:${runId}${firstHashHex.length}:${firstHashHex}`, 'hex');
 }
 
 /** The tombstone columns of a run register entry (set when the run is archived), in seal order. */

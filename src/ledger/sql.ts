@@ -346,12 +346,19 @@ export class LedgerSql {
         'INSERT INTO routes (run_id, seq, flow, step, request_id, decision, next_step, tier, rule, request, decision_json, state, ' +
           'latency_us, cost_usd, llm_calls, kernel_version, flow_set, ts, prev_hash, hash, field_sums, latency_unit, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       ),
-      upsertRun: db.prepare(
+      // A run's first route inserts its head (a run already there: SQLITE_CONSTRAINT_PRIMARYKEY, a conflict).
+      insertRun: db.prepare(
         'INSERT INTO runs (run_id, flow, created_ts, updated_ts, last_seq, head_hash, offroad, llm_calls, cost_usd, last_decision, last_step) ' +
-          'VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id) DO UPDATE SET updated_ts = excluded.updated_ts, last_seq = excluded.last_seq, ' +
-          'head_hash = excluded.head_hash, offroad = offroad + excluded.offroad, llm_calls = llm_calls + excluded.llm_calls, ' +
-          'cost_usd = cost_usd + excluded.cost_usd, last_decision = excluded.last_decision, last_step = excluded.last_step ' +
-          'WHERE runs.last_seq = excluded.last_seq - 1',
+          'VALUES (?,?,?,?,?,?,?,?,?,?,?)',
+      ),
+      // Every later route moves the head on, only from the seq it follows (another writer got there first: no row
+      // changes, a conflict), and only if no upgrade at that seq moved the run to another flow version than the
+      // route's (`runs upgrade`, maybe in another process): a route decided on the old version is stale too. The kernel
+      // then reloads the run (upgraded) and routes again. One statement in the append's transaction does both checks.
+      advanceRun: db.prepare(
+        'UPDATE runs SET updated_ts = ?, last_seq = ?, head_hash = ?, offroad = offroad + ?, llm_calls = llm_calls + ?, cost_usd = cost_usd + ?, ' +
+          'last_decision = ?, last_step = ? WHERE run_id = ? AND last_seq = ? ' +
+          'AND coalesce((SELECT to_flows FROM run_upgrades WHERE run_id = ? AND seq = ? ORDER BY idx DESC LIMIT 1), ?) = ?',
       ),
       insertLlmCall: db.prepare(
         'INSERT INTO llm_calls (run_id, seq, idx, provider, model, purpose, attempt, prompt_hash, raw_answer, outcome, input_tokens, ' +
@@ -412,32 +419,27 @@ export class LedgerSql {
       register: db.prepare('SELECT ordinal, run_id, lower(hex(first_hash)) AS first_hash, lower(hex(prev_hash)) AS prev_hash, lower(hex(hash)) AS hash FROM run_register ORDER BY ordinal'),
       registerRunIds: db.prepare('SELECT run_id FROM run_register').pluck(),
       pageCount: db.prepare('SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()').pluck(),
-      upgradedTo: db.prepare('SELECT to_flows FROM run_upgrades WHERE run_id = ? AND seq = ? ORDER BY idx DESC LIMIT 1').pluck(),
     };
     this.batchTx = db.transaction((fn: () => unknown) => fn());
     const writeRows = (w: AppendWrite) => {
       const r = w.route;
-      // A person upgraded the run after the route this one follows (`runs upgrade`, maybe another process): a route
-      // decided on another version than the upgrade's is stale, a conflict like another writer's route. The kernel
-      // then reloads the run (upgraded) and routes again; the common route pays one probe inside its own transaction.
-      if (r.seq > 1) {
-        const to = this.s.upgradedTo.get(r.run_id, r.seq - 1) as string | undefined;
-        if (to !== undefined && to !== r.flows_hash) throw new SeqConflict();
-      }
       const flowSet = this.flowSetId(r.flows_hash);
       this.s.insertRoute.run(
         r.run_id, r.seq, r.flow, r.step, r.request_id, r.decision, r.next_step, r.tier, r.rule, r.request, r.decision_json, r.state,
         r.latency_us, r.cost_usd, r.llm_calls, r.kernel_version, flowSet, r.ts, r.prev_hash, r.hash, r.field_sums, r.latency_unit, r.principal ?? null,
       );
+      const offroad = w.offroad ? 1 : 0;
       if (r.seq === 1) {
         const prev = (this.s.registerHead.get() as Buffer | undefined)?.toString('hex') ?? GENESIS_HASH;
         const first = r.hash.toString('hex');
         this.s.insertRegister.run(r.run_id, r.hash, Buffer.from(prev, 'hex'), Buffer.from(registerHash(prev, r.run_id, first), 'hex'));
+        this.s.insertRun.run(r.run_id, r.flow, r.ts, r.ts, r.seq, r.hash, offroad, r.llm_calls, r.cost_usd, r.decision, r.step);
+      } else {
+        const moved = this.s.advanceRun.run(
+          r.ts, r.seq, r.hash, offroad, r.llm_calls, r.cost_usd, r.decision, r.step, r.run_id, r.seq - 1, r.run_id, r.seq - 1, r.flows_hash, r.flows_hash,
+        );
+        if (moved.changes !== 1) throw new SeqConflict();
       }
-      const up = this.s.upsertRun.run(
-        r.run_id, r.flow, r.ts, r.ts, r.seq, r.hash, w.offroad ? 1 : 0, r.llm_calls, r.cost_usd, r.decision, r.step,
-      );
-      if (up.changes !== 1) throw new SeqConflict();
       for (const c of w.llmCalls) {
         this.s.insertLlmCall.run(
           c.run_id, c.seq, c.idx, c.provider, c.model, c.purpose, c.attempt, c.prompt_hash, c.raw_answer, c.outcome,

@@ -17,6 +17,8 @@ import {
 } from '../../src/ledger/index.js';
 import { ledgerFixtures, ledgerKernel, scriptedArbiter, steppingClock, tmpDir, type Step } from './helpers.js';
 import { ledgerSql } from '../../src/ledger/sqlite-ledger.js';
+import { SeqConflict } from '../../src/ledger/sql.js';
+import { storedToWrite } from '../../src/ledger/copy.js';
 
 const fx = ledgerFixtures();
 function tmp() {
@@ -148,6 +150,28 @@ describe('SQLite ledger as the kernel store', () => {
     const open = db.prepare("SELECT escalation_id, run_id, seq, step, status FROM escalations ORDER BY run_id, seq").all() as { escalation_id: string; run_id: string; seq: number; step: string; status: string }[];
     expect(open.map((e) => e.escalation_id).sort()).toEqual(escalations.map((s) => s.decision.escalation_id!).sort());
     expect(open.every((e) => e.status === 'open')).toBe(true);
+    await kernel.close();
+  });
+});
+
+describe('the run head an append moves on', () => {
+  it('refuses, recording nothing, an append whose seq does not follow the run head: a gap, or a later seq of a run with no head', async () => {
+    const { file } = tmp();
+    const { kernel, ledger } = ledgerKernel(file, fx.flows);
+    await kernel.route({ run_id: 'r', flow: 'build', step_completed: 'build-step-1', status: 'VERIFIED', forensics: { tests: { passed: 1, failed: 0 } } });
+    await kernel.route({ run_id: 'r', flow: 'build', step_completed: 'build-step-2', status: 'VERIFIED', forensics: { tests: { passed: 1, failed: 0 } } });
+    const sql = ledgerSql(ledger);
+    const [, second] = sql.routesPage('r', 0, 10);
+    const stored = (run_id: string, seq: number) => storedToWrite({ ...second!, run_id, seq }, [], undefined);
+    expect(() => sql.append(stored('r', 4))).toThrow(SeqConflict);
+    // A run the ledger has never seen starts at seq 1: seq 2 of it would be a head out of nowhere.
+    expect(() => sql.append(stored('ghost', 2))).toThrow(SeqConflict);
+    expect(sql.run('ghost')).toBeUndefined();
+    expect(sql.routeCount()).toBe(2);
+    expect(sql.run('r')?.last_seq).toBe(2);
+    // The next seq is taken as before.
+    sql.append(stored('r', 3));
+    expect(sql.run('r')?.last_seq).toBe(3);
     await kernel.close();
   });
 });
