@@ -52,14 +52,9 @@ export function overrideSiblings<T extends CompanionCandidate>(ranked: T[], file
   if (!names.size) return ranked;
   // How many files of the repository define each name: a name everyone defines says nothing.
   const definers = new Map<string, number>();
-  for (const f of files) {
-    const seen = new Set<string>();
-    for (const d of f.outline.defs)
-      if (names.has(d.name) && CALLABLE.has(d.kind) && !seen.has(d.name)) {
-        seen.add(d.name);
-        definers.set(d.name, (definers.get(d.name) ?? 0) + 1);
-      }
-  }
+  for (const f of files)
+    for (const n of callableNames(f))
+      if (names.has(n)) definers.set(n, (definers.get(n) ?? 0) + 1);
   const family = new Set([...names].filter((n) => (definers.get(n) ?? 0) >= 2 && (definers.get(n) ?? 0) <= OVERRIDE_DEFINERS_MAX));
   if (!family.size) return ranked;
   let shared = '';
