@@ -1,7 +1,7 @@
 // Companions (src/navigator/retrieval/companions.ts): files a fix needs beside the best-ranked one that share too few
 // of the task's words to rank near it. Each class is a small repository written here, not taken from an eval.
 import { describe, expect, it } from 'vitest';
-import { COMPANION_PLACE, type CompanionCandidate, promote } from '../../src/navigator/retrieval/companions.js';
+import { COMPANION_PLACE, promote } from '../../src/navigator/retrieval/companions.js';
 import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
 
 
@@ -47,7 +47,7 @@ describe('override siblings: an issue names a method the best file defines and a
 
 describe('promote', () => {
   it('moves the file to the last of the first places with the score there, the rest one down, keeping every file once and the list in score order', () => {
-    const list: CompanionCandidate[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((path, i) => ({ path, score: 10 - i }));
+    const list = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((path, i) => ({ path, score: 10 - i }));
     const out = promote(list, 6, 'why');
     expect(out.map((f) => f.path)).toEqual(['a', 'b', 'c', 'd', 'g', 'e', 'f']);
     expect(out.map((f) => f.score)).toEqual([10, 9, 8, 7, 6, 6, 5]);
