@@ -61,7 +61,7 @@ export function mapToTiers(words: MagicWord[], registry: TierRegistry): TierMap 
 }
 
 const why = (f: RankedFile) =>
-  `score ${f.score} (text ${f.text}${f.evidence ? `, evidence ${f.evidence}` : ''}${f.definition ? `, ${f.definition === 1 ? 'defines' : 'names'} ${f.words[0]}` : ''}${f.graph >= 0.05 ? `, graph ${f.graph}` : ''}${f.class !== 'source' ? `, ${f.class}` : ''}${f.companion ? `, ${f.companion}` : ''})`;
+  `score ${f.score} (text ${f.text}${f.evidence ? `, evidence ${f.evidence}` : ''}${f.definition ? `, ${f.definition === 1 ? 'defines' : 'names'} ${f.words[0]}` : ''}${f.graph >= 0.05 ? `, graph ${f.graph}` : ''}${f.class !== 'source' ? `, ${f.class}` : ''})`;
 
 /** The files a pass loads: the best of the ranking within max_files; a second pass adds the best file of each uncovered word. */
 function picks(input: TraversalInput): RankedFile[] {

@@ -7,7 +7,6 @@ import type { ResolvedEvidence } from './evidence/index.js';
 import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 import { rankingClasses } from './file-kind.js';
 import { includeEdges } from './include-graph.js';
-import { overrideSiblings, wholeForm } from './companions.js';
 
 /** A word of the task that the ranking weighs (the pipeline passes its magic words). */
 export interface QueryWord {
@@ -34,8 +33,6 @@ export interface RankedFile {
   class: FileClass;
   /** Magic words whose terms occur in the file, rarest first. */
   words: string[];
-  /** Why a companion rule moved the file up out of its score's place (companions.ts). */
-  companion?: string;
 }
 
 export interface TaskRanking {
@@ -398,8 +395,5 @@ export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, 
     changed = true;
   }
   if (changed) out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
-  // Companions a fix needs beside the best file (companions.ts): moved up into the first places, out of score order.
-  const fileOfPath = new Map(fileAt.map((f) => [f.path, f]));
-  const files = overrideSiblings(out, (p) => fileOfPath.get(p), fileAt, (name) => shareOf.has(wholeForm(name)));
-  return { files, terms, about };
+  return { files: out, terms, about };
 }
