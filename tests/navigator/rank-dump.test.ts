@@ -16,11 +16,13 @@ describe('NAVKERNEL_RANK_DUMP', () => {
     expect(r.code).toBe(0);
     const lines = readFileSync(dump, 'utf8').trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(1);
-    const first = JSON.parse(lines[0]!) as { files: { path: string; score: number; text: number; graph: number; class: string; words: string[] }[]; neighbours: { path: string; of: Record<string, number> }[] };
+    const first = JSON.parse(lines[0]!) as { files: { path: string; score: number; text: number; graph: number; class: string; words: string[]; named: string[] }[]; neighbours: { path: string; of: Record<string, number> }[] };
     // Best first, scores never rising; every file matched a word of the task.
     expect(first.files.length).toBeGreaterThan(0);
     for (let i = 1; i < first.files.length; i++) expect(first.files[i]!.score).toBeLessThanOrEqual(first.files[i - 1]!.score);
     for (const f of first.files) expect(f.words.length).toBeGreaterThan(0);
+    // With the names a file defines that the task names: the gateway's `charge`.
+    expect(first.files.find((f) => f.path === 'src/payments/stripe-gateway.ts')?.named).toContain('charge');
     // The files loaded are the dump's first ones, in its order.
     const loaded = JSON.parse(readFileSync(path.join(dir, 'out', 'context_load_receipt.json'), 'utf8')).files_loaded.map((f: { path: string }) => f.path);
     expect(first.files.slice(0, loaded.length).map((f) => f.path)).toEqual(loaded);

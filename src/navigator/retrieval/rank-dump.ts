@@ -25,21 +25,29 @@ export interface DumpedFile {
   words: string[];
 }
 
+/** What the dump asks of the ranking beyond the files (only when dumping is on). */
+export interface DumpDetail {
+  /** The reference-graph neighbours of a file: path → edge weight. */
+  neighbours(path: string): Record<string, number>;
+  /** The names a file defines that the task names as whole words (each once, at most 30). */
+  named(path: string): string[];
+}
+
 /** Whether rankings are dumped in this process. */
 export function rankDumpOn(): boolean {
   return TARGET !== '';
 }
 
 /**
- * Appends the ranking (best first) and the neighbours (path → edge weight) of its first files, as one line of JSON.
- * `neighbours(path)` is asked only when dumping is on.
+ * Appends the ranking (best first; each file with the names it defines that the task names) and the neighbours of its
+ * first files, as one line of JSON. `detail` is asked only when dumping is on.
  */
-export function dumpRanking(files: readonly DumpedFile[], neighbours: (path: string) => Record<string, number>): void {
+export function dumpRanking(files: readonly DumpedFile[], detail: DumpDetail): void {
   if (!rankDumpOn()) return;
   const top = files.slice(0, RANK_DUMP_FILES);
   const line = {
-    files: top.map((f) => ({ path: f.path, score: f.score, text: f.text, definition: f.definition, graph: f.graph, evidence: f.evidence, class: f.class, words: f.words })),
-    neighbours: top.slice(0, RANK_DUMP_NEIGHBOURS).map((f) => ({ path: f.path, of: neighbours(f.path) })),
+    files: top.map((f) => ({ path: f.path, score: f.score, text: f.text, definition: f.definition, graph: f.graph, evidence: f.evidence, class: f.class, words: f.words, named: detail.named(f.path) })),
+    neighbours: top.slice(0, RANK_DUMP_NEIGHBOURS).map((f) => ({ path: f.path, of: detail.neighbours(f.path) })),
   };
   appendFileSync(TARGET, `${JSON.stringify(line)}\n`);
 }

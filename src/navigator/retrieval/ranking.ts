@@ -400,12 +400,15 @@ export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, 
   if (changed) out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
   // Measurement only (NAVKERNEL_RANK_DUMP): the whole ranking, for trying a rule offline.
   if (rankDumpOn())
-    dumpRanking(out, (p) => {
-      const a = adjacencyOf();
-      const i = pos.get(p)!;
-      const of: Record<string, number> = {};
-      for (let k = a.offsets[i]!; k < a.offsets[i + 1]!; k++) of[fileAt[a.to[k]!]!.path] = (of[fileAt[a.to[k]!]!.path] ?? 0) + a.w[k]!;
-      return of;
+    dumpRanking(out, {
+      neighbours: (p) => {
+        const a = adjacencyOf();
+        const i = pos.get(p)!;
+        const of: Record<string, number> = {};
+        for (let k = a.offsets[i]!; k < a.offsets[i + 1]!; k++) of[fileAt[a.to[k]!]!.path] = (of[fileAt[a.to[k]!]!.path] ?? 0) + a.w[k]!;
+        return of;
+      },
+      named: (p) => [...new Set(fileAt[pos.get(p)!]!.outline.defs.filter((d) => d.kind !== 'heading' && shareOf.has(splitWords(d.name).join(''))).map((d) => d.name))].slice(0, 30),
     });
   return { files: out, terms, about };
 }
