@@ -7,6 +7,7 @@ import type { ResolvedEvidence } from './evidence/index.js';
 import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 import { rankingClasses } from './file-kind.js';
 import { includeEdges } from './include-graph.js';
+import { dumpRanking, rankDumpOn } from './rank-dump.js';
 
 /** A word of the task that the ranking weighs (the pipeline passes its magic words). */
 export interface QueryWord {
@@ -358,7 +359,9 @@ export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, 
     if (s > 0.05) seeds.set(i, (seeds.get(i) ?? 0) + s);
   }
   let graph: Float64Array<ArrayBuffer> = new Float64Array(fileAt.length);
-  if (seeds.size) graph = personalisedPageRank(cachedAdjacency(fileAt, text.derived, referenceGraph.toString() + includeEdges.toString(), () => undirected(referenceGraph(fileAt))), seeds);
+  let adjacency: Adjacency | undefined;
+  const adjacencyOf = (): Adjacency => (adjacency ??= cachedAdjacency(fileAt, text.derived, referenceGraph.toString() + includeEdges.toString(), () => undirected(referenceGraph(fileAt))));
+  if (seeds.size) graph = personalisedPageRank(adjacencyOf(), seeds);
   // Only what the walk adds beyond the restart (a seed's own restart mass is its text score again).
   let maxGraph = 1e-12;
   for (let i = 0; i < graph.length; i++) if (graph[i]! > maxGraph) maxGraph = graph[i]!;
@@ -395,5 +398,17 @@ export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, 
     changed = true;
   }
   if (changed) out.sort((a, b) => b.score - a.score || byPath(a.path, b.path));
+  // Measurement only (NAVKERNEL_RANK_DUMP): the whole ranking, for trying a rule offline.
+  if (rankDumpOn())
+    dumpRanking(out, {
+      neighbours: (p) => {
+        const a = adjacencyOf();
+        const i = pos.get(p)!;
+        const of: Record<string, number> = {};
+        for (let k = a.offsets[i]!; k < a.offsets[i + 1]!; k++) of[fileAt[a.to[k]!]!.path] = (of[fileAt[a.to[k]!]!.path] ?? 0) + a.w[k]!;
+        return of;
+      },
+      named: (p) => [...new Set(fileAt[pos.get(p)!]!.outline.defs.filter((d) => d.kind !== 'heading' && shareOf.has(splitWords(d.name).join(''))).map((d) => d.name))].slice(0, 30),
+    });
   return { files: out, terms, about };
 }
