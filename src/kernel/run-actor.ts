@@ -10,7 +10,7 @@ import { buildRouteWork } from './build-work.js';
 import { assertDecisionTargets } from './check-decision.js';
 import type { FlowSet } from './flows/compiled-flow.js';
 import type { RouteWork } from './route-work.js';
-import { runContext, runMachine, type ArbiterResult, type RouteOutcome, type RunContext } from './run-machine.js';
+import { runMachine, type ArbiterResult, type RouteOutcome, type RunContext } from './run-machine.js';
 import type { RunRefusal } from '../../machines/kernel.machine.js';
 import type { NavkernelError } from '../contracts/errors.js';
 import { EscalationOpenError, RunEndedError, StepMismatchError } from '../contracts/run-errors.js';

@@ -1,7 +1,7 @@
 // The run machine's implementations: machines/kernel.machine.ts names the guards and actions, this module provides
 // them (a guard is a tier's pure rule, an action commits a tier's decision). The arbiter actor is provided per kernel
 // (src/kernel/kernel.ts), with the user's ArbiterPort.
-import { assign, type Actor } from 'xstate';
+import { assign } from 'xstate';
 import { kernelMachine, type RunRefusal } from '../../machines/kernel.machine.js';
 import type { ArbiterAnswer, Decision, LlmCallRecord, RunState, Tier } from '../contracts/index.js';
 import type { RouteWork, TierResult } from './route-work.js';
@@ -36,8 +36,6 @@ export interface RunContext {
   refusal?: RunRefusal | undefined;
 }
 
-/** A run actor's context, typed. */
-export const runContext = (actor: Actor<typeof runMachine>): RunContext => actor.getSnapshot().context as unknown as RunContext;
 const held = (context: unknown) => (context as RunContext).work!;
 
 /**
