@@ -3,8 +3,6 @@ import { rankDefinitionsByTerms } from './definition-scores.js';
 import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
-import { ablated } from './ablation.js';
-import { type Block, blockAround, braceBlocks, hasBraceBlocks } from './brace-blocks.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -43,13 +41,6 @@ export const BEST_DEFINITIONS = 3;
 export const BEST_DEFINITION_SHARE = 0.5;
 /** A ranked definition longer than this (or than 60% of the lines left) is not shown whole: windows inside it count triple. */
 export const BEST_DEFINITION_MAX_LINES = 40;
-
-/**
- * In a definition too long to show whole, a window of a brace language is widened to the widest brace block around
- * it (a `case`, an `if` or loop body: see brace-blocks.ts) of at most this many lines, when it fits in half the lines
- * left; else it stays RADIUS lines either side.
- */
-export const BLOCK_MAX_LINES = 30;
 
 /** Import lines shown at most in one file (those binding names the shown code uses). */
 export const IMPORT_LINES = 6;
@@ -224,8 +215,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   }
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
-  const useBlocks = hasBraceBlocks(language) && !ablated('brace-blocks');
-  let blocks: Block[] | undefined;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
     if (chosen.size >= limit) break;
@@ -248,15 +237,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
-      blocks ??= useBlocks ? braceBlocks(lines, language!) : [];
-      const blk = d && !folded[at] ? blockAround(blocks, at, 2 * RADIUS + 1, BLOCK_MAX_LINES, [d.start, d.end]) : undefined;
-      if (blk && span(blk[0], blk[1]) <= Math.floor(left * 0.5)) {
-        // A block opened by a brace on its own line is shown with the line that opens it (`if (…)`, `case X:`).
-        const open = lines[blk[0] - 1]!.trim() === '{' ? blk[0] - 1 : blk[0];
-        take(open, blk[1]);
-        windows.push([open, blk[1]]);
-        continue;
-      }
       const a = Math.max(1, at - RADIUS);
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
