@@ -3,6 +3,7 @@ import { rankDefinitionsByTerms } from './definition-scores.js';
 import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
+import { ablated } from './ablation.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -26,7 +27,12 @@ export interface FocusRange {
   line?: number;
   /** How strongly the evidence points here (RankedDefinition.score); without it, every focus counts alike. */
   score?: number;
+  /** Qualified name inside the file (`Decoder.flush`), when known. */
+  symbol?: string;
 }
+
+/** A focus's own name, the last segment of its symbol (`Decoder.flush` → `flush`). */
+const focusName = (f: FocusRange): string | undefined => f.symbol?.slice(f.symbol.lastIndexOf('.') + 1);
 
 /**
  * A focus definition is shown first only while the evidence for it is at least this share of the file's best focus:
@@ -181,11 +187,18 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   };
   const preferred: [number, number][] = [];
   const bestFocus = Math.max(0, ...focus.map((f) => f.score ?? 0));
+  const weak = (f: FocusRange) => f.score !== undefined && f.score < bestFocus * FOCUS_SHARE;
+  // A weak focus named like a strong one (the same method in another impl or class) is the rival the evidence ranked
+  // below it: its lines get no boost, so the windows go to the strong one's body first (switch: rival-focus).
+  const strongNames = new Set(ablated('rival-focus') ? [] : focus.filter((f) => !weak(f)).map(focusName).filter((x) => x !== undefined));
+  const rivals = new Set<number>();
   for (const fd of focus) {
     const left = limit - chosen.size;
     if (left <= 0) break;
-    if (fd.score !== undefined && fd.score < bestFocus * FOCUS_SHARE) {
-      preferred.push([fd.start, fd.end]);
+    if (weak(fd)) {
+      const name = focusName(fd);
+      if (name !== undefined && strongNames.has(name)) rivals.add(fd.start);
+      else preferred.push([fd.start, fd.end]);
       continue;
     }
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
@@ -208,6 +221,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const left = limit - chosen.size;
     if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;
     const d = defs[index]!;
+    if (rivals.has(d.start)) continue;
     if (span(d.start, d.end) <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
       take(d.start, d.end);
       windows.push([d.start, d.end]);
