@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { implNames } from '../../src/navigator/retrieval/evidence/resolvers/impl-members.js';
 import { loadedFiles, writeRepo } from './fixture-repo.js';
 
 /**
@@ -40,5 +41,15 @@ describe('Rust: a method of the named type\'s impl (impl-members)', () => {
     // The third `self.pending.clear()` is Decoder's (Encoder, Buffer, Decoder in file order).
     expect(shown(lineOf('self.pending.clear()', 2))).toBe(true);
     expect(shown(lineOf('self.pending.clear()', 0))).toBe(false);
+  });
+});
+
+describe('implNames: the trait and the type of an impl header', () => {
+  it('reads inherent and trait impls through generics, paths, lifetimes and where clauses', () => {
+    expect(implNames('impl Decoder {')).toEqual({ trait: '', type: 'Decoder' });
+    expect(implNames('impl<T: Into<Vec<u8>>> io::Write for Framed<T, Vec<u8>> where T: Send {')).toEqual({ trait: 'Write', type: 'Framed' });
+    expect(implNames("impl<'a> Iterator for Iter<'a> {")).toEqual({ trait: 'Iterator', type: 'Iter' });
+    expect(implNames('unsafe impl<F: Fn() -> u8> Send for Task<F> {')).toEqual({ trait: 'Send', type: 'Task' });
+    expect(implNames("impl<'a, T> From<&'a mut T> for &'a mut crate::buf::Chunk {")).toEqual({ trait: 'From', type: 'Chunk' });
   });
 });
