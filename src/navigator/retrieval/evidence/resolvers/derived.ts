@@ -4,7 +4,6 @@ import type { IndexedFile } from '../../../../repomap/repo-index.js';
 import type { IssueEvidence } from '../read-issue.js';
 import { type DefRef, type RepoView, escapeRe, nonTest as nonTestIn, qualified } from './repo-view.js';
 import type { EvidenceTally } from './tally.js';
-import { creditImplMembers } from './impl-members.js';
 import { EVIDENCE_WEIGHTS } from './weights.js';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -158,6 +157,4 @@ export function creditDerived(view: RepoView, ev: IssueEvidence, tally: Evidence
       e.evidence.push(`member of ${e.ref.file.outline.defs[p!]!.name}`);
     }
   }
-  // The same for a method of a Rust impl whose type or trait the issue names.
-  creditImplMembers(view, tally);
 }
