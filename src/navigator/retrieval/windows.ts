@@ -4,7 +4,6 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
-import { type Block, blockAround, braceBlocks, hasBraceBlocks } from './brace-blocks.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -28,7 +27,12 @@ export interface FocusRange {
   line?: number;
   /** How strongly the evidence points here (RankedDefinition.score); without it, every focus counts alike. */
   score?: number;
+  /** Qualified name inside the file (`Decoder.flush`), when known. */
+  symbol?: string;
 }
+
+/** A focus's own name, the last segment of its symbol (`Decoder.flush` → `flush`). */
+const focusName = (f: FocusRange): string | undefined => f.symbol?.slice(f.symbol.lastIndexOf('.') + 1);
 
 /**
  * A focus definition is shown first only while the evidence for it is at least this share of the file's best focus:
@@ -43,13 +47,6 @@ export const BEST_DEFINITIONS = 3;
 export const BEST_DEFINITION_SHARE = 0.5;
 /** A ranked definition longer than this (or than 60% of the lines left) is not shown whole: windows inside it count triple. */
 export const BEST_DEFINITION_MAX_LINES = 40;
-
-/**
- * In a definition too long to show whole, a window of a brace language is widened to the widest brace block around
- * it (a `case`, an `if` or loop body: see brace-blocks.ts) of at most this many lines, when it fits in half the lines
- * left; else it stays RADIUS lines either side.
- */
-export const BLOCK_MAX_LINES = 30;
 
 /** Import lines shown at most in one file (those binding names the shown code uses). */
 export const IMPORT_LINES = 6;
@@ -190,11 +187,18 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   };
   const preferred: [number, number][] = [];
   const bestFocus = Math.max(0, ...focus.map((f) => f.score ?? 0));
+  const weak = (f: FocusRange) => f.score !== undefined && f.score < bestFocus * FOCUS_SHARE;
+  // A weak focus named like a strong one (the same method in another impl or class) is the rival the evidence ranked
+  // below it: its lines get no boost, so the windows go to the strong one's body first (switch: rival-focus).
+  const strongNames = new Set(ablated('rival-focus') ? [] : focus.filter((f) => !weak(f)).map(focusName).filter((x) => x !== undefined));
+  const rivals = new Set<number>();
   for (const fd of focus) {
     const left = limit - chosen.size;
     if (left <= 0) break;
-    if (fd.score !== undefined && fd.score < bestFocus * FOCUS_SHARE) {
-      preferred.push([fd.start, fd.end]);
+    if (weak(fd)) {
+      const name = focusName(fd);
+      if (name !== undefined && strongNames.has(name)) rivals.add(fd.start);
+      else preferred.push([fd.start, fd.end]);
       continue;
     }
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
@@ -217,6 +221,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const left = limit - chosen.size;
     if (left <= 0 || score < ranked[0]!.score * BEST_DEFINITION_SHARE) break;
     const d = defs[index]!;
+    if (rivals.has(d.start)) continue;
     if (span(d.start, d.end) <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
       take(d.start, d.end);
       windows.push([d.start, d.end]);
@@ -224,8 +229,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   }
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
-  const useBlocks = hasBraceBlocks(language) && !ablated('brace-blocks');
-  let blocks: Block[] | undefined;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
     if (chosen.size >= limit) break;
@@ -248,15 +251,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
-      blocks ??= useBlocks ? braceBlocks(lines, language!) : [];
-      const blk = d && !folded[at] ? blockAround(blocks, at, 2 * RADIUS + 1, BLOCK_MAX_LINES, [d.start, d.end]) : undefined;
-      if (blk && span(blk[0], blk[1]) <= Math.floor(left * 0.5)) {
-        // A block opened by a brace on its own line is shown with the line that opens it (`if (…)`, `case X:`).
-        const open = lines[blk[0] - 1]!.trim() === '{' ? blk[0] - 1 : blk[0];
-        take(open, blk[1]);
-        windows.push([open, blk[1]]);
-        continue;
-      }
       const a = Math.max(1, at - RADIUS);
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);

@@ -3,6 +3,7 @@ import type { RepoIndex } from '../../../repomap/repo-index.js';
 import type { TextIndex } from '../text-index.js';
 import type { IssueEvidence } from './read-issue.js';
 import { creditDerived } from './resolvers/derived.js';
+import { implMemberShares } from './resolvers/impl-members.js';
 import { EVIDENCE_RESOLVERS, qualified, repoViewOf } from './resolvers/index.js';
 import { createTally } from './resolvers/tally.js';
 
@@ -44,10 +45,12 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
   for (const resolve of EVIDENCE_RESOLVERS) for (const c of resolve(view, ev)) tally.apply(c);
   creditDerived(view, ev, tally);
   const { defs: defScore, files: fileScore } = tally;
+  const implShares = implMemberShares(view, tally);
+  const keys = new Map<RankedDefinition, string>();
 
-  const definitions: RankedDefinition[] = [...defScore.values()].map((e) => {
+  const definitions: RankedDefinition[] = [...defScore.entries()].map(([key, e]) => {
     const d = e.ref.file.outline.defs[e.ref.i]!;
-    return {
+    const ranked: RankedDefinition = {
       path: e.ref.file.path,
       symbol: qualified(e.ref.file.outline.defs, e.ref.i),
       kind: d.kind,
@@ -58,6 +61,8 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
       ...(e.line !== undefined ? { line: e.line } : {}),
       evidence: e.evidence,
     };
+    keys.set(ranked, key);
+    return ranked;
   });
   definitions.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.start - b.start));
   // Files: the best definition, plus a third of the rest (capped), plus file-level evidence.
@@ -75,5 +80,16 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
     fileScore.set(p, { score: s + (e?.score ?? 0), reasons: [...reasons, ...(e?.reasons ?? [])] });
   }
   for (const e of fileScore.values()) e.score = Math.round(e.score * 1e4) / 1e4;
+  // A Rust impl's method of a named type or trait ranks above its same-named rivals within the file; file scores
+  // above were rolled up before, so the files' order does not change (impl-members.ts).
+  if (implShares.size) {
+    for (const d of definitions) {
+      const share = implShares.get(keys.get(d)!);
+      if (!share) continue;
+      d.score = Math.round((d.score + share.score) * 1e4) / 1e4;
+      d.evidence.push(share.why);
+    }
+    definitions.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.start - b.start));
+  }
   return { definitions, files: fileScore };
 }
