@@ -145,14 +145,25 @@ async function writeBatch(o: ScenarioOptions, b: number, rand: () => number, ref
   const perRun: RouteRequest[][] = [];
   for (let k = 0; k < RUNS_PER_BATCH; k++) {
     const steps: { request: RouteRequest; decision: Decision }[] = [];
-    let n = 0;
-    const memory = createKernel({ flows: o.flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * n++) });
+    const memory = createKernel({ flows: o.flows, store: new MemoryStore() });
     const scenario = { ...HARSH_SCENARIO, runs: 1, seed: 1 + Math.floor(rand() * 2 ** 30), divergedRuns: k % 2 === 0 ? [0] : [], sequence: [...HARSH_SCENARIO.sequence, ...HARSH_SCENARIO.sequence, ...HARSH_SCENARIO.sequence] };
     await simulate(memory, scenario, { runPrefix: `a${b}-${k}`, maxStepsPerRun: 5000, onStep: (s) => steps.push(structuredClone(s)) });
     await memory.close();
     const run = steps[0]!.request.run_id;
-    reference.set(run, steps.map((s) => s.decision));
-    perRun.push(steps.map((s, i) => ({ ...s.request, request_id: `${run}-req-${i + 1}` })));
+    const requests = steps.map((s, i) => ({ ...s.request, request_id: `${run}-req-${i + 1}` }));
+    perRun.push(requests);
+    // The reference: the same requests routed uninterrupted on the child's clock (request i of a run id at
+    // CLOCK_START + i s). A simulated run whose flow sequence has several flows routes each under its own run id
+    // (`…-f2`, `…-f3`), so the index is counted per run id, as the child counts it.
+    let n = 0;
+    const uninterrupted = createKernel({ flows: o.flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * n++) });
+    for (const request of requests) {
+      const decisions = reference.get(request.run_id) ?? [];
+      n = decisions.length;
+      decisions.push(await uninterrupted.route(request));
+      reference.set(request.run_id, decisions);
+    }
+    await uninterrupted.close();
   }
   // Interleave the runs at random, each run's requests in order.
   const stream: RouteRequest[] = [];
