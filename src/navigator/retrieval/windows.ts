@@ -188,9 +188,9 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   const preferred: [number, number][] = [];
   const bestFocus = Math.max(0, ...focus.map((f) => f.score ?? 0));
   const weak = (f: FocusRange) => f.score !== undefined && f.score < bestFocus * FOCUS_SHARE;
-  // A weak focus named like a strong one (the same method in another impl or class) is the rival the evidence ranked
+  // In Rust, a weak focus named like a strong one (the same method in another impl) is the rival the evidence ranked
   // below it: its lines get no boost, so the windows go to the strong one's body first (switch: rival-focus).
-  const strongNames = new Set(ablated('rival-focus') ? [] : focus.filter((f) => !weak(f)).map(focusName).filter((x) => x !== undefined));
+  const strongNames = new Set(ablated('rival-focus') || language !== 'rust' ? [] : focus.filter((f) => !weak(f)).map(focusName).filter((x) => x !== undefined));
   const rivals = new Set<number>();
   for (const fd of focus) {
     const left = limit - chosen.size;

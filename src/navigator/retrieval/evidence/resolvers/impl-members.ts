@@ -67,7 +67,9 @@ export function implMemberShares(view: RepoView, tally: EvidenceTally): Map<stri
     if (!text) lines.set(e.ref.file.path, (text = view.textOf(e.ref.file.path).split('\n')));
     const { trait, type } = implNames(text.slice(impl.start - 1, Math.max(impl.start, impl.header_end)).join(' '));
     const best = Math.max(typeScore.get(type) ?? 0, trait ? (typeScore.get(trait) ?? 0) : 0);
-    if (best > 0) out.set(key, { score: best, why: `member of impl ${trait ? `${trait} for ${type}` : type}` });
+    // At most its own score again: enough to rank it above its same-named rivals without lifting it far above the
+    // file's other evidenced definitions (adding the whole type's score lost a line hit on half B).
+    if (best > 0) out.set(key, { score: Math.min(best, e.score), why: `member of impl ${trait ? `${trait} for ${type}` : type}` });
   }
   return out;
 }
