@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSupportClass } from '../../src/navigator/retrieval/build-support.js';
 import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
 
-// A C tool in the GNU layout: its manual page (kept as a prebuilt copy beside its source), release notes (NEWS), the
+// A C tool in the GNU layout: its manual page (a template beside its source), release notes (NEWS), the
 // autoconf macros and a release signature hold the words of a prose issue about an option as much as the code does,
 // but the fix is in the code.
 const MAN = `.TH "RIVET" "1" "" "" ""\n.SH NAME\nrivet \\- joins sheets\n.SH OPTIONS\n.TP\n--overlap N\nJoin sheets with an overlap of N columns; a negative overlap is rejected.\n.TP\n--seam STYLE\nThe seam style of joined sheets (overlap, butt).\n.SH EXAMPLES\nrivet --overlap 3 a.sheet b.sheet\nrivet --overlap 2 --seam butt a.sheet\n`;
@@ -10,7 +10,7 @@ const REPO = {
   'configure.ac': 'AC_INIT([rivet], [1.2])\nAC_ARG_ENABLE([overlap-check], [check the overlap of joined sheets])\nAC_OUTPUT\n',
   'm4/ax_overlap.m4': 'dnl Checks the overlap of sheets at build time\nAC_DEFUN([AX_OVERLAP], [overlap sheets seam])\n',
   'Makefile.am': 'bin_PROGRAMS = rivet\nrivet_SOURCES = src/main.c src/join.c src/seam.c\n',
-  'rivet.1.prebuilt': MAN,
+  'rivet.1.in': MAN,
   'doc/rivet.1': MAN,
   NEWS: '# 1.2\n- `--overlap` joins sheets with an overlap of N columns.\n- the seam of joined sheets with a negative overlap is rejected.\n',
   'rivet-1.2.tar.gz.asc': '-----BEGIN PGP SIGNATURE-----\noverlap sheets seam\n-----END PGP SIGNATURE-----\n',
@@ -26,14 +26,13 @@ describe('build support and release files of a C project (the build-support clas
   it('classes manual pages, autotools inputs, release notes and signatures by their path', () => {
     expect(buildSupportClass('jot.1')).toBe('doc');
     expect(buildSupportClass('doc/jot.8.in')).toBe('doc');
-    expect(buildSupportClass('jot.1.prebuilt')).toBe('doc');
     expect(buildSupportClass('NEWS')).toBe('doc');
     expect(buildSupportClass('m4/ax_pthread.m4')).toBe('config');
     expect(buildSupportClass('configure.ac')).toBe('config');
     expect(buildSupportClass('Makefile.am')).toBe('config');
     expect(buildSupportClass('jot-1.2.tar.gz.asc')).toBe('asset');
     // A copy of a source kept under another suffix is no source of its own.
-    expect(buildSupportClass('src/lexer.c.prebuilt')).toBe('generated');
+    expect(buildSupportClass('src/lexer.c.orig')).toBe('generated');
     expect(buildSupportClass('src/parser.y')).toBeUndefined();
     expect(buildSupportClass('src/join.c')).toBeUndefined();
     expect(buildSupportClass('src/builtin.jq')).toBeUndefined();
@@ -46,7 +45,7 @@ describe('build support and release files of a C project (the build-support clas
     expect(files[0]).toBe('src/join.c');
     const firstNonSource = files.findIndex((f) => !/\.[ch]$/.test(f));
     if (firstNonSource >= 0) expect(files.slice(0, firstNonSource).some((f) => f === 'src/join.c')).toBe(true);
-    for (const f of ['rivet.1.prebuilt', 'doc/rivet.1', 'NEWS', 'm4/ax_overlap.m4', 'configure.ac', 'rivet-1.2.tar.gz.asc']) {
+    for (const f of ['rivet.1.in', 'doc/rivet.1', 'NEWS', 'm4/ax_overlap.m4', 'configure.ac', 'rivet-1.2.tar.gz.asc']) {
       const at = files.indexOf(f);
       if (at >= 0) expect(at).toBeGreaterThan(files.indexOf('src/join.c'));
     }

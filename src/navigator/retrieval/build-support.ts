@@ -7,19 +7,19 @@ import { languageFamily } from '../../repomap/file-class.js';
  * hold the words of a prose issue as much as the code does: the manual page documents every option, the release
  * notes repeat every fix, autoconf's inputs name every feature check.
  *
- * - a manual page (`tool.1`, `tool.8.in`, `tool.1.prebuilt`: a section number as the extension, maybe with a
- *   template or copy suffix; `.ronn`/`.roff`/`.man` sources): `doc`;
+ * - a manual page (`tool.1`, `tool.8.in`: a section number as the extension, maybe with a template
+ *   suffix; `.ronn`/`.roff`/`.man` sources): `doc`;
  * - release notes and the other upper-case files of GNU's layout (`NEWS`, `INSTALL`, `THANKS`, `TODO`, `BUGS`): `doc`;
  * - autotools' inputs (`configure.ac`, `Makefile.am`, `*.m4`) and pkg-config templates: `config`;
  * - a release signature or key (`x.tar.gz.asc`, `.sig`, `.gpg`): `asset`;
- * - a copy of a source file kept under a build or backup suffix (`lexer.c.prebuilt`, `x.c.orig`, `x.h.bak`): `generated`.
+ * - a copy of a source file kept under a build or backup suffix (`x.c.orig`, `x.h.bak`, `x.c.rej`): `generated`.
  * Undefined for anything else (the path classes stand).
  */
-const MAN_PAGE = /\.[1-9][a-z]{0,3}(?:\.(?:in|prebuilt|txt))?$|\.(?:ronn|roff|man)$/i;
+const MAN_PAGE = /\.[1-9][a-z]{0,3}(?:\.(?:in|txt))?$|\.(?:ronn|roff|man)$/i;
 const GNU_DOC = /^(?:news|install|thanks|todo|bugs)$/i;
 const AUTOTOOLS = /\.(?:m4|ac|am)$|\.pc\.in$/i;
 const SIGNATURE = /\.(?:asc|sig|gpg)$/i;
-const COPY_SUFFIX = /\.(?:prebuilt|orig|bak|rej|old)$/i;
+const COPY_SUFFIX = /\.(?:orig|bak|rej|old)$/i;
 
 export function buildSupportClass(rel: string): FileClass | undefined {
   const base = rel.slice(rel.lastIndexOf('/') + 1);
