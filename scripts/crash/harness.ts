@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Decision, RouteRequest } from '../../src/contracts/index.js';
+import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { onLines } from './lines.js';
 
 /** The clock of every child (and of the reference runs compared with them): request i of a run at CLOCK_START + i s. */
@@ -34,6 +35,25 @@ export function hammerRequest(run: string, prefix: string, i: number): RouteRequ
     ] as const
   )[i % 4]!;
   return { run_id: run, flow: 'build', step_completed: step, status, request_id: `${prefix}-${i}`, forensics: { tests: { passed: i, failed: 0 } }, restart: { reason: 'the hammer re-runs the build steps' } };
+}
+
+/**
+ * The decisions a kernel that is never interrupted gives `requests`, in their order, on the children's clock: request i
+ * of a run id is decided at CLOCK_START + i s, counted from that run id's first request (a simulated run of several
+ * flows routes each under a run id of its own, `…-f2`), whatever the interleaving, as a resuming child decides it.
+ */
+export async function uninterruptedDecisions(flows: FlowSet, requests: readonly RouteRequest[]): Promise<Decision[]> {
+  let index = 0;
+  const kernel = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * index) });
+  const routed = new Map<string, number>();
+  const decisions: Decision[] = [];
+  for (const request of requests) {
+    index = routed.get(request.run_id) ?? 0;
+    routed.set(request.run_id, index + 1);
+    decisions.push(await kernel.route(request));
+  }
+  await kernel.close();
+  return decisions;
 }
 
 /** An "ACK <request_id> <decision>" line of a child, or undefined for any other line. */

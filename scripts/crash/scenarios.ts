@@ -8,7 +8,7 @@ import { HARSH_SCENARIO, seededRandom, simulate } from '../../src/demo/index.js'
 import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
 import { openLedger, verifyLedger } from '../../src/ledger/index.js';
 import { replayRun } from '../../src/runs/index.js';
-import { CLOCK_START, parseAck, startChild, type Child } from './harness.js';
+import { parseAck, startChild, uninterruptedDecisions, type Child } from './harness.js';
 import { CYCLES_PER_RUN, HAMMER_COUNT } from './hammer-flows.js';
 
 /** The figures of one scenario, as printed in the table. */
@@ -152,18 +152,12 @@ async function writeBatch(o: ScenarioOptions, b: number, rand: () => number, ref
     const run = steps[0]!.request.run_id;
     const requests = steps.map((s, i) => ({ ...s.request, request_id: `${run}-req-${i + 1}` }));
     perRun.push(requests);
-    // The reference: the same requests routed uninterrupted on the child's clock (request i of a run id at
-    // CLOCK_START + i s). A simulated run whose flow sequence has several flows routes each under its own run id
-    // (`…-f2`, `…-f3`), so the index is counted per run id, as the child counts it.
-    let n = 0;
-    const uninterrupted = createKernel({ flows: o.flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * n++) });
-    for (const request of requests) {
-      const decisions = reference.get(request.run_id) ?? [];
-      n = decisions.length;
-      decisions.push(await uninterrupted.route(request));
-      reference.set(request.run_id, decisions);
+    const decisions = await uninterruptedDecisions(o.flows, requests);
+    for (const [i, r] of requests.entries()) {
+      const ofRun = reference.get(r.run_id) ?? [];
+      ofRun.push(decisions[i]!);
+      reference.set(r.run_id, ofRun);
     }
-    await uninterrupted.close();
   }
   // Interleave the runs at random, each run's requests in order.
   const stream: RouteRequest[] = [];

@@ -3,8 +3,8 @@
 import { expect } from 'vitest';
 import type { Decision, RouteRequest } from '../../src/contracts/index.js';
 import { HARSH_SCENARIO, simulate } from '../../src/demo/index.js';
-import { MemoryStore, createKernel, type FlowSet, type Kernel } from '../../src/kernel/index.js';
-import { CLOCK_START, parseAck, type Child } from '../../scripts/crash/harness.js';
+import { MemoryStore, createKernel, type FlowSet } from '../../src/kernel/index.js';
+import { parseAck, uninterruptedDecisions, type Child } from '../../scripts/crash/harness.js';
 
 export interface ReferenceRun {
   /** Each request with the decision an uninterrupted kernel gives it, in routing order. */
@@ -18,22 +18,14 @@ export interface ReferenceRun {
  * decided at CLOCK_START + i seconds, as the resuming child decides it, so the decisions compare byte for byte.
  */
 export async function referenceRun(flows: FlowSet, repeats: number): Promise<ReferenceRun> {
-  const reference: ReferenceRun['reference'] = [];
-  let index = 0;
-  const inner = createKernel({ flows, store: new MemoryStore(), clock: () => new Date(CLOCK_START + 1000 * index) });
-  const memory: Kernel = {
-    ...inner,
-    flows: inner.flows,
-    liveRuns: 0,
-    route: (r, o) => {
-      index = reference.filter((x) => x.request.run_id === (r as RouteRequest).run_id).length;
-      return inner.route(r, o);
-    },
-  };
+  const steps: { request: RouteRequest }[] = [];
+  const memory = createKernel({ flows, store: new MemoryStore() });
   const sequence = Array.from({ length: repeats }, () => HARSH_SCENARIO.sequence).flat();
-  await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => reference.push(structuredClone(s)) });
-  await inner.close();
-  return { reference, requests: reference.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` })) };
+  await simulate(memory, { ...HARSH_SCENARIO, runs: 1, sequence }, { runPrefix: 'crash', maxStepsPerRun: 5000, onStep: (s) => steps.push(structuredClone(s)) });
+  await memory.close();
+  const requests = steps.map((s, i) => ({ ...s.request, request_id: `req-${i + 1}` }));
+  const decisions = await uninterruptedDecisions(flows, requests);
+  return { reference: steps.map((s, i) => ({ request: s.request, decision: decisions[i]! })), requests };
 }
 
 /**
