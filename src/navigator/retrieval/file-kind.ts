@@ -5,6 +5,7 @@ import { resolveInsideRoot } from '../../repomap/index.js';
 import { ablated } from './ablation.js';
 import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
 import { buildSupportClass } from './build-support.js';
+import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
 
 /**
  * A file's class for ranking, beyond what its path says (issue 40, item 1: source before everything): a helper
@@ -78,6 +79,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   if (!own) familiesMemo.set(index, (own = ownFamilies(index.files.map((f) => f.path), pathClass)));
   const wanted = taskFamilies(task);
   const ownSet = own;
+  const systemsNamed = ablated('build-systems') ? undefined : buildSystemsNamed(task);
   let named: Set<string> | undefined;
   // A script the task names in prose is what it is about, whatever its language (see namedScripts).
   const isNamed = (p: string) => {
@@ -89,6 +91,9 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
     classOf(p) {
       let c = pathClass(p);
       if (c === 'source' && !ablated('build-support')) c = buildSupportClass(p) ?? c;
+      // A build system's files rank as configuration, unless the task's title names that system (build-systems.ts).
+      const system = systemsNamed && (c === 'source' || c === 'doc' || c === 'script') ? buildSystemOf(p) : undefined;
+      if (system) return systemsNamed!.has(system) ? 'source' : 'config';
       if (c !== 'source' || !ownSet.size) return c;
       const fam = languageFamily(p);
       return fam && !ownSet.has(fam) && !wanted.has(fam) && !isNamed(p) ? 'script' : c;
