@@ -2,6 +2,7 @@
 import type { IssueEvidence } from '../read-issue.js';
 import { resolveFlags } from './flags.js';
 import { resolveFrames } from './frames.js';
+import { resolveGoReceivers } from './go-receivers.js';
 import { resolveLiterals } from './literals.js';
 import { resolveMessages } from './messages.js';
 import { resolveDottedNames, resolveModuleMentions } from './module-targets.js';
@@ -18,6 +19,7 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveMessages,
   resolveImports,
   resolveDottedNames,
+  resolveGoReceivers,
   resolveModuleMentions,
   resolveNames,
   resolveLiterals,
