@@ -11,6 +11,7 @@ import { resolveLinks, resolveNamedFiles } from './paths.js';
 import { resolveImports } from './python-imports.js';
 import type { Credit, RepoView } from './repo-view.js';
 import { resolveScripts } from './scripts.js';
+import { resolveTitleScope } from './title-scope.js';
 
 export type EvidenceResolver = (view: RepoView, ev: IssueEvidence) => Credit[];
 
@@ -27,6 +28,7 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveLinks,
   resolveNamedFiles,
   resolveScripts,
+  resolveTitleScope,
 ];
 
 export { type Credit, type DefRef, type RepoView, repoViewOf, innermost, nonTest, escapeRe, qualified, withoutRelease } from './repo-view.js';
