@@ -29,6 +29,9 @@ describe('build-system files of a C++ project (the build-systems class)', () => 
     expect(buildSystemOf('meson.build')).toBe('meson');
     expect(buildSystemOf('docs/Doxyfile')).toBe('doxygen');
     expect(buildSystemOf('msvc/spool.vcxproj')).toBe('msbuild');
+    expect(buildSystemOf('build-aux/config.sub')).toBe('autotools');
+    expect(buildSystemOf('install-sh')).toBe('autotools');
+    expect(buildSystemOf('src/compile.c')).toBeUndefined();
     expect(buildSystemOf('src/build.cpp')).toBeUndefined();
     expect(buildSystemOf('src/builder.go')).toBeUndefined();
     expect(buildSystemOf('README.md')).toBeUndefined();

@@ -2,8 +2,8 @@
  * The files of a build system (issue 40, item 1: source before everything else). A C or C++ project keeps one or
  * several: CMake (`CMakeLists.txt`, `*.cmake`), Bazel (`BUILD`, `*.bazel`, `*.bzl`, `WORKSPACE`), Meson
  * (`meson.build`, `meson_options.txt`), Doxygen (`Doxyfile`), MSBuild and Visual Studio (`*.vcxproj`, `*.sln`),
- * qmake (`*.pro`, `*.pri`), GN (`*.gn`, `*.gni`), SCons (`SConstruct`, `SConscript`), make fragments (`*.mk`),
- * Conan/vcpkg manifests' build scripts. The path classes leave most of them as `source` (no extension of a known
+ * qmake (`*.pro`, `*.pri`), GN (`*.gn`, `*.gni`), SCons (`SConstruct`, `SConscript`), make fragments (`*.mk`), rake,
+ * autotools' auxiliary scripts (`config.sub`, `install-sh`, `depcomp`). The path classes leave most of them as `source` (no extension of a known
  * kind), yet each lists the project's source files and options by name: a prose issue's words match them as well as
  * the code. They rank as configuration, unless the issue's title names that build system ("Bazel build fails to
  * find …", "CMake: install target …"): then the fix is in them.
@@ -20,6 +20,9 @@ const SYSTEMS: [system: string, test: RegExp][] = [
   ['make', /^(?:.+\.mk|gnumakefile|makefile\..+)$/i],
   ['premake', /^premake\d*\.lua$/i],
   ['xmake', /^xmake\.lua$/i],
+  ['rake', /^rakefile$/i],
+  // Autoconf's and automake's auxiliary scripts, copied into a project by `autoreconf --install` (shell without an extension).
+  ['autotools', /^(?:config\.(?:sub|guess|status|rpath)|install-sh|depcomp|compile|missing|ltmain\.sh|ar-lib|test-driver|mkinstalldirs|ylwrap|configure|aclocal\.m4|autogen\.sh|libtool)$/i],
 ];
 
 /** The build system a path belongs to (`cmake`, `bazel`, …), or undefined for any other file. */
@@ -42,6 +45,8 @@ const SPOKEN: Record<string, string[]> = {
   make: ['makefile', 'gnumake'],
   premake: ['premake'],
   xmake: ['xmake'],
+  rake: ['rake', 'rakefile'],
+  autotools: ['autotools', 'autoconf', 'automake', 'autoreconf', 'libtool'],
 };
 
 /** The build systems a task names: a one-line task anywhere, an issue (several lines) in its title. */
