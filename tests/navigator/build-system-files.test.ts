@@ -32,6 +32,9 @@ describe('build-system files of a C++ project (the build-systems class)', () => 
     expect(buildSystemOf('build-aux/config.sub')).toBe('autotools');
     expect(buildSystemOf('install-sh')).toBe('autotools');
     expect(buildSystemOf('src/compile.c')).toBeUndefined();
+    expect(buildSystemOf('Makefile.win')).toBe('make');
+    // A template a tool renders into a project's makefile is the tool's source.
+    expect(buildSystemOf('templates/Makefile.new.jinja')).toBeUndefined();
     expect(buildSystemOf('src/build.cpp')).toBeUndefined();
     expect(buildSystemOf('src/builder.go')).toBeUndefined();
     expect(buildSystemOf('README.md')).toBeUndefined();

@@ -17,7 +17,7 @@ const SYSTEMS: [system: string, test: RegExp][] = [
   ['qmake', /\.(?:pro|pri)$/i],
   ['gn', /^(?:.+\.gni?|\.gn)$/i],
   ['scons', /^(?:sconstruct|sconscript)$/i],
-  ['make', /^(?:.+\.mk|gnumakefile|makefile\..+)$/i],
+  ['make', /^(?:.+\.mk|gnumakefile|makefile\.[a-z0-9]+)$/i],
   ['premake', /^premake\d*\.lua$/i],
   ['xmake', /^xmake\.lua$/i],
   ['rake', /^rakefile$/i],
