@@ -42,6 +42,7 @@ describe('build-system files of a C++ project (the build-systems class)', () => 
 
   it('reads the build system an issue title names, as written', () => {
     expect([...buildSystemsNamed('CMake: install target misses the headers\n\nThe install step …')]).toEqual(['cmake']);
+    expect(buildSystemsNamed('MSVC warning C4244 in ring_buffer.cpp\n\nWith /W4 …').size).toBe(0);
     expect([...buildSystemsNamed('Bazel build cannot find ring_buffer.h\n\nWith bzlmod …')]).toEqual(['bazel']);
     // The body's build log says nothing of where the fix goes.
     expect(buildSystemsNamed('Ring buffer drops values\n\nBuilt with cmake 3.27 and meson 1.2.').size).toBe(0);

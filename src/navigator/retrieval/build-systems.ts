@@ -38,7 +38,8 @@ const SPOKEN: Record<string, string[]> = {
   bazel: ['bazel', 'bzlmod'],
   meson: ['meson'],
   doxygen: ['doxygen', 'doxyfile'],
-  msbuild: ['msbuild', 'vcxproj', 'msvc'],
+  // Not `msvc`: an issue titled by the compiler ("MSVC warning C4244 in …") is about the code it compiles.
+  msbuild: ['msbuild', 'vcxproj'],
   qmake: ['qmake'],
   gn: [],
   scons: ['scons', 'sconstruct'],
