@@ -72,8 +72,5 @@ describe('keyword arguments of a snippet matched to the parameters code declares
     const credits = resolveKeywords(repoViewOf(index, text, (p) => text.classOf(p)), readIssue(ISSUE));
     expect(credits.map((c) => (c.to === 'definition' ? [c.ref.file.path, c.ref.file.outline.defs[c.ref.i]!.name, c.why] : []))).toEqual([['quilt/panel.py', '__init__', 'keyword gutter_width=']]);
     expect(KEYWORD_FILES_MAX).toBeLessThan(14);
-    // The same call written in backticks in prose.
-    const inline = resolveKeywords(repoViewOf(index, text, (p) => text.classOf(p)), readIssue('Negative gutter\n\nCalling `fig.update(title="x", gutter_width=-2)` gives overlapping panels.'));
-    expect(inline.map((c) => c.why)).toEqual(['keyword gutter_width=']);
   });
 });

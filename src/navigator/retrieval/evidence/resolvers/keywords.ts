@@ -17,9 +17,7 @@ const PYTHON = /\.pyi?$/;
 
 export function resolveKeywords(view: RepoView, ev: IssueEvidence): Credit[] {
   if (ablated('keyword-parameters')) return [];
-  // Code blocks, and calls written in backticks in prose (`fig.update(gutter_width=-2)`).
-  const inline = ev.segments.filter((s) => s.kind === 'prose').flatMap((s) => [...s.text.matchAll(/`+([^`\n]*\([^`\n]*)`+/g)].map((m) => m[1]!));
-  const code = [...ev.segments.filter((s) => s.kind === 'code').map((s) => s.text), ...inline].join('\n');
+  const code = ev.segments.filter((s) => s.kind === 'code').map((s) => s.text).join('\n');
   const out: Credit[] = [];
   for (const kw of keywordArguments(code)) {
     const parts = splitWords(kw);
