@@ -8,7 +8,6 @@ import { resolveDottedNames, resolveModuleMentions } from './module-targets.js';
 import { resolveNames } from './names.js';
 import { resolveLinks, resolveNamedFiles } from './paths.js';
 import { resolveImports } from './python-imports.js';
-import { resolveKeywords } from './keywords.js';
 import type { Credit, RepoView } from './repo-view.js';
 import { resolveScripts } from './scripts.js';
 
@@ -21,7 +20,6 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveDottedNames,
   resolveModuleMentions,
   resolveNames,
-  resolveKeywords,
   resolveLiterals,
   resolveFlags,
   resolveLinks,

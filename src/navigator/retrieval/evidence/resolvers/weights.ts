@@ -16,8 +16,6 @@ export const EVIDENCE_WEIGHTS = {
   call: 0.8,
   attr: 0.6,
   prose: 0.5,
-  /** A keyword argument of a snippet's call (`gutter_width=-2`) to the signatures declaring it; divided by the number of them. */
-  keyword: 1,
   /** A backticked string the code spells exactly in a string literal (`unused-import`). */
   literal: 2,
   /** A macro the issue invokes (`select!`): the syntax says it is a macro, so only macro definitions of that name. */
