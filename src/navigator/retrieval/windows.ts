@@ -4,6 +4,7 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
+import { itemLead } from './item-lead.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -158,6 +159,12 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     }
     return added;
   };
+  // An item shown whole brings the lines that belong to it outside its node (item-lead.ts), after its own lines.
+  const takeItem = (d: Definition | undefined, a: number, b: number): void => {
+    take(a, b);
+    if (d) for (const [x, y] of itemLead(d, defs, lines, language)) take(x, y);
+  };
+  const defAt = (a: number, b: number) => defs.find((d) => d.start === a && d.end === b && d.kind !== 'heading');
   const windowScore = (c: number): number => {
     const known = scoreAt[c]!;
     return known >= 0 ? known : (scoreAt[c] = scoreOfWindow(c));
@@ -202,7 +209,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       continue;
     }
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
-      take(fd.start, fd.end);
+      takeItem(defAt(fd.start, fd.end), fd.start, fd.end);
       windows.push([fd.start, fd.end]);
       continue;
     }
@@ -223,7 +230,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const d = defs[index]!;
     if (rivals.has(d.start)) continue;
     if (span(d.start, d.end) <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
-      take(d.start, d.end);
+      takeItem(d, d.start, d.end);
       windows.push([d.start, d.end]);
     } else preferred.push([d.start, d.end]);
   }
@@ -247,7 +254,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const left = limit - chosen.size;
     const d = innermost(at);
     if (d && !folded[at] && span(d.start, d.end) <= Math.max(12, Math.floor(left * 0.6))) {
-      take(d.start, d.end);
+      takeItem(d, d.start, d.end);
       windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
