@@ -5,6 +5,7 @@ import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
 import { itemLead } from './item-lead.js';
+import { localCallees } from './local-callees.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -160,8 +161,10 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     return added;
   };
   // An item shown whole brings the lines that belong to it outside its node (item-lead.ts), after its own lines.
+  const shownWhole: Definition[] = [];
   const takeItem = (d: Definition | undefined, a: number, b: number): void => {
     take(a, b);
+    if (d) shownWhole.push(d);
     if (d) for (const [x, y] of itemLead(d, defs, lines, language)) take(x, y);
   };
   const defAt = (a: number, b: number) => defs.find((d) => d.start === a && d.end === b && d.kind !== 'heading');
@@ -233,6 +236,12 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       takeItem(d, d.start, d.end);
       windows.push([d.start, d.end]);
     } else preferred.push([d.start, d.end]);
+  }
+  // The small helpers of the same file that the first definitions shown whole call (C, C++: local-callees.ts).
+  for (const caller of shownWhole.slice(0, 2)) {
+    for (const d of localCallees(caller, defs, lines, language)) {
+      if (!chosen.has(d.start) && span(d.start, d.end) <= Math.floor((limit - chosen.size) * 0.2)) take(d.start, d.end);
+    }
   }
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
