@@ -11,7 +11,7 @@ import { ablated } from './ablation.js';
 /** Helpers shown per function, at most. */
 export const LOCAL_CALLEES = 2;
 /** A helper longer than this is not shown (a large callee is its own window's business). */
-export const LOCAL_CALLEE_MAX_LINES = 25;
+export const LOCAL_CALLEE_MAX_LINES = 15;
 
 const LANGUAGES: ReadonlySet<FileLanguage> = new Set(['c', 'cpp']);
 const CALL = /\b([A-Za-z_]\w*)\s*\(/g;
