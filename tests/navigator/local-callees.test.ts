@@ -42,6 +42,6 @@ describe('local callees (C)', () => {
     for (let l = caller.start; l <= caller.end; l++) expect(sel.lines).toContain(l);
     for (let l = 3; l <= 7; l++) expect(sel.lines).toContain(l); // reset_state, whole
     expect(sel.lines).not.toContain(20); // inside huge_helper
-    expect(localCallees(caller, defs, lines, 'rust')).toEqual([]);
+    expect(localCallees(caller, defs, lines, 'go')).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ export const LOCAL_CALLEES = 2;
 /** A helper longer than this is not shown (a large callee is its own window's business). */
 export const LOCAL_CALLEE_MAX_LINES = 15;
 
-const LANGUAGES: ReadonlySet<FileLanguage> = new Set(['c', 'cpp']);
+const LANGUAGES: ReadonlySet<FileLanguage> = new Set(['c', 'cpp', 'rust']);
 const CALL = /\b([A-Za-z_]\w*)\s*\(/g;
 
 /** The definitions of the same file that `caller` calls (by name), small enough to show, in the order of their first call. */
