@@ -4,7 +4,6 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
-import { localCallees } from './local-callees.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -159,15 +158,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     }
     return added;
   };
-  // Definitions shown whole, in the order shown (their small helpers follow them: local-callees.ts).
-  // Showing a Rust item's doc comment, attributes and impl header with it (an "item-lead" rule) was tried: neutral on
-  // half A of the public set and on Rust repositories of our own, one line hit lost on half B; dropped.
-  const shownWhole: Definition[] = [];
-  const takeItem = (d: Definition | undefined, a: number, b: number): void => {
-    take(a, b);
-    if (d) shownWhole.push(d);
-  };
-  const defAt = (a: number, b: number) => defs.find((d) => d.start === a && d.end === b && d.kind !== 'heading');
   const windowScore = (c: number): number => {
     const known = scoreAt[c]!;
     return known >= 0 ? known : (scoreAt[c] = scoreOfWindow(c));
@@ -212,7 +202,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       continue;
     }
     if (span(fd.start, fd.end) <= Math.max(12, Math.floor(left * 0.7))) {
-      takeItem(defAt(fd.start, fd.end), fd.start, fd.end);
+      take(fd.start, fd.end);
       windows.push([fd.start, fd.end]);
       continue;
     }
@@ -233,16 +223,14 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const d = defs[index]!;
     if (rivals.has(d.start)) continue;
     if (span(d.start, d.end) <= Math.min(BEST_DEFINITION_MAX_LINES, Math.floor(left * 0.6))) {
-      takeItem(d, d.start, d.end);
+      take(d.start, d.end);
       windows.push([d.start, d.end]);
     } else preferred.push([d.start, d.end]);
   }
-  // The small helpers of the same file that the first definitions shown whole call (C, C++: local-callees.ts).
-  for (const caller of shownWhole.slice(0, 2)) {
-    for (const d of localCallees(caller, defs, lines, language)) {
-      if (!chosen.has(d.start) && span(d.start, d.end) <= Math.floor((limit - chosen.size) * 0.2)) take(d.start, d.end);
-    }
-  }
+  // Two rules tried here were dropped (issue 40, measured on both halves of the public Multi-SWE set and on Rust and C
+  // repositories of our own): showing a Rust item's doc comment, attributes and impl header with it (Rust line hit
+  // unchanged on half A, one lost on half B), and showing with a C/C++/Rust function shown whole the small functions of
+  // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half).
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
@@ -263,7 +251,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     const left = limit - chosen.size;
     const d = innermost(at);
     if (d && !folded[at] && span(d.start, d.end) <= Math.max(12, Math.floor(left * 0.6))) {
-      takeItem(d, d.start, d.end);
+      take(d.start, d.end);
       windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
