@@ -28,8 +28,17 @@ export const MIN_PARALLEL_BYTES = 2 * 1024 * 1024;
 /** Files are handed out in chunks of at most this many characters, and of about an eighth of a thread's share (to balance). */
 const CHUNK_CHARS = 256 * 1024;
 const MIN_CHUNK_CHARS = 8 * 1024;
-/** Chunks a worker holds at once (one running, one waiting), so it never idles while this thread is busy. */
-const IN_FLIGHT = 2;
+/**
+ * Chunks a worker holds at once (one running, the others waiting), so it does not idle while this thread is busy
+ * elsewhere: a chunk is ~15 ms of a thread's work on Python, and this thread blocks longer than two of them now and
+ * then (a major GC, a burst of full-text rows written in order). Measured on sympy: 2 left the worker idle ~10% of the parse.
+ */
+const IN_FLIGHT = 4;
+/**
+ * Chunks a worker is handed at once before this thread runs the caller's `whileParsing` (one synchronous stretch,
+ * e.g. loading the tokenizer: ~150 ms), so the worker has work for all of it.
+ */
+const IN_FLIGHT_WHILE_BUSY = 16;
 /** Characters this thread extracts between two looks at the workers' messages (its own chunks are as long as theirs). */
 const YIELD_CHARS = 32 * 1024;
 
@@ -111,6 +120,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
   const feeders: (() => void)[] = [];
   const workers: Worker[] = [];
   const pending = new Set<Promise<void>>();
+  let inFlight = IN_FLIGHT;
   for (let t = 1; t < threads; t++) {
     const data: ExtractWorkerData = { extras: options.extras };
     const w = new Worker(workerFile, { workerData: data });
@@ -121,7 +131,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     const done = new Promise<void>((resolve) => (settle = resolve));
     pending.add(done);
     const feed = () => {
-      while (!dead && mine.size < IN_FLIGHT && next < chunks.length) {
+      while (!dead && mine.size < inFlight && next < chunks.length) {
         const c = next++;
         mine.add(c);
         w.postMessage({ chunk: c, items: chunks[c]!.map((i) => items[i]!) } satisfies ExtractJob);
@@ -169,8 +179,12 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       cut();
       closed = true;
       try {
-        for (const f of feeders) f();
-        if (workers.length && items.length) options.whileParsing?.();
+        if (workers.length && items.length && options.whileParsing) {
+          inFlight = IN_FLIGHT_WHILE_BUSY;
+          for (const f of feeders) f();
+          inFlight = IN_FLIGHT;
+          options.whileParsing();
+        } else for (const f of feeders) f();
         // This thread takes chunks too, yielding between them so the workers are fed.
         while (next < chunks.length) {
           await runChunk(chunks[next++]!);

@@ -120,4 +120,24 @@ describe('parsing on worker threads', () => {
     cancelled.add(items[0]!);
     await cancelled.cancel();
   });
+
+  it.runIf(built)('hands the worker the waiting chunks before this thread runs its whileParsing stretch, so the worker is not left idle through it', async () => {
+    const { extractAll, startExtraction } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
+    const scan = scanRepo(SHOP);
+    const items: FileRecordInput[] = [];
+    for (let k = 0; k < 12; k++)
+      for (const f of scan.files) items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`, unparsed: false });
+    const chars = items.reduce((s, it) => s + it.text.length, 0);
+    const one = await extractAll(items, { threads: 1, extras: LEX_FIELDS_EXTRAS });
+    // Chunks of the smallest size: more than a worker holds in the steady state, fewer than it is handed before the stretch.
+    const run = startExtraction(chars, { threads: 2, extras: LEX_FIELDS_EXTRAS, whileParsing: () => undefined });
+    for (const it of items) run.add(it);
+    const done = await run.finish();
+    expect(chars).toBeGreaterThan(5 * 8 * 1024);
+    expect(chars).toBeLessThan(15 * 8 * 1024);
+    // Every chunk was the worker's: this thread found none left after its stretch (before, it took all but two).
+    expect(done.by_workers).toBe(items.length);
+    expect(JSON.stringify(done.results)).toBe(JSON.stringify(one.results));
+  });
 });
