@@ -121,6 +121,25 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
   const workers: Worker[] = [];
   const pending = new Set<Promise<void>>();
   let inFlight = IN_FLIGHT;
+  // Workers' results waiting for the caller's onResults, handed over one chunk a turn of the event loop.
+  const deliveries: { items: readonly number[]; results: readonly Extracted[] }[] = [];
+  let delivering = false;
+  const deliverOne = () => {
+    const d = deliveries.shift();
+    if (d) options.onResults?.(d.items, d.results);
+    if (deliveries.length) setImmediate(deliverOne);
+    else delivering = false;
+  };
+  const later = (items: readonly number[], results: readonly Extracted[]) => {
+    deliveries.push({ items, results });
+    if (!delivering) {
+      delivering = true;
+      setImmediate(deliverOne);
+    }
+  };
+  const deliverAll = () => {
+    for (let d = deliveries.shift(); d; d = deliveries.shift()) options.onResults?.(d.items, d.results);
+  };
   for (let t = 1; t < threads; t++) {
     const data: ExtractWorkerData = { extras: options.extras };
     const w = new Worker(workerFile, { workerData: data });
@@ -153,9 +172,11 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       mine.delete(m.chunk);
       progress(chunks[m.chunk]!.length);
       byWorkers += chunks[m.chunk]!.length;
-      // The worker gets its next chunk before this thread handles the results.
+      // The worker gets its next chunk before this thread handles the results, and the handling (the caller's
+      // onResults: full-text rows, ~20 ms a chunk) waits for a turn of its own, so results queued behind this one
+      // feed their workers first.
       feed();
-      options.onResults?.(chunks[m.chunk]!, m.results);
+      if (options.onResults) later(chunks[m.chunk]!, m.results);
     });
     w.on('error', fail);
     w.on('exit', fail);
@@ -191,6 +212,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
           if (workers.length) await yieldToEvents();
         }
         await Promise.all(pending);
+        deliverAll();
         for (const c of redo) await runChunk(chunks[c]!);
       } finally {
         await Promise.all(workers.map((w) => w.terminate()));
@@ -199,6 +221,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     },
     async cancel() {
       closed = true;
+      deliveries.length = 0;
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };
