@@ -17,8 +17,12 @@ export interface ExtractAllOptions {
   threads?: number;
   /** Called with the number of items done so far, as chunks finish. */
   onProgress?: (done: number) => void;
-  /** Called on this thread as each chunk finishes (on any thread): the items' positions and their results. */
-  onResults?: (items: readonly number[], results: readonly Extracted[]) => void;
+  /**
+   * Called on this thread as each chunk finishes (on any thread): the items' positions and their results. Returning
+   * true says the caller took the extras: the extraction's results then keep only the records (the extras, a file's
+   * lexed fields, are as large as its text: held to the end they are copied by every young-generation GC).
+   */
+  onResults?: (items: readonly number[], results: readonly Extracted[]) => boolean | void;
   /** Called once on this thread right after worker threads were started (never without workers), before it takes its share. */
   whileParsing?: () => void;
 }
@@ -104,7 +108,12 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       }
     }
     progress(chunk.length);
-    options.onResults?.(chunk, chunk.map((i) => out[i]!));
+    done(chunk, chunk.map((i) => out[i]!));
+  };
+  /** A chunk's results are in: its texts are let go (no thread will parse them again) and they go to onResults. */
+  const done = (chunk: readonly number[], results: readonly Extracted[]) => {
+    for (const i of chunk) items[i] = { ...items[i]!, text: '' };
+    if (options.onResults?.(chunk, results) === true) for (const i of chunk) out[i] = { record: out[i]!.record };
   };
   const workerFile = new URL('./extract-worker.js', import.meta.url);
   const wanted = extractThreads(expected, options.threads);
@@ -126,7 +135,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
   let delivering = false;
   const deliverOne = () => {
     const d = deliveries.shift();
-    if (d) options.onResults?.(d.items, d.results);
+    if (d) done(d.items, d.results);
     if (deliveries.length) setImmediate(deliverOne);
     else delivering = false;
   };
@@ -138,7 +147,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     }
   };
   const deliverAll = () => {
-    for (let d = deliveries.shift(); d; d = deliveries.shift()) options.onResults?.(d.items, d.results);
+    for (let d = deliveries.shift(); d; d = deliveries.shift()) done(d.items, d.results);
   };
   for (let t = 1; t < threads; t++) {
     const data: ExtractWorkerData = { extras: options.extras };
@@ -176,7 +185,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       // onResults: full-text rows, ~20 ms a chunk) waits for a turn of its own, so results queued behind this one
       // feed their workers first.
       feed();
-      if (options.onResults) later(chunks[m.chunk]!, m.results);
+      later(chunks[m.chunk]!, m.results);
     });
     w.on('error', fail);
     w.on('exit', fail);

@@ -88,8 +88,12 @@ export interface IndexSink {
    * and whether it is parsed this run, so `records` will have it), in index order.
    */
   begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
-  /** As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. */
-  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): void;
+  /**
+   * As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. Returns true
+   * when the sink took the extras: the index then leaves them out of RepoIndex.extras (a consumer that needs a file's
+   * extras later and lacks them works them out again from the text).
+   */
+  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): boolean | void;
   /** Once, only when worker threads parse: this thread's own work to do while they run, before it takes its share of the files. */
   whileParsing?(): void;
 }
@@ -333,7 +337,8 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const keys: string[] = [];
   const hashes: string[] = [];
   const languages: FileLanguage[] = [];
-  const misses: FileRecordInput[] = [];
+  /** Paths of the files parsed this run, in the order handed to the extraction. */
+  const missPaths: string[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
   let hits = 0;
@@ -372,8 +377,10 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         ? {
             onResults: (ks: readonly number[], rs: readonly Extracted[]) => {
               const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
+              // Results before the sink began are kept whole: whether it takes them is known only then.
               if (early) early.push(...batch);
-              else sink.records(batch);
+              else return sink.records(batch) === true;
+              return false;
             },
             ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
           }
@@ -409,7 +416,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
         wanted.add(key);
         const item: FileRecordInput = { path: f.path, language, text, unparsed: skip };
-        misses.push(item);
+        missPaths.push(f.path);
         // For the next stage (the full-text index), unless it gets the extras made from the text instead.
         if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
         missAt.push(i);
@@ -441,7 +448,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     stats.threads = threads;
     results.forEach((r, k) => {
       next.entries[keys[missAt[k]!]!] = r.record;
-      if (r.extras !== undefined) extras.set(misses[k]!.path, r.extras);
+      if (r.extras !== undefined) extras.set(missPaths[k]!, r.extras);
     });
   }
   const files: IndexedFile[] = scan.files.map((f, i) => {
