@@ -25,6 +25,49 @@ export interface ExtractAllOptions {
   onResults?: (items: readonly number[], results: readonly Extracted[]) => boolean | void;
   /** Called once on this thread right after worker threads were started (never without workers), before it takes its share. */
   whileParsing?: () => void;
+  /** Worker threads started ahead (startWorkers, with the same extras): used instead of starting new ones; `threads` is then theirs plus this one. */
+  workers?: StartedWorkers;
+}
+
+/** Worker threads started before their extraction (see startWorkers). */
+export interface StartedWorkers {
+  /** Threads in all, this one included. */
+  readonly threads: number;
+  /** Stops the workers (an extraction that never started, or was not needed). */
+  stop(): Promise<void>;
+}
+
+interface Started extends StartedWorkers {
+  readonly list: { worker: Worker; dead: boolean }[];
+}
+
+const workerFile = new URL('./extract-worker.js', import.meta.url);
+
+/**
+ * Starts `threads - 1` extraction workers now (none from TypeScript sources, where there is no compiled worker
+ * file): a worker's start (~100 ms: Node's bootstrap, the modules, the grammars) then runs while this thread is still
+ * scanning the repository. Hand them to startExtraction (`workers`), or stop them.
+ */
+export function startWorkers(threads: number, extras?: FileExtrasSpec): StartedWorkers {
+  const list: Started['list'] = [];
+  if (threads > 1 && existsSync(fileURLToPath(workerFile))) {
+    for (let t = 1; t < threads; t++) {
+      const worker = new Worker(workerFile, { workerData: { extras } satisfies ExtractWorkerData });
+      const entry = { worker, dead: false };
+      // Until an extraction takes it, a worker that fails is only marked (an 'error' without a listener would throw).
+      const mark = () => (entry.dead = true);
+      worker.on('error', mark).on('exit', mark);
+      list.push(entry);
+    }
+  }
+  const started: Started = {
+    threads: list.length + 1,
+    list,
+    stop: async () => {
+      await Promise.all(list.map((e) => e.worker.terminate()));
+    },
+  };
+  return started;
 }
 
 /** Input below which no worker is started (starting one and loading its grammars costs ~100–200 ms). */
@@ -42,7 +85,7 @@ const IN_FLIGHT = 4;
  * Chunks a worker is handed at once before this thread runs the caller's `whileParsing` (one synchronous stretch,
  * e.g. loading the tokenizer: ~150 ms), so the worker has work for all of it.
  */
-const IN_FLIGHT_WHILE_BUSY = 16;
+const IN_FLIGHT_WHILE_BUSY = 24;
 /** Characters this thread extracts between two looks at the workers' messages (its own chunks are as long as theirs). */
 const YIELD_CHARS = 32 * 1024;
 
@@ -67,6 +110,8 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
 
 /** An extraction whose items are added while it runs (see startExtraction). */
 export interface Extraction {
+  /** Threads the extraction runs on, this one included (1: no worker; whileParsing is then never called). */
+  readonly threads: number;
   /** Adds an item; full chunks go to the worker threads at once. */
   add(item: FileRecordInput): void;
   /** Lets the worker threads' messages be handled (a caller adding items in a long synchronous loop awaits it now and then). */
@@ -115,10 +160,10 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     for (const i of chunk) items[i] = { ...items[i]!, text: '' };
     if (options.onResults?.(chunk, results) === true) for (const i of chunk) out[i] = { record: out[i]!.record };
   };
-  const workerFile = new URL('./extract-worker.js', import.meta.url);
-  const wanted = extractThreads(expected, options.threads);
+  const prestarted = options.workers as Started | undefined;
+  const wanted = prestarted ? prestarted.threads : extractThreads(expected, options.threads);
   const chunkSize = Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.ceil(expected / (wanted * 8))));
-  const threads = wanted > 1 && existsSync(fileURLToPath(workerFile)) ? wanted : 1;
+  const threads = prestarted ? prestarted.threads : wanted > 1 && existsSync(fileURLToPath(workerFile)) ? wanted : 1;
   const chunks: number[][] = [];
   let cur: number[] = [];
   let held = 0;
@@ -150,14 +195,15 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     for (let d = deliveries.shift(); d; d = deliveries.shift()) done(d.items, d.results);
   };
   for (let t = 1; t < threads; t++) {
-    const data: ExtractWorkerData = { extras: options.extras };
-    const w = new Worker(workerFile, { workerData: data });
+    const ahead = prestarted?.list[t - 1];
+    const w = ahead ? ahead.worker : new Worker(workerFile, { workerData: { extras: options.extras } satisfies ExtractWorkerData });
+    if (ahead) w.removeAllListeners('error').removeAllListeners('exit');
     workers.push(w);
     const mine = new Set<number>();
     let dead = false;
     let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    pending.add(done);
+    const ended = new Promise<void>((resolve) => (settle = resolve));
+    pending.add(ended);
     const feed = () => {
       while (!dead && mine.size < inFlight && next < chunks.length) {
         const c = next++;
@@ -189,6 +235,8 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     });
     w.on('error', fail);
     w.on('exit', fail);
+    // A worker started ahead that failed before it was taken gets no chunk.
+    if (ahead?.dead) fail();
   }
   const cut = () => {
     if (!cur.length) return;
@@ -198,6 +246,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     for (const f of feeders) f();
   };
   return {
+    threads,
     add(item) {
       items.push(item);
       cur.push(items.length - 1);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { flushCacheWrites, writeCache } from './cache-writes.js';
-import { type Extracted, type Extraction, extractThreads, startExtraction } from './extract-pool.js';
+import { type Extracted, type Extraction, extractThreads, MIN_PARALLEL_BYTES, startExtraction, type StartedWorkers, startWorkers } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
 import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput, NOT_PARSED } from './file-record.js';
 import { type FileLanguage, headerLanguage, isCodeLanguage, languageOf } from './languages.js';
@@ -298,11 +298,29 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   // Writes of this cache and its siblings an earlier navigation held back land before this run reads them.
   if (cfile) flushCacheWrites(path.dirname(cfile));
   const cache: CacheFile = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
-  const scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}) });
+  // A cold run (nothing of this repository or of a sibling in the cache) parses every file it reads: its workers
+  // start as soon as the scan has listed enough to want them, so their start overlaps the rest of the scan.
+  const cold = Object.keys(cache.stat).length === 0 && (!cfile || siblingCaches(path.dirname(cfile), 'index-', '.json', cfile).length === 0);
+  let decided: number | undefined;
+  let ahead: StartedWorkers | undefined;
+  let listed = 0;
+  const onFile = (f: ScannedFile) => {
+    if (decided !== undefined || (listed += f.size) < MIN_PARALLEL_BYTES) return;
+    decided = extractThreads(listed, options.threads);
+    if (decided > 1) ahead = startWorkers(decided, options.extras);
+  };
+  let scan: ReturnType<typeof scanRepo>;
+  try {
+    scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}), ...(cold ? { onFile } : {}) });
+  } catch (err) {
+    await ahead?.stop();
+    throw err;
+  }
   // What else decides the records: which files are parsed and how (the scan options decided the scan itself).
   const optionsKey = JSON.stringify([options.extras ?? null]);
   const last = cfile ? lastIndex.get(cfile) : undefined;
   if (last && last.optionsKey === optionsKey && last.cacheId === fileId(cfile!) && sameScan(last.scan, scan.files)) {
+    await ahead?.stop();
     const n = scan.files.length;
     options.onPlan?.({ files: n, to_read: 0, bytes_to_read: 0, threads: 1, estimate_ms: 0 });
     options.onProgress?.(n, n);
@@ -356,7 +374,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     return sum + f.size;
   }, 0);
   // Decided once (it follows the machine's load): the plan says what the extraction then uses.
-  const threads = extractThreads(expected, options.threads);
+  const threads = decided ?? extractThreads(expected, options.threads);
   if (options.onPlan) {
     const estimate_ms = estimateIndexMs(expected, threads, pythonBytes);
     options.onPlan({ files: scan.files.length, to_read: toRead, bytes_to_read: expected, threads, estimate_ms });
@@ -369,6 +387,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
       threads,
+      ...(ahead && ahead.threads > 1 ? { workers: ahead } : {}),
       onProgress: (n) => {
         parsedDone = n;
         progress();
@@ -382,10 +401,24 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
               else return sink.records(batch) === true;
               return false;
             },
-            ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
+            // With workers, the sink begins (and writes the rows that arrived meanwhile) once they were handed their
+            // chunks for this thread's stretch, not before: a few hundred ms on a sympy-sized tree they would idle through.
+            whileParsing: () => {
+              beginSink();
+              sink.whileParsing?.();
+            },
           }
         : {}),
     });
+  /** Begins the sink (every file's hash is known once the reading is done) and hands it what arrived before. */
+  const beginSink = () => {
+    if (!sink || !early) return;
+    const parsed = new Set(missAt);
+    sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
+    const batch = early;
+    early = undefined;
+    if (batch.length) sink.records(batch);
+  };
   let sinceYield = 0;
   try {
     for (let i = 0; i < scan.files.length; i++) {
@@ -432,19 +465,16 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       next.stat[f.path] = [f.size, f.mtimeMs, hash];
     }
   } catch (err) {
-    await run?.cancel();
+    await (run ? run.cancel() : ahead?.stop());
     throw err;
   }
+  // Workers started ahead for files that then needed no parse (contents seen twice): stopped.
+  if (!run) await ahead?.stop();
   const extras = new Map<string, unknown>();
   if (run) {
-    if (sink) {
-      const parsed = new Set(missAt);
-      sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
-      const batch = early!;
-      early = undefined;
-      if (batch.length) sink.records(batch);
-    }
+    if (run.threads === 1) beginSink();
     const { results, threads } = await run.finish();
+    beginSink();
     stats.threads = threads;
     results.forEach((r, k) => {
       next.entries[keys[missAt[k]!]!] = r.record;

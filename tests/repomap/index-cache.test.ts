@@ -1,6 +1,6 @@
 // The repo index's cache by content and its parse workers: a tree seen at another commit re-parses only what
 // changed, and the records are the same bytes whatever the threads.
-import { cpSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -139,5 +139,51 @@ describe('parsing on worker threads', () => {
     // Every chunk was the worker's: this thread found none left after its stretch (before, it took all but two).
     expect(done.by_workers).toBe(items.length);
     expect(JSON.stringify(done.results)).toBe(JSON.stringify(one.results));
+  });
+
+  it.runIf(built)('workers started ahead (during the scan) give the same results; one that died before it was taken loses nothing', async () => {
+    const { extractAll, startExtraction, startWorkers } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
+    const scan = scanRepo(SHOP);
+    const items: FileRecordInput[] = [];
+    for (let k = 0; k < 30; k++)
+      for (const f of scan.files) items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`, unparsed: false });
+    const chars = items.reduce((s, it) => s + it.text.length, 0);
+    const one = await extractAll(items, { threads: 1, extras: LEX_FIELDS_EXTRAS });
+    const extract = async (workers: ReturnType<typeof startWorkers>) => {
+      const run = startExtraction(chars, { extras: LEX_FIELDS_EXTRAS, workers });
+      for (const it of items) run.add(it);
+      return run.finish();
+    };
+    const ahead = startWorkers(2, LEX_FIELDS_EXTRAS);
+    expect(ahead.threads).toBe(2);
+    const taken = await extract(ahead);
+    expect(taken.threads).toBe(2);
+    expect(taken.by_workers).toBeGreaterThan(0);
+    expect(JSON.stringify(taken.results)).toBe(JSON.stringify(one.results));
+    // Stopped before an extraction took it: this thread does every chunk.
+    const gone = startWorkers(2, LEX_FIELDS_EXTRAS);
+    await gone.stop();
+    const alone = await extract(gone);
+    expect(alone.by_workers).toBe(0);
+    expect(JSON.stringify(alone.results)).toBe(JSON.stringify(one.results));
+  });
+
+  it.runIf(built)('a cold index large enough for workers (started during its scan) gives the records of one thread', async () => {
+    const { indexRepo: indexBuilt } = (await import(pathToFileURL(path.join(dist, 'repomap', 'repo-index.js')).href)) as typeof import('../../src/repomap/repo-index.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
+    const root = tmp('nk-large-');
+    // ~2.6 MB of Python over 40 modules: past the size at which workers start.
+    for (let m = 0; m < 40; m++) {
+      mkdirSync(path.join(root, `pkg${m % 3}`), { recursive: true });
+      const body = Array.from({ length: 900 }, (_, i) => `def f${m}_${i}(x):\n    # square of x (${i})\n    return helper_${i % 7}(x) * x\n\n`).join('');
+      writeFileSync(path.join(root, `pkg${m % 3}`, `mod${m}.py`), body);
+    }
+    const single = await indexBuilt(root, { cacheDir: false, threads: 1, extras: LEX_FIELDS_EXTRAS });
+    const parallel = await indexBuilt(root, { cacheDir: false, threads: 2, extras: LEX_FIELDS_EXTRAS });
+    expect(single.stats.bytes_parsed).toBeGreaterThan(2 * 1024 * 1024);
+    expect(parallel.stats.threads).toBe(2);
+    expect(JSON.stringify(parallel.files)).toBe(JSON.stringify(single.files));
+    expect(JSON.stringify([...parallel.extras!])).toBe(JSON.stringify([...single.extras!]));
   });
 });
