@@ -82,8 +82,9 @@ const MIN_CHUNK_CHARS = 8 * 1024;
  */
 const IN_FLIGHT = 4;
 /**
- * Chunks a worker is handed at once before this thread runs the caller's `whileParsing` (one synchronous stretch,
- * e.g. loading the tokenizer: ~150 ms), so the worker has work for all of it.
+ * Chunks a worker is handed at once before this thread runs the caller's `whileParsing` (one synchronous stretch: the
+ * navigator begins its full-text index with the rows that arrived meanwhile and loads the tokenizer, ~200 ms on
+ * sympy), so the worker has work for all of it. Early chunks: the tail of the run is not unbalanced by them.
  */
 const IN_FLIGHT_WHILE_BUSY = 24;
 /** Characters this thread extracts between two looks at the workers' messages (its own chunks are as long as theirs). */
