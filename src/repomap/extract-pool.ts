@@ -17,57 +17,10 @@ export interface ExtractAllOptions {
   threads?: number;
   /** Called with the number of items done so far, as chunks finish. */
   onProgress?: (done: number) => void;
-  /**
-   * Called on this thread as each chunk finishes (on any thread): the items' positions and their results. Returning
-   * true says the caller took the extras: the extraction's results then keep only the records (the extras, a file's
-   * lexed fields, are as large as its text: held to the end they are copied by every young-generation GC).
-   */
-  onResults?: (items: readonly number[], results: readonly Extracted[]) => boolean | void;
+  /** Called on this thread as each chunk finishes (on any thread): the items' positions and their results. */
+  onResults?: (items: readonly number[], results: readonly Extracted[]) => void;
   /** Called once on this thread right after worker threads were started (never without workers), before it takes its share. */
   whileParsing?: () => void;
-  /** Worker threads started ahead (startWorkers, with the same extras): used instead of starting new ones; `threads` is then theirs plus this one. */
-  workers?: StartedWorkers;
-}
-
-/** Worker threads started before their extraction (see startWorkers). */
-export interface StartedWorkers {
-  /** Threads in all, this one included. */
-  readonly threads: number;
-  /** Stops the workers (an extraction that never started, or was not needed). */
-  stop(): Promise<void>;
-}
-
-interface Started extends StartedWorkers {
-  readonly list: { worker: Worker; dead: boolean }[];
-}
-
-const workerFile = new URL('./extract-worker.js', import.meta.url);
-
-/**
- * Starts `threads - 1` extraction workers now (none from TypeScript sources, where there is no compiled worker
- * file): a worker's start (~100 ms: Node's bootstrap, the modules, the grammars) then runs while this thread is still
- * scanning the repository. Hand them to startExtraction (`workers`), or stop them.
- */
-export function startWorkers(threads: number, extras?: FileExtrasSpec): StartedWorkers {
-  const list: Started['list'] = [];
-  if (threads > 1 && existsSync(fileURLToPath(workerFile))) {
-    for (let t = 1; t < threads; t++) {
-      const worker = new Worker(workerFile, { workerData: { extras } satisfies ExtractWorkerData });
-      const entry = { worker, dead: false };
-      // Until an extraction takes it, a worker that fails is only marked (an 'error' without a listener would throw).
-      const mark = () => (entry.dead = true);
-      worker.on('error', mark).on('exit', mark);
-      list.push(entry);
-    }
-  }
-  const started: Started = {
-    threads: list.length + 1,
-    list,
-    stop: async () => {
-      await Promise.all(list.map((e) => e.worker.terminate()));
-    },
-  };
-  return started;
 }
 
 /** Input below which no worker is started (starting one and loading its grammars costs ~100–200 ms). */
@@ -75,18 +28,8 @@ export const MIN_PARALLEL_BYTES = 2 * 1024 * 1024;
 /** Files are handed out in chunks of at most this many characters, and of about an eighth of a thread's share (to balance). */
 const CHUNK_CHARS = 256 * 1024;
 const MIN_CHUNK_CHARS = 8 * 1024;
-/**
- * Chunks a worker holds at once (one running, the others waiting), so it does not idle while this thread is busy
- * elsewhere: a chunk is ~15 ms of a thread's work on Python, and this thread blocks longer than two of them now and
- * then (a major GC, a burst of full-text rows written in order). Measured on sympy: 2 left the worker idle ~10% of the parse.
- */
-const IN_FLIGHT = 4;
-/**
- * Chunks a worker is handed at once before this thread runs the caller's `whileParsing` (one synchronous stretch: the
- * navigator begins its full-text index with the rows that arrived meanwhile and loads the tokenizer, ~200 ms on
- * sympy), so the worker has work for all of it. Early chunks: the tail of the run is not unbalanced by them.
- */
-const IN_FLIGHT_WHILE_BUSY = 24;
+/** Chunks a worker holds at once (one running, one waiting), so it never idles while this thread is busy. */
+const IN_FLIGHT = 2;
 /** Characters this thread extracts between two looks at the workers' messages (its own chunks are as long as theirs). */
 const YIELD_CHARS = 32 * 1024;
 
@@ -111,8 +54,6 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
 
 /** An extraction whose items are added while it runs (see startExtraction). */
 export interface Extraction {
-  /** Threads the extraction runs on, this one included (1: no worker; whileParsing is then never called). */
-  readonly threads: number;
   /** Adds an item; full chunks go to the worker threads at once. */
   add(item: FileRecordInput): void;
   /** Lets the worker threads' messages be handled (a caller adding items in a long synchronous loop awaits it now and then). */
@@ -154,17 +95,12 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       }
     }
     progress(chunk.length);
-    done(chunk, chunk.map((i) => out[i]!));
+    options.onResults?.(chunk, chunk.map((i) => out[i]!));
   };
-  /** A chunk's results are in: its texts are let go (no thread will parse them again) and they go to onResults. */
-  const done = (chunk: readonly number[], results: readonly Extracted[]) => {
-    for (const i of chunk) items[i] = { ...items[i]!, text: '' };
-    if (options.onResults?.(chunk, results) === true) for (const i of chunk) out[i] = { record: out[i]!.record };
-  };
-  const prestarted = options.workers as Started | undefined;
-  const wanted = prestarted ? prestarted.threads : extractThreads(expected, options.threads);
+  const workerFile = new URL('./extract-worker.js', import.meta.url);
+  const wanted = extractThreads(expected, options.threads);
   const chunkSize = Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.ceil(expected / (wanted * 8))));
-  const threads = prestarted ? prestarted.threads : wanted > 1 && existsSync(fileURLToPath(workerFile)) ? wanted : 1;
+  const threads = wanted > 1 && existsSync(fileURLToPath(workerFile)) ? wanted : 1;
   const chunks: number[][] = [];
   let cur: number[] = [];
   let held = 0;
@@ -175,38 +111,17 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
   const feeders: (() => void)[] = [];
   const workers: Worker[] = [];
   const pending = new Set<Promise<void>>();
-  let inFlight = IN_FLIGHT;
-  // Workers' results waiting for the caller's onResults, handed over one chunk a turn of the event loop.
-  const deliveries: { items: readonly number[]; results: readonly Extracted[] }[] = [];
-  let delivering = false;
-  const deliverOne = () => {
-    const d = deliveries.shift();
-    if (d) done(d.items, d.results);
-    if (deliveries.length) setImmediate(deliverOne);
-    else delivering = false;
-  };
-  const later = (items: readonly number[], results: readonly Extracted[]) => {
-    deliveries.push({ items, results });
-    if (!delivering) {
-      delivering = true;
-      setImmediate(deliverOne);
-    }
-  };
-  const deliverAll = () => {
-    for (let d = deliveries.shift(); d; d = deliveries.shift()) done(d.items, d.results);
-  };
   for (let t = 1; t < threads; t++) {
-    const ahead = prestarted?.list[t - 1];
-    const w = ahead ? ahead.worker : new Worker(workerFile, { workerData: { extras: options.extras } satisfies ExtractWorkerData });
-    if (ahead) w.removeAllListeners('error').removeAllListeners('exit');
+    const data: ExtractWorkerData = { extras: options.extras };
+    const w = new Worker(workerFile, { workerData: data });
     workers.push(w);
     const mine = new Set<number>();
     let dead = false;
     let settle!: () => void;
-    const ended = new Promise<void>((resolve) => (settle = resolve));
-    pending.add(ended);
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    pending.add(done);
     const feed = () => {
-      while (!dead && mine.size < inFlight && next < chunks.length) {
+      while (!dead && mine.size < IN_FLIGHT && next < chunks.length) {
         const c = next++;
         mine.add(c);
         w.postMessage({ chunk: c, items: chunks[c]!.map((i) => items[i]!) } satisfies ExtractJob);
@@ -228,16 +143,12 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       mine.delete(m.chunk);
       progress(chunks[m.chunk]!.length);
       byWorkers += chunks[m.chunk]!.length;
-      // The worker gets its next chunk before this thread handles the results, and the handling (the caller's
-      // onResults: full-text rows, ~20 ms a chunk) waits for a turn of its own, so results queued behind this one
-      // feed their workers first.
+      // The worker gets its next chunk before this thread handles the results.
       feed();
-      later(chunks[m.chunk]!, m.results);
+      options.onResults?.(chunks[m.chunk]!, m.results);
     });
     w.on('error', fail);
     w.on('exit', fail);
-    // A worker started ahead that failed before it was taken gets no chunk.
-    if (ahead?.dead) fail();
   }
   const cut = () => {
     if (!cur.length) return;
@@ -247,7 +158,6 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     for (const f of feeders) f();
   };
   return {
-    threads,
     add(item) {
       items.push(item);
       cur.push(items.length - 1);
@@ -259,19 +169,14 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       cut();
       closed = true;
       try {
-        if (workers.length && items.length && options.whileParsing) {
-          inFlight = IN_FLIGHT_WHILE_BUSY;
-          for (const f of feeders) f();
-          inFlight = IN_FLIGHT;
-          options.whileParsing();
-        } else for (const f of feeders) f();
+        for (const f of feeders) f();
+        if (workers.length && items.length) options.whileParsing?.();
         // This thread takes chunks too, yielding between them so the workers are fed.
         while (next < chunks.length) {
           await runChunk(chunks[next++]!);
           if (workers.length) await yieldToEvents();
         }
         await Promise.all(pending);
-        deliverAll();
         for (const c of redo) await runChunk(chunks[c]!);
       } finally {
         await Promise.all(workers.map((w) => w.terminate()));
@@ -280,7 +185,6 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     },
     async cancel() {
       closed = true;
-      deliveries.length = 0;
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { flushCacheWrites, writeCache } from './cache-writes.js';
-import { type Extracted, type Extraction, extractThreads, MIN_PARALLEL_BYTES, startExtraction, type StartedWorkers, startWorkers } from './extract-pool.js';
+import { type Extracted, type Extraction, extractThreads, startExtraction } from './extract-pool.js';
 import { compiledMirrors, classifyPath } from './file-class.js';
 import { countLines, type FileExtrasSpec, type FileRecord, type FileRecordInput, NOT_PARSED } from './file-record.js';
 import { type FileLanguage, headerLanguage, isCodeLanguage, languageOf } from './languages.js';
@@ -88,12 +88,8 @@ export interface IndexSink {
    * and whether it is parsed this run, so `records` will have it), in index order.
    */
   begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
-  /**
-   * As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. Returns true
-   * when the sink took the extras: the index then leaves them out of RepoIndex.extras (a consumer that needs a file's
-   * extras later and lacks them works them out again from the text).
-   */
-  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): boolean | void;
+  /** As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. */
+  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): void;
   /** Once, only when worker threads parse: this thread's own work to do while they run, before it takes its share of the files. */
   whileParsing?(): void;
 }
@@ -298,29 +294,11 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   // Writes of this cache and its siblings an earlier navigation held back land before this run reads them.
   if (cfile) flushCacheWrites(path.dirname(cfile));
   const cache: CacheFile = cfile ? loadCache(cfile) : { v: CACHE_VERSION, stat: {}, entries: {} };
-  // A cold run (nothing of this repository or of a sibling in the cache) parses every file it reads: its workers
-  // start as soon as the scan has listed enough to want them, so their start overlaps the rest of the scan.
-  const cold = Object.keys(cache.stat).length === 0 && (!cfile || siblingCaches(path.dirname(cfile), 'index-', '.json', cfile).length === 0);
-  let decided: number | undefined;
-  let ahead: StartedWorkers | undefined;
-  let listed = 0;
-  const onFile = (f: ScannedFile) => {
-    if (decided !== undefined || (listed += f.size) < MIN_PARALLEL_BYTES) return;
-    decided = extractThreads(listed, options.threads);
-    if (decided > 1) ahead = startWorkers(decided, options.extras);
-  };
-  let scan: ReturnType<typeof scanRepo>;
-  try {
-    scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}), ...(cold ? { onFile } : {}) });
-  } catch (err) {
-    await ahead?.stop();
-    throw err;
-  }
+  const scan = scanRepo(rootDir, { ...options, ...(cache.sniff ? { verdicts: cache.sniff } : {}) });
   // What else decides the records: which files are parsed and how (the scan options decided the scan itself).
   const optionsKey = JSON.stringify([options.extras ?? null]);
   const last = cfile ? lastIndex.get(cfile) : undefined;
   if (last && last.optionsKey === optionsKey && last.cacheId === fileId(cfile!) && sameScan(last.scan, scan.files)) {
-    await ahead?.stop();
     const n = scan.files.length;
     options.onPlan?.({ files: n, to_read: 0, bytes_to_read: 0, threads: 1, estimate_ms: 0 });
     options.onProgress?.(n, n);
@@ -355,8 +333,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const keys: string[] = [];
   const hashes: string[] = [];
   const languages: FileLanguage[] = [];
-  /** Paths of the files parsed this run, in the order handed to the extraction. */
-  const missPaths: string[] = [];
+  const misses: FileRecordInput[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
   let hits = 0;
@@ -374,7 +351,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     return sum + f.size;
   }, 0);
   // Decided once (it follows the machine's load): the plan says what the extraction then uses.
-  const threads = decided ?? extractThreads(expected, options.threads);
+  const threads = extractThreads(expected, options.threads);
   if (options.onPlan) {
     const estimate_ms = estimateIndexMs(expected, threads, pythonBytes);
     options.onPlan({ files: scan.files.length, to_read: toRead, bytes_to_read: expected, threads, estimate_ms });
@@ -387,7 +364,6 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
       threads,
-      ...(ahead && ahead.threads > 1 ? { workers: ahead } : {}),
       onProgress: (n) => {
         parsedDone = n;
         progress();
@@ -396,29 +372,13 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         ? {
             onResults: (ks: readonly number[], rs: readonly Extracted[]) => {
               const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
-              // Results before the sink began are kept whole: whether it takes them is known only then.
               if (early) early.push(...batch);
-              else return sink.records(batch) === true;
-              return false;
+              else sink.records(batch);
             },
-            // With workers, the sink begins (and writes the rows that arrived meanwhile) once they were handed their
-            // chunks for this thread's stretch, not before: a few hundred ms on a sympy-sized tree they would idle through.
-            whileParsing: () => {
-              beginSink();
-              sink.whileParsing?.();
-            },
+            ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
           }
         : {}),
     });
-  /** Begins the sink (every file's hash is known once the reading is done) and hands it what arrived before. */
-  const beginSink = () => {
-    if (!sink || !early) return;
-    const parsed = new Set(missAt);
-    sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
-    const batch = early;
-    early = undefined;
-    if (batch.length) sink.records(batch);
-  };
   let sinceYield = 0;
   try {
     for (let i = 0; i < scan.files.length; i++) {
@@ -449,7 +409,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
         wanted.add(key);
         const item: FileRecordInput = { path: f.path, language, text, unparsed: skip };
-        missPaths.push(f.path);
+        misses.push(item);
         // For the next stage (the full-text index), unless it gets the extras made from the text instead.
         if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
         missAt.push(i);
@@ -465,20 +425,23 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       next.stat[f.path] = [f.size, f.mtimeMs, hash];
     }
   } catch (err) {
-    await (run ? run.cancel() : ahead?.stop());
+    await run?.cancel();
     throw err;
   }
-  // Workers started ahead for files that then needed no parse (contents seen twice): stopped.
-  if (!run) await ahead?.stop();
   const extras = new Map<string, unknown>();
   if (run) {
-    if (run.threads === 1) beginSink();
+    if (sink) {
+      const parsed = new Set(missAt);
+      sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
+      const batch = early!;
+      early = undefined;
+      if (batch.length) sink.records(batch);
+    }
     const { results, threads } = await run.finish();
-    beginSink();
     stats.threads = threads;
     results.forEach((r, k) => {
       next.entries[keys[missAt[k]!]!] = r.record;
-      if (r.extras !== undefined) extras.set(missPaths[k]!, r.extras);
+      if (r.extras !== undefined) extras.set(misses[k]!.path, r.extras);
     });
   }
   const files: IndexedFile[] = scan.files.map((f, i) => {

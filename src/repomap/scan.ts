@@ -32,8 +32,6 @@ export interface ScanOptions {
    * and mtime match is not opened again (a warm scan reads no file content at all).
    */
   verdicts?: Record<string, [number, number, 0 | 1]>;
-  /** Called for each file listed, as the walk finds it (in walk order, before the sort). */
-  onFile?: (file: ScannedFile) => void;
 }
 
 export interface ScanResult {
@@ -228,11 +226,7 @@ export function scanRepo(rootDir: string, options: ScanOptions = {}): ScanResult
         }
         verdicts[rel] = [st.size, st.mtimeMs, binary ? 1 : 0];
         if (binary) skipped.push({ path: rel, reason: 'binary' });
-        else {
-          const file = { path: rel, size: st.size, mtimeMs: st.mtimeMs };
-          files.push(file);
-          options.onFile?.(file);
-        }
+        else files.push({ path: rel, size: st.size, mtimeMs: st.mtimeMs });
       }
     }
   };

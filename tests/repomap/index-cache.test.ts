@@ -121,55 +121,7 @@ describe('parsing on worker threads', () => {
     await cancelled.cancel();
   });
 
-  it.runIf(built)('hands the worker the waiting chunks before this thread runs its whileParsing stretch, so the worker is not left idle through it', async () => {
-    const { extractAll, startExtraction } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
-    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
-    const scan = scanRepo(SHOP);
-    const items: FileRecordInput[] = [];
-    for (let k = 0; k < 12; k++)
-      for (const f of scan.files) items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`, unparsed: false });
-    const chars = items.reduce((s, it) => s + it.text.length, 0);
-    const one = await extractAll(items, { threads: 1, extras: LEX_FIELDS_EXTRAS });
-    // Chunks of the smallest size: more than a worker holds in the steady state, fewer than it is handed before the stretch.
-    const run = startExtraction(chars, { threads: 2, extras: LEX_FIELDS_EXTRAS, whileParsing: () => undefined });
-    for (const it of items) run.add(it);
-    const done = await run.finish();
-    expect(chars).toBeGreaterThan(5 * 8 * 1024);
-    expect(chars).toBeLessThan(15 * 8 * 1024);
-    // Every chunk was the worker's: this thread found none left after its stretch (before, it took all but two).
-    expect(done.by_workers).toBe(items.length);
-    expect(JSON.stringify(done.results)).toBe(JSON.stringify(one.results));
-  });
-
-  it.runIf(built)('workers started ahead (during the scan) give the same results; one that died before it was taken loses nothing', async () => {
-    const { extractAll, startExtraction, startWorkers } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
-    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
-    const scan = scanRepo(SHOP);
-    const items: FileRecordInput[] = [];
-    for (let k = 0; k < 30; k++)
-      for (const f of scan.files) items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`, unparsed: false });
-    const chars = items.reduce((s, it) => s + it.text.length, 0);
-    const one = await extractAll(items, { threads: 1, extras: LEX_FIELDS_EXTRAS });
-    const extract = async (workers: ReturnType<typeof startWorkers>) => {
-      const run = startExtraction(chars, { extras: LEX_FIELDS_EXTRAS, workers });
-      for (const it of items) run.add(it);
-      return run.finish();
-    };
-    const ahead = startWorkers(2, LEX_FIELDS_EXTRAS);
-    expect(ahead.threads).toBe(2);
-    const taken = await extract(ahead);
-    expect(taken.threads).toBe(2);
-    expect(taken.by_workers).toBeGreaterThan(0);
-    expect(JSON.stringify(taken.results)).toBe(JSON.stringify(one.results));
-    // Stopped before an extraction took it: this thread does every chunk.
-    const gone = startWorkers(2, LEX_FIELDS_EXTRAS);
-    await gone.stop();
-    const alone = await extract(gone);
-    expect(alone.by_workers).toBe(0);
-    expect(JSON.stringify(alone.results)).toBe(JSON.stringify(one.results));
-  });
-
-  it.runIf(built)('a cold index large enough for workers (started during its scan) gives the records of one thread', async () => {
+  it.runIf(built)('a cold index large enough for workers gives the records and lexed fields of one thread', async () => {
     const { indexRepo: indexBuilt } = (await import(pathToFileURL(path.join(dist, 'repomap', 'repo-index.js')).href)) as typeof import('../../src/repomap/repo-index.js');
     const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
     const root = tmp('nk-large-');

@@ -211,7 +211,7 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
       }
     },
     records(batch) {
-      if (!live) return false;
+      if (!live) return;
       try {
         for (const r of batch) held.set(r.at, r);
         const { files, written, mirrors } = live;
@@ -227,8 +227,6 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
       } catch {
         feed.discard();
       }
-      // Taken: the rows hold the fields from here on (a feed discarded later is rebuilt from the files' texts).
-      return live !== undefined;
     },
     discard() {
       held.clear();
