@@ -1,6 +1,6 @@
 // The repo index's cache by content and its parse workers: a tree seen at another commit re-parses only what
 // changed, and the records are the same bytes whatever the threads.
-import { cpSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -119,5 +119,23 @@ describe('parsing on worker threads', () => {
     const cancelled = startExtraction(8 * 1024 * 1024, { threads: 2, extras: LEX_FIELDS_EXTRAS, onResults: () => expect.fail('no results after a cancel') });
     cancelled.add(items[0]!);
     await cancelled.cancel();
+  });
+
+  it.runIf(built)('a cold index large enough for workers gives the records and lexed fields of one thread', async () => {
+    const { indexRepo: indexBuilt } = (await import(pathToFileURL(path.join(dist, 'repomap', 'repo-index.js')).href)) as typeof import('../../src/repomap/repo-index.js');
+    const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');
+    const root = tmp('nk-large-');
+    // ~2.6 MB of Python over 40 modules: past the size at which workers start.
+    for (let m = 0; m < 40; m++) {
+      mkdirSync(path.join(root, `pkg${m % 3}`), { recursive: true });
+      const body = Array.from({ length: 900 }, (_, i) => `def f${m}_${i}(x):\n    # square of x (${i})\n    return helper_${i % 7}(x) * x\n\n`).join('');
+      writeFileSync(path.join(root, `pkg${m % 3}`, `mod${m}.py`), body);
+    }
+    const single = await indexBuilt(root, { cacheDir: false, threads: 1, extras: LEX_FIELDS_EXTRAS });
+    const parallel = await indexBuilt(root, { cacheDir: false, threads: 2, extras: LEX_FIELDS_EXTRAS });
+    expect(single.stats.bytes_parsed).toBeGreaterThan(2 * 1024 * 1024);
+    expect(parallel.stats.threads).toBe(2);
+    expect(JSON.stringify(parallel.files)).toBe(JSON.stringify(single.files));
+    expect(JSON.stringify([...parallel.extras!])).toBe(JSON.stringify([...single.extras!]));
   });
 });
