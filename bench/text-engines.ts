@@ -190,17 +190,7 @@ function memTextIndex(m: MemData): TextIndex {
     return -1;
   };
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
-  return {
-    origin: ':memory-prototype:',
-    stats: { lexed: 0, removed: 0, files: N },
-    size: N,
-    tokenStore: { get: () => undefined, set: () => undefined },
-    classOf(p) {
-      let c = classes.get(p);
-      if (!c) classes.set(p, (c = mirrors.has(p) ? 'generated' : classifyPath(p)));
-      return c;
-    },
-    search(terms, limit) {
+  const rank = (terms: string[], limit: number, weights: readonly number[]): TextHit[] => {
       const uniq = [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
       const score = new Map<number, number>();
       for (const t of uniq) {
@@ -213,7 +203,7 @@ function memTextIndex(m: MemData): TextIndex {
         for (let e = a; e < z; e++) {
           // Summed one occurrence at a time, field by field, as FTS5 walks a row's instances.
           let f = 0;
-          for (let c = 0; c < 4; c++) for (let k = m.postTf[e * 4 + c]!; k > 0; k--) f += W[c]!;
+          for (let c = 0; c < 4; c++) for (let k = m.postTf[e * 4 + c]!; k > 0; k--) f += weights[c]!;
           const d = m.postDoc[e]!;
           const s = idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * m.rowLen[d]!) / avgdl)));
           score.set(d, (score.get(d) ?? 0) + s);
@@ -222,7 +212,20 @@ function memTextIndex(m: MemData): TextIndex {
       const hits: TextHit[] = [...score].map(([d, s]) => ({ path: m.paths[d]!, score: round(s) }));
       hits.sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
       return hits.slice(0, limit);
+      };
+  return {
+    origin: ':memory-prototype:',
+    stats: { lexed: 0, removed: 0, files: N },
+    size: N,
+    tokenStore: { get: () => undefined, set: () => undefined },
+    classOf(p) {
+      let c = classes.get(p);
+      if (!c) classes.set(p, (c = mirrors.has(p) ? 'generated' : classifyPath(p)));
+      return c;
     },
+    search: (terms, limit) => rank(terms, limit, W),
+    // As the SQLite index: definition names weigh 0 (they stand among the identifiers too).
+    searchWhole: (terms, limit) => rank(terms, limit, [1, 0, 1, 1]),
     docFreq(term) {
       if (!/^[a-z0-9]+$/.test(term)) return 0;
       const i = find(term);

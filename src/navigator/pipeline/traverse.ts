@@ -3,6 +3,7 @@ import type { NavigatorConstraints, TierPathEntry } from '../../contracts/index.
 import type { RepoIndex } from '../../repomap/index.js';
 import { pickConfidence } from '../retrieval/confidence.js';
 import { rankForTask, type RankedFile, type TaskRanking } from '../retrieval/ranking.js';
+import { withWholeFileBest } from '../retrieval/whole-file.js';
 import type { ResolvedEvidence } from '../retrieval/evidence/index.js';
 import type { BranchResult, MagicWord, PlannedFile, ReviewResult, TierMap, TierRegistry, TrunkResult } from './types.js';
 
@@ -69,7 +70,8 @@ function picks(input: TraversalInput): RankedFile[] {
   // In rank order, best first; a conclusive pick stops before the files far below its best one, and a second pass
   // (the review found words uncovered, with room left) does not fill the places back with their files.
   const confidence = pickConfidence(ranking.files, input.max_files);
-  const top = ranking.files.slice(0, confidence.kept);
+  // A full pick gives its last places to plain search's best files (whole-file.ts); a conclusive one stops short.
+  const top = withWholeFileBest(ranking.files.slice(0, confidence.kept), ranking.files, ranking.whole, input.max_files);
   if (input.pass > 1 && confidence.level !== 'high')
     for (const w of input.review?.uncovered ?? []) {
       if (top.some((f) => f.words.includes(w))) continue;

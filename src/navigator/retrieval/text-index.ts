@@ -60,6 +60,11 @@ export interface TextIndex {
    * more than once in the query (an integer, default 1): its share of the BM25 sum is multiplied by it.
    */
   search(terms: string[], limit: number, times?: ReadonlyMap<string, number>): TextHit[];
+  /**
+   * Files with at least one of `terms`, best first by plain BM25 over the whole file (path, identifiers and text
+   * weighted alike; definition names are counted once, as identifiers), at most `limit`.
+   */
+  searchWhole(terms: string[], limit: number): TextHit[];
   /** Number of files containing `term`. */
   docFreq(term: string): number;
   /** Every file containing `term`, sorted by path. */
@@ -356,6 +361,8 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   const classes = new Map<string, FileClass>();
   const w = FIELD_WEIGHTS;
   const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
+  // Definition names also stand among the identifiers: weight 0 counts them once.
+  const wholeStmt = db.prepare('SELECT rowid AS id, bm25(fts, 1, 0, 1, 1) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?');
   const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');
   const withStmt = db.prepare('SELECT rowid FROM fts WHERE fts MATCH ?').pluck();
   const tokGet = db.prepare('SELECT n FROM tokens WHERE key = ?').pluck();
@@ -388,6 +395,11 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   const withMemo = new Map<string, string[]>();
   const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
+  const hitsOf = (rows: { id: number; s: number }[]): TextHit[] =>
+    rows
+      .map((r) => ({ path: byId.get(r.id)!, score: round(-r.s) }))
+      .filter((h) => h.path !== undefined)
+      .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const ti: TextIndex = {
     origin,
     stats,
@@ -404,8 +416,12 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
       if (!uniq.length) return [];
       // FTS5's bm25() sums over the query's phrases: a term written k times counts k times.
       const query = uniq.flatMap((t) => Array.from({ length: Math.max(1, Math.min(4, Math.round(times?.get(t) ?? 1))) }, () => quote(t))).join(' OR ');
-      const hits = (searchStmt.all(query, limit) as { id: number; s: number }[]).map((r) => ({ path: byId.get(r.id)!, score: round(-r.s) }));
-      return hits.filter((h) => h.path !== undefined).sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return hitsOf(searchStmt.all(query, limit) as { id: number; s: number }[]);
+    },
+    searchWhole(terms, limit) {
+      const uniq = [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
+      if (!uniq.length) return [];
+      return hitsOf(wholeStmt.all(uniq.map(quote).join(' OR '), limit) as { id: number; s: number }[]);
     },
     docFreq(term) {
       if (!/^[a-z0-9]+$/.test(term)) return 0;
