@@ -3,7 +3,7 @@ import type { NavigatorConstraints, TierPathEntry } from '../../contracts/index.
 import type { RepoIndex } from '../../repomap/index.js';
 import { pickConfidence } from '../retrieval/confidence.js';
 import { rankForTask, type RankedFile, type TaskRanking } from '../retrieval/ranking.js';
-import { withWholeFileBest } from '../retrieval/whole-file.js';
+import { wholeFileBest, withWholeFileBest } from '../retrieval/whole-file.js';
 import type { ResolvedEvidence } from '../retrieval/evidence/index.js';
 import type { BranchResult, MagicWord, PlannedFile, ReviewResult, TierMap, TierRegistry, TrunkResult } from './types.js';
 
@@ -49,6 +49,14 @@ export function rankingFor(input: TraversalInput): TaskRanking {
   return r;
 }
 
+/** Plain search's best files for a pass's task, asked once per ranking. */
+const wholeFiles = new WeakMap<TaskRanking, string[]>();
+function wholeFileFor(input: TraversalInput, ranking: TaskRanking): string[] {
+  let w = wholeFiles.get(ranking);
+  if (!w) wholeFiles.set(ranking, (w = wholeFileBest(input.task, input.registry.text)));
+  return w;
+}
+
 /** The evidenced definitions of a file, best first (at most 6). */
 function focusOf(input: TraversalInput, path: string): Pick<PlannedFile, 'focus'> {
   const defs = (input.evidence?.definitions ?? []).filter((d) => d.path === path).slice(0, 6);
@@ -71,7 +79,7 @@ function picks(input: TraversalInput): RankedFile[] {
   // (the review found words uncovered, with room left) does not fill the places back with their files.
   const confidence = pickConfidence(ranking.files, input.max_files);
   // A full pick gives its last places to plain search's best files (whole-file.ts); a conclusive one stops short.
-  const top = withWholeFileBest(ranking.files.slice(0, confidence.kept), ranking.files, ranking.whole, input.max_files);
+  const top = withWholeFileBest(ranking.files.slice(0, confidence.kept), ranking.files, wholeFileFor(input, ranking), input.max_files);
   if (input.pass > 1 && confidence.level !== 'high')
     for (const w of input.review?.uncovered ?? []) {
       if (top.some((f) => f.words.includes(w))) continue;

@@ -1,4 +1,3 @@
-import { wholeFileBest } from './whole-file.js';
 import type { FileClass } from '../../repomap/file-class.js';
 import type { IndexedFile, RepoIndex } from '../../repomap/repo-index.js';
 import { splitWords, splitWordsShared } from '../../repomap/words.js';
@@ -43,8 +42,6 @@ export interface TaskRanking {
   terms: Map<string, { terms: string[]; idf: number; files: Set<string> }>;
   /** What the task is about, for the class weights. */
   about: { tests: boolean; docs: boolean; examples: boolean };
-  /** Plain search's best files over whole files, in its order (see whole-file.ts). */
-  whole: string[];
 }
 
 /** The index terms of a magic word: the word itself (a whole identifier) and its stem, those the index knows. */
@@ -413,5 +410,5 @@ export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, 
       },
       named: (p) => [...new Set(fileAt[pos.get(p)!]!.outline.defs.filter((d) => d.kind !== 'heading' && shareOf.has(splitWords(d.name).join(''))).map((d) => d.name))].slice(0, 30),
     });
-  return { files: out, terms, about, whole: wholeFileBest(task, text).filter(allowed) };
+  return { files: out, terms, about };
 }
