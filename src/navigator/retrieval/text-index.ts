@@ -394,6 +394,8 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   const dfMemo = new Map<string, number>();
   const withMemo = new Map<string, string[]>();
   const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
+  // A query's terms as the index writes them (lowercase letters and digits), each once.
+  const indexTerms = (terms: string[]) => [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
   const round = (x: number) => Math.round(x * 1e9) / 1e9;
   const hitsOf = (rows: { id: number; s: number }[]): TextHit[] =>
     rows
@@ -412,14 +414,14 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
       return c;
     },
     search(terms, limit, times) {
-      const uniq = [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
+      const uniq = indexTerms(terms);
       if (!uniq.length) return [];
       // FTS5's bm25() sums over the query's phrases: a term written k times counts k times.
       const query = uniq.flatMap((t) => Array.from({ length: Math.max(1, Math.min(4, Math.round(times?.get(t) ?? 1))) }, () => quote(t))).join(' OR ');
       return hitsOf(searchStmt.all(query, limit) as { id: number; s: number }[]);
     },
     searchWhole(terms, limit) {
-      const uniq = [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
+      const uniq = indexTerms(terms);
       if (!uniq.length) return [];
       return hitsOf(wholeStmt.all(uniq.map(quote).join(' OR '), limit) as { id: number; s: number }[]);
     },

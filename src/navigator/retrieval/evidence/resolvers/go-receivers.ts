@@ -32,7 +32,8 @@ export function resolveGoReceivers(view: RepoView, ev: IssueEvidence): Credit[] 
       const inPkg = methods.filter((r) => r.file.path.split('/').slice(-2, -1)[0] === pkg);
       if (inPkg.length) methods = inPkg;
     }
-    const pick = nonTest(view, methods).length ? nonTest(view, methods) : methods;
+    const outsideTests = nonTest(view, methods);
+    const pick = outsideTests.length ? outsideTests : methods;
     if (!pick.length || pick.length > 6) continue;
     for (const r of pick) out.push(creditDefinition(r, EVIDENCE_WEIGHTS.dotted / Math.sqrt(pick.length), `method ${owner}.${member}`));
   }

@@ -37,11 +37,13 @@ export function resolveTitleScope(view: RepoView, ev: IssueEvidence): Credit[] {
   const first = ev.segments.find((s) => s.text.trim() !== '');
   if (!first || first.kind !== 'prose') return [];
   const title = first.text.split('\n').find((l) => l.trim() !== '') ?? '';
+  const scopes = titleScopes(title);
+  if (!scopes.length) return [];
   const out: Credit[] = [];
-  for (const scope of titleScopes(title)) {
+  const sources = view.allPaths.filter((p) => view.classOf(p) === 'source');
+  const dirOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
+  for (const scope of scopes) {
     const want = squash(scope);
-    const sources = view.allPaths.filter((p) => view.classOf(p) === 'source');
-    const dirOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
     let files = sources.filter((p) => squash(dirOf(p).split('/').pop() ?? '') === want);
     if (!files.length) {
       files = sources.filter((p) => {
