@@ -2,7 +2,6 @@
 import type { IssueEvidence } from '../read-issue.js';
 import { resolveFlags } from './flags.js';
 import { resolveGoConfigKeys } from './go-config-keys.js';
-import { resolveGoOutputLines } from './go-output-lines.js';
 import { resolveFrames } from './frames.js';
 import { resolveGoReceivers } from './go-receivers.js';
 import { resolveLiterals } from './literals.js';
@@ -20,7 +19,6 @@ export type EvidenceResolver = (view: RepoView, ev: IssueEvidence) => Credit[];
 export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveFrames,
   resolveMessages,
-  resolveGoOutputLines,
   resolveImports,
   resolveDottedNames,
   resolveGoReceivers,
