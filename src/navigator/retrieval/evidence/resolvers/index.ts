@@ -1,7 +1,6 @@
 // The evidence resolvers, in the order their credits are combined (the order fixes the sums' bytes and the reasons' order).
 import type { IssueEvidence } from '../read-issue.js';
 import { resolveFlags } from './flags.js';
-import { resolveGoConfigKeys } from './go-config-keys.js';
 import { resolveFrames } from './frames.js';
 import { resolveGoReceivers } from './go-receivers.js';
 import { resolveLiterals } from './literals.js';
@@ -26,7 +25,6 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveNames,
   resolveLiterals,
   resolveFlags,
-  resolveGoConfigKeys,
   resolveLinks,
   resolveNamedFiles,
   resolveScripts,

@@ -24,8 +24,6 @@ export const EVIDENCE_WEIGHTS = {
   flag: 2,
   /** The same flag as an identifier (`word_regexp`, `wordRegexp`: a parser's field or option key). */
   flagName: 1,
-  /** A key of a config snippet or URL query (`max_conns: 10`) declared by a Go struct, as a field tag or a field's name (divided by √ of the files declaring it). */
-  configKey: 1,
   /** A link to a line of a file (`…/blob/<ref>/path#L60`): the definition holding that line. */
   link: 2,
   /** A file the issue names. */
