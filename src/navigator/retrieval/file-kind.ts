@@ -3,6 +3,7 @@ import { CONTENT_HEAD_CHARS, classifyContent, type FileClass, languageFamily, ow
 import type { RepoIndex } from '../../repomap/repo-index.js';
 import { resolveInsideRoot } from '../../repomap/index.js';
 import { ablated } from './ablation.js';
+import { bundledCopyClass, singleHeaderClass } from './code-copies.js';
 import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
 import { buildSupportClass } from './build-support.js';
 import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
@@ -91,6 +92,8 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
     classOf(p) {
       let c = pathClass(p);
       if (c === 'source' && !ablated('build-support')) c = buildSupportClass(p) ?? c;
+      if (c === 'source' && !ablated('bundled-copies')) c = bundledCopyClass(p) ?? c;
+      if (c === 'source' && !ablated('single-headers')) c = singleHeaderClass(p) ?? c;
       // A build system's files rank as configuration, unless the task's title names that system (build-systems.ts).
       const system = systemsNamed && (c === 'source' || c === 'doc' || c === 'script') ? buildSystemOf(p) : undefined;
       if (system) return systemsNamed!.has(system) ? 'source' : 'config';

@@ -1,5 +1,6 @@
 // The evidence resolvers, in the order their credits are combined (the order fixes the sums' bytes and the reasons' order).
 import type { IssueEvidence } from '../read-issue.js';
+import { resolveCTables } from './c-tables.js';
 import { resolveFlags } from './flags.js';
 import { resolveFrames } from './frames.js';
 import { resolveGoReceivers } from './go-receivers.js';
@@ -24,6 +25,7 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveModuleMentions,
   resolveNames,
   resolveLiterals,
+  resolveCTables,
   resolveFlags,
   resolveLinks,
   resolveNamedFiles,

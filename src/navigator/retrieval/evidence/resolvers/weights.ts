@@ -20,6 +20,8 @@ export const EVIDENCE_WEIGHTS = {
   literal: 2,
   /** A macro the issue invokes (`select!`): the syntax says it is a macro, so only macro definitions of that name. */
   macro: 2,
+  /** A C/C++ function registered under a name the issue writes (`{"gmatch", str_gmatch}`), or the `case` handling a registered option's character. */
+  tableEntry: 2,
   /** A command-line flag the issue writes (`--word-regexp`), where the code spells it in a string (its definition or its message). */
   flag: 2,
   /** The same flag as an identifier (`word_regexp`, `wordRegexp`: a parser's field or option key). */
