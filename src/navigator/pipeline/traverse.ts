@@ -3,7 +3,6 @@ import type { NavigatorConstraints, TierPathEntry } from '../../contracts/index.
 import type { RepoIndex } from '../../repomap/index.js';
 import { pickConfidence } from '../retrieval/confidence.js';
 import { rankForTask, type RankedFile, type TaskRanking } from '../retrieval/ranking.js';
-import { fusedPick } from '../retrieval/fused-order.js';
 import { wholeFileBest, withWholeFileBest } from '../retrieval/whole-file.js';
 import type { ResolvedEvidence } from '../retrieval/evidence/index.js';
 import type { BranchResult, MagicWord, PlannedFile, ReviewResult, TierMap, TierRegistry, TrunkResult } from './types.js';
@@ -73,23 +72,14 @@ export function mapToTiers(words: MagicWord[], registry: TierRegistry): TierMap 
 const why = (f: RankedFile) =>
   `score ${f.score} (text ${f.text}${f.evidence ? `, evidence ${f.evidence}` : ''}${f.definition ? `, ${f.definition === 1 ? 'defines' : 'names'} ${f.words[0]}` : ''}${f.graph >= 0.05 ? `, graph ${f.graph}` : ''}${f.class !== 'source' ? `, ${f.class}` : ''})`;
 
-/** A pass's files in the order given, and the relevance each is loaded with (its share of the lines follows it). */
-interface Picks {
-  files: RankedFile[];
-  relevance: ReadonlyMap<string, number>;
-}
-
 /** The files a pass loads: the best of the ranking within max_files; a second pass adds the best file of each uncovered word. */
-function picks(input: TraversalInput): Picks {
+function picks(input: TraversalInput): RankedFile[] {
   const ranking = rankingFor(input);
   // In rank order, best first; a conclusive pick stops before the files far below its best one, and a second pass
   // (the review found words uncovered, with room left) does not fill the places back with their files.
   const confidence = pickConfidence(ranking.files, input.max_files);
-  const whole = wholeFileFor(input, ranking);
-  // A full pick without evidence takes the order of the ranking fused with plain search's (fused-order.ts); another
-  // full pick gives its last places to plain search's best files (whole-file.ts); a conclusive one stops short.
-  const fused = fusedPick(ranking.files, whole, input.max_files);
-  const top = fused ?? withWholeFileBest(ranking.files.slice(0, confidence.kept), ranking.files, whole, input.max_files);
+  // A full pick gives its last places to plain search's best files (whole-file.ts); a conclusive one stops short.
+  const top = withWholeFileBest(ranking.files.slice(0, confidence.kept), ranking.files, wholeFileFor(input, ranking), input.max_files);
   if (input.pass > 1 && confidence.level !== 'high')
     for (const w of input.review?.uncovered ?? []) {
       if (top.some((f) => f.words.includes(w))) continue;
@@ -98,10 +88,7 @@ function picks(input: TraversalInput): Picks {
       if (top.length >= input.max_files) top.pop();
       top.push(best);
     }
-  // Files are given (and their lines shared out) by relevance: a fused order hands the pick's scores out in its own
-  // order, best score to its first file, so the order survives and the first file gets the first file's lines.
-  const scores = fused ? top.map((f) => f.score).sort((a, b) => b - a) : [];
-  return { files: top, relevance: new Map(top.map((f, i) => [f.path, fused ? scores[i]! : f.score])) };
+  return top;
 }
 
 /**
@@ -126,9 +113,8 @@ export function traverseTrunk(input: TraversalInput): TrunkResult {
   ];
   if (!words.length) return { entries, planned: [], covered: [], uncovered: [], resolves: false };
   const ranking = rankingFor(input);
-  const picked = picks(input);
-  const chosen = picked.files.filter((f) => trunkSet.has(f.path));
-  const planned: PlannedFile[] = chosen.map((f) => ({ path: f.path, tier: 0, words: f.words, relevance: picked.relevance.get(f.path)!, level: 2, ...focusOf(input, f.path) }));
+  const chosen = picks(input).filter((f) => trunkSet.has(f.path));
+  const planned: PlannedFile[] = chosen.map((f) => ({ path: f.path, tier: 0, words: f.words, relevance: f.score, level: 2, ...focusOf(input, f.path) }));
   const covered: string[] = [];
   const uncovered: string[] = [];
   for (const { word } of words) {
@@ -159,8 +145,7 @@ export function branchIfNeeded(input: TraversalInput, trunk: TrunkResult): Branc
   const planned: PlannedFile[] = [];
   const taken = new Set(trunk.planned.map((p) => p.path));
   const ranking = rankingFor(input);
-  const picked = picks(input);
-  for (const f of picked.files) {
+  for (const f of picks(input)) {
     if (trunkSet.has(f.path) || taken.has(f.path)) continue;
     const word = f.words[0]!;
     const parts = f.path.split('/');
@@ -174,7 +159,7 @@ export function branchIfNeeded(input: TraversalInput, trunk: TrunkResult): Branc
       entries.push({ tier, anchor: word, files_loaded: [], justification: `${again}"${word}": ${under} ranked file${under === 1 ? '' : 's'} under ${folder}/` });
     }
     entries.push({ tier: 'T3', anchor: word, files_loaded: [f.path], justification: `${again}${f.path} matches ${f.words.map((w) => `"${w}"`).join(', ')}; ${why(f)}` });
-    planned.push({ path: f.path, tier: 3, words: f.words, relevance: picked.relevance.get(f.path)!, level: 3, ...focusOf(input, f.path) });
+    planned.push({ path: f.path, tier: 3, words: f.words, relevance: f.score, level: 3, ...focusOf(input, f.path) });
   }
   return { entries, planned };
 }
