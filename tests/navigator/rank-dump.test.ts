@@ -26,6 +26,11 @@ describe('NAVKERNEL_RANK_DUMP', () => {
     // The files loaded are the dump's first ones, in its order.
     const loaded = JSON.parse(readFileSync(path.join(dir, 'out', 'context_load_receipt.json'), 'utf8')).files_loaded.map((f: { path: string }) => f.path);
     expect(first.files.slice(0, loaded.length).map((f) => f.path)).toEqual(loaded);
+    // Plain search's best files for the task follow the ranking's line (whole-file.ts), best first.
+    const whole = lines.map((l) => JSON.parse(l) as { task?: string; whole?: { path: string; score: number }[] }).find((l) => l.whole);
+    expect(whole?.task).toBe(TASK);
+    expect(whole!.whole!.length).toBeGreaterThan(0);
+    for (let i = 1; i < whole!.whole!.length; i++) expect(whole!.whole![i]!.score).toBeLessThanOrEqual(whole!.whole![i - 1]!.score);
     // Neighbours of the best file are other files of the repository, with positive edge weights.
     expect(first.neighbours[0]!.path).toBe(first.files[0]!.path);
     for (const [p, w] of Object.entries(first.neighbours[0]!.of)) {

@@ -51,3 +51,9 @@ export function dumpRanking(files: readonly DumpedFile[], detail: DumpDetail): v
   };
   appendFileSync(TARGET, `${JSON.stringify(line)}\n`);
 }
+
+/** Appends plain search's best files for a task (whole-file.ts) as one line of JSON, after the ranking's line. */
+export function dumpWhole(task: string, hits: readonly { path: string; score: number }[]): void {
+  if (!rankDumpOn()) return;
+  appendFileSync(TARGET, `${JSON.stringify({ task, whole: hits })}\n`);
+}

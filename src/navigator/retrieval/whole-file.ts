@@ -7,6 +7,7 @@
  * picked, when the ranking has them (a file is loaded for a word it contains).
  */
 import { ablated } from './ablation.js';
+import { dumpWhole } from './rank-dump.js';
 import type { RankedFile } from './ranking.js';
 import { lineTerms } from './terms.js';
 import type { TextIndex } from './text-index.js';
@@ -28,7 +29,9 @@ export function wholeFileBest(task: string, text: Pick<TextIndex, 'searchWhole' 
     const df = text.docFreq(t);
     return df > 0 && 2 * df < text.size;
   });
-  return text.searchWhole(terms, WHOLE_FILE_LIMIT).map((h) => h.path);
+  const hits = text.searchWhole(terms, WHOLE_FILE_LIMIT);
+  dumpWhole(task, hits);
+  return hits.map((h) => h.path);
 }
 
 /**
