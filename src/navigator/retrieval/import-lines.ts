@@ -1,4 +1,6 @@
 import type { FileLanguage } from '../../repomap/languages.js';
+import { ablated } from './ablation.js';
+import { rustUseStatements } from './rust-use-lines.js';
 
 /** One top-level import statement of a file: its lines and the names it binds, each with the line it is on. */
 export interface ImportStatement {
@@ -11,11 +13,13 @@ export interface ImportStatement {
 const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
 /**
- * The top-level import statements of a Python, JavaScript/TypeScript or Go file, read from its lines (no
- * parse: an import is a line starting in column 0, continued by brackets or a trailing backslash). Other
- * languages have none here. At most the first `limit` lines are read: imports sit at a file's head.
+ * The top-level import statements of a Python, JavaScript/TypeScript, Go or Rust file, read from its lines (no
+ * parse: an import is a line starting in column 0, continued by brackets or a trailing backslash; Rust's `use`
+ * declarations: rust-use-lines.ts, switch `rust-use`). Other languages have none here. At most the first `limit`
+ * lines are read: imports sit at a file's head.
  */
 export function importStatements(language: FileLanguage, lines: readonly string[], limit = 400): ImportStatement[] {
+  if (language === 'rust') return ablated('rust-use') ? [] : rustUseStatements(lines, limit);
   const out: ImportStatement[] = [];
   const n = Math.min(lines.length, limit);
   for (let i = 0; i < n; i++) {
