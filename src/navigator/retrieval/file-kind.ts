@@ -70,6 +70,13 @@ function headOf(index: RepoIndex, rel: string): string {
   }
 }
 
+/** Path rules that take a `source` file for something else, each with its switch, tried in this order. */
+const SOURCE_PATH_RULES: readonly (readonly [string, (p: string) => FileClass | undefined])[] = [
+  ['build-support', buildSupportClass],
+  ['bundled-copies', bundledCopyClass],
+  ['single-headers', singleHeaderClass],
+];
+
 /**
  * The ranking's class of each file: the path's class, `script` for a source file of a family that is not the
  * repository's own nor the task's. `byContent(p)` reads a file's first characters (memoised by content hash) for
@@ -91,9 +98,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   return {
     classOf(p) {
       let c = pathClass(p);
-      if (c === 'source' && !ablated('build-support')) c = buildSupportClass(p) ?? c;
-      if (c === 'source' && !ablated('bundled-copies')) c = bundledCopyClass(p) ?? c;
-      if (c === 'source' && !ablated('single-headers')) c = singleHeaderClass(p) ?? c;
+      for (const [rule, refine] of SOURCE_PATH_RULES) if (c === 'source' && !ablated(rule)) c = refine(p) ?? c;
       // A build system's files rank as configuration, unless the task's title names that system (build-systems.ts).
       const system = systemsNamed && (c === 'source' || c === 'doc' || c === 'script') ? buildSystemOf(p) : undefined;
       if (system) return systemsNamed!.has(system) ? 'source' : 'config';

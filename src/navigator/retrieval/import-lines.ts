@@ -1,14 +1,10 @@
 import type { FileLanguage } from '../../repomap/languages.js';
 import { ablated } from './ablation.js';
+import type { ImportStatement } from './import-statement.js';
 import { rustUseStatements } from './rust-use-lines.js';
 
-/** One top-level import statement of a file: its lines and the names it binds, each with the line it is on. */
-export interface ImportStatement {
-  start: number;
-  end: number;
-  /** Name bound in the file (the alias when there is one) → the 1-based line naming it. */
-  names: Map<string, number>;
-}
+export type { ImportStatement };
+
 
 const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 

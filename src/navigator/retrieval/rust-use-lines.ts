@@ -1,9 +1,4 @@
-/** A `use` declaration: its lines and the names it binds, each with the line naming it (import-lines.ts's ImportStatement). */
-export interface RustUseStatement {
-  start: number;
-  end: number;
-  names: Map<string, number>;
-}
+import type { ImportStatement } from './import-statement.js';
 
 /** A top-level `use` declaration (`pub use`, `pub(crate) use`) or `extern crate`, starting in column 0. */
 const USE_START = /^(?:pub(?:\s*\([^)]*\))?\s+)?(?:use\s|extern\s+crate\s)/;
@@ -15,8 +10,8 @@ const TOKEN = /[A-Za-z_][A-Za-z0-9_]*|::|[{},;*]/g;
  * in it, or its `as` alias (`use a::{b::{C, D as E}, self as f};` binds C, E and f on the lines naming them; a
  * `self` binds the segment before its braces; a glob binds nothing). At most the first `limit` lines are read.
  */
-export function rustUseStatements(lines: readonly string[], limit: number): RustUseStatement[] {
-  const out: RustUseStatement[] = [];
+export function rustUseStatements(lines: readonly string[], limit: number): ImportStatement[] {
+  const out: ImportStatement[] = [];
   const n = Math.min(lines.length, limit);
   for (let i = 0; i < n; i++) {
     if (!USE_START.test(lines[i]!)) continue;

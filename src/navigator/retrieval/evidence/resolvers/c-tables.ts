@@ -2,7 +2,7 @@
 import { ablated } from '../../ablation.js';
 import { stemOf } from '../../terms.js';
 import type { IssueEvidence } from '../read-issue.js';
-import { type Credit, type DefRef, type RepoView, creditDefinition, escapeRe, innermost, lineAt } from './repo-view.js';
+import { type Credit, type DefRef, type RepoView, creditDefinition, escapeRe, innermost, lineAt, nonTest } from './repo-view.js';
 import { EVIDENCE_WEIGHTS } from './weights.js';
 
 const C_FAMILY = new Set(['c', 'cpp']);
@@ -22,7 +22,8 @@ const NOT_HANDLERS = new Set(['NULL', 'nullptr', 'sizeof', 'const', 'static', 's
  * flag) are looked up.
  */
 export function resolveCTables(view: RepoView, ev: IssueEvidence): Credit[] {
-  if (ablated('c-tables')) return [];
+  // A repository with no C or C++ has no such tables: its words are not looked up.
+  if (ablated('c-tables') || !view.files.some((f) => C_FAMILY.has(f.language))) return [];
   const out: Credit[] = [];
   for (const name of tableNames(ev)) {
     const stem = stemOf(name.split('-')[0]!.toLowerCase());
@@ -39,7 +40,7 @@ export function resolveCTables(view: RepoView, ev: IssueEvidence): Credit[] {
         const fields = m[0].replace(/"[^"\n]*"|'(?:\\.|[^'\\\n])'/g, ' ');
         for (const id of new Set(fields.match(IDENT) ?? [])) {
           if (NOT_HANDLERS.has(id) || id === name) continue;
-          for (const ref of (view.defsByName.get(id) ?? []).filter((r) => C_FAMILY.has(r.file.language) && view.classOf(r.file.path) !== 'test')) {
+          for (const ref of nonTest(view, (view.defsByName.get(id) ?? []).filter((r) => C_FAMILY.has(r.file.language)))) {
             const d = ref.file.outline.defs[ref.i]!;
             if (d.kind !== 'function' && d.kind !== 'method') continue;
             credits.set(`${ref.file.path}#${ref.i}`, { ref, why: `"${name}" registered at ${p}:${line} to ${id}` });
