@@ -6,6 +6,7 @@ import { ablated } from './ablation.js';
 import { bundledCopyClass, singleHeaderClass } from './code-copies.js';
 import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
 import { buildSupportClass } from './build-support.js';
+import { cDataFileClass } from './c-data-files.js';
 import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
 
 /**
@@ -103,6 +104,8 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
       const system = systemsNamed && (c === 'source' || c === 'doc' || c === 'script') ? buildSystemOf(p) : undefined;
       if (system) return systemsNamed!.has(system) ? 'source' : 'config';
       if (c !== 'source' || !ownSet.size) return c;
+      if (!ablated('c-data-files')) c = cDataFileClass(p, ownSet) ?? c;
+      if (c !== 'source') return c;
       const fam = languageFamily(p);
       return fam && !ownSet.has(fam) && !wanted.has(fam) && !isNamed(p) ? 'script' : c;
     },
