@@ -20,21 +20,18 @@ const REPO = {
 };
 
 describe('files of no code in a C or C++ repository (the c-data-files class)', () => {
-  const c = new Set(['c']);
-  it('classes a file with an extension no language knows, or none, as config in a C repository only', () => {
-    expect(cDataFileClass('harnesses/pattern.dict', c)).toBe('config');
-    expect(cDataFileClass('tis.config', c)).toBe('config');
-    expect(cDataFileClass('manual/manual.of', c)).toBe('config');
-    expect(cDataFileClass('fuzz/inputs/test4', c)).toBe('config');
-    expect(cDataFileClass('Doxyfile', c)).toBe('config');
+  it('classes a file with an extension no language knows, or none, as config', () => {
+    expect(cDataFileClass('harnesses/pattern.dict')).toBe('config');
+    expect(cDataFileClass('tis.config')).toBe('config');
+    expect(cDataFileClass('manual/manual.of')).toBe('config');
+    expect(cDataFileClass('fuzz/inputs/test4')).toBe('config');
+    expect(cDataFileClass('Doxyfile')).toBe('config');
     // Code of any language, and the C world's code kinds without a family, stay as they are.
-    expect(cDataFileClass('src/regparse.c', c)).toBeUndefined();
-    expect(cDataFileClass('include/x/detail/lexer.hpp', c)).toBeUndefined();
-    expect(cDataFileClass('src/opcodes.def', c)).toBeUndefined();
-    expect(cDataFileClass('src/parse.y', c)).toBeUndefined();
-    expect(cDataFileClass('scripts/gen.py', c)).toBeUndefined();
-    // Another language's repository keeps its path classes.
-    expect(cDataFileClass('harnesses/pattern.dict', new Set(['go']))).toBeUndefined();
+    expect(cDataFileClass('src/regparse.c')).toBeUndefined();
+    expect(cDataFileClass('include/x/detail/lexer.hpp')).toBeUndefined();
+    expect(cDataFileClass('src/opcodes.def')).toBeUndefined();
+    expect(cDataFileClass('src/parse.y')).toBeUndefined();
+    expect(cDataFileClass('scripts/gen.py')).toBeUndefined();
   });
 
   it('an issue about an escape at the end of a pattern: the parser and its header before the dictionary, the analyser settings and the manual', async () => {
@@ -43,5 +40,11 @@ describe('files of no code in a C or C++ repository (the c-data-files class)', (
     const first = (p: string) => (files.includes(p) ? files.indexOf(p) : 99);
     expect(files.slice(0, 2)).toContain('src/regparse.c');
     for (const p of ['harnesses/pattern.dict', 'tis-ci/escape_pattern.config', 'manual/manual.of']) expect(first(p)).toBeGreaterThan(first('src/regparse.c'));
+  });
+
+  it('a Python package with a few C extension modules keeps its path classes (its code is mostly not C)', async () => {
+    const root = writeRepo({ ...REPO, ...filler('pkg/mods', 'py', 120, (i) => `# Module ${i} of the package.\ndef part${i}(n):\n    return n + ${i}\n`) });
+    const { files } = await loadedFiles(root, 'fix: a hex escape or a unicode escape terminating a pattern shall be an error\n\nA pattern ending in an escape such as a hex escape or a unicode escape is accepted instead of giving an error.');
+    expect(files[0]).toBe('manual/manual.of');
   });
 });

@@ -17,6 +17,22 @@ import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
  */
 
 const familiesMemo = new WeakMap<RepoIndex, Set<string>>();
+const mainMemo = new WeakMap<RepoIndex, string | null>();
+
+/** The language family most of a repository's source files are in (ties by name), or undefined for none. */
+function mainFamily(index: RepoIndex, pathClass: (p: string) => FileClass): string | undefined {
+  let main = mainMemo.get(index);
+  if (main === undefined) {
+    const count = new Map<string, number>();
+    for (const f of index.files) {
+      const fam = languageFamily(f.path);
+      if (fam && fam !== 'shell' && pathClass(f.path) === 'source') count.set(fam, (count.get(fam) ?? 0) + 1);
+    }
+    main = [...count.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;
+    mainMemo.set(index, main);
+  }
+  return main ?? undefined;
+}
 const headMemo = new Map<string, FileClass | null>();
 const HEAD_MEMO_MAX = 20_000;
 
@@ -88,6 +104,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   if (!own) familiesMemo.set(index, (own = ownFamilies(index.files.map((f) => f.path), pathClass)));
   const wanted = taskFamilies(task);
   const ownSet = own;
+  const cMain = !ablated('c-data-files') && mainFamily(index, pathClass) === 'c';
   const systemsNamed = ablated('build-systems') ? undefined : buildSystemsNamed(task);
   let named: Set<string> | undefined;
   // A script the task names in prose is what it is about, whatever its language (see namedScripts).
@@ -104,7 +121,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
       const system = systemsNamed && (c === 'source' || c === 'doc' || c === 'script') ? buildSystemOf(p) : undefined;
       if (system) return systemsNamed!.has(system) ? 'source' : 'config';
       if (c !== 'source' || !ownSet.size) return c;
-      if (!ablated('c-data-files')) c = cDataFileClass(p, ownSet) ?? c;
+      if (cMain) c = cDataFileClass(p) ?? c;
       if (c !== 'source') return c;
       const fam = languageFamily(p);
       return fam && !ownSet.has(fam) && !wanted.has(fam) && !isNamed(p) ? 'script' : c;
