@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bundledCopyClass, singleHeaderClass } from '../../src/navigator/retrieval/code-copies.js';
+import { bundledCopyClass, releaseCopyClass, singleHeaderClass } from '../../src/navigator/retrieval/code-copies.js';
 import { filler, loadedFiles, writeRepo } from './fixture-repo.js';
 
 // A C++ logging library that ships the formatting library it uses under `fmt/bundled/`: the copy speaks of formats,
@@ -63,3 +63,37 @@ describe('single-header distributions (the single-headers class)', () => {
   });
 });
 
+
+// A YAML library that keeps a release of a test framework in its tests folder, under the release's name: the
+// framework's portability header and docs speak of compilers, warnings and Windows builds far more than the
+// library's own emitter, where a fix for a compiler warning goes.
+const port = (i: number) =>
+  `// Portability ${i}: compiler warnings, MSVC and GCC quirks of Windows and shared library builds.\n#pragma once\n` +
+  Array.from({ length: 8 }, (_, k) => `// Silences the compiler warning ${k} (-Wshadow, C4996) on Windows builds with MSVC and GCC.\n#define GTEST_DISABLE_WARNING_${i}_${k} _Pragma("warning")\n`).join('');
+const YAML = {
+  'test/gtest-1.11.0/googletest/include/gtest/internal/gtest-port.h': port(1),
+  'test/gtest-1.11.0/googlemock/include/gmock/internal/gmock-port.h': port(2),
+  'test/gtest-1.11.0/docs/platforms.md': '# Platforms\nWindows builds with MSVC, GCC compiler warnings, shared library builds.\n'.repeat(6),
+  'src/emitter.cpp':
+    '#include "emitter.h"\nnamespace YAML {\n// Writes a scalar with the emitter state of the document.\nvoid Emitter::Write(const std::string &str) {\n  // the local indent is named like the member it copies\n  const std::size_t indent = m_state.indent();\n  write_scalar(str, indent);\n}\n}\n',
+  'src/emitter.h': '#pragma once\nnamespace YAML {\nclass Emitter {\n public:\n  void Write(const std::string &str);\n private:\n  EmitterState m_state;\n};\n}\n',
+  ...filler('src/parts', 'cpp', 60, (i) => `// Part ${i} of the library.\nint part${i}(int n) { return n + ${i}; }\n`),
+};
+
+describe('releases of other projects kept in the tree (the release-copies class)', () => {
+  it('classes a folder named after a release as vendored', () => {
+    expect(releaseCopyClass('test/gtest-1.11.0/googletest/include/gtest/gtest.h')).toBe('vendored');
+    expect(releaseCopyClass('test/googletest-1.16.0/googlemock/src/gmock.cc')).toBe('vendored');
+    expect(releaseCopyClass('deps/lua-5.4.6/src/lapi.c')).toBe('vendored');
+    expect(releaseCopyClass('docs/v2.0/index.md')).toBeUndefined();
+    expect(releaseCopyClass('src/sha-256/digest.c')).toBeUndefined();
+    expect(releaseCopyClass('src/emitter.cpp')).toBeUndefined();
+  });
+
+  it('a compiler warning in the emitter: the emitter first, the test framework release after it', async () => {
+    const root = writeRepo(YAML);
+    const { files } = await loadedFiles(root, 'Fix compile warning with -Wshadow\n\nGCC warns that a local variable shadows a member when building on Windows with MSVC or GCC as a shared library.');
+    const at = (p: string) => (files.includes(p) ? files.indexOf(p) : 99);
+    expect(at('src/emitter.cpp')).toBeLessThan(at('test/gtest-1.11.0/googletest/include/gtest/internal/gtest-port.h'));
+  });
+});

@@ -3,7 +3,7 @@ import { CONTENT_HEAD_CHARS, classifyContent, type FileClass, languageFamily, ow
 import type { RepoIndex } from '../../repomap/repo-index.js';
 import { resolveInsideRoot } from '../../repomap/index.js';
 import { ablated } from './ablation.js';
-import { bundledCopyClass, singleHeaderClass } from './code-copies.js';
+import { bundledCopyClass, releaseCopyClass, singleHeaderClass } from './code-copies.js';
 import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
 import { buildSupportClass } from './build-support.js';
 import { cDataFileClass } from './c-data-files.js';
@@ -116,6 +116,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   return {
     classOf(p) {
       let c = pathClass(p);
+      if (c !== 'vendored' && c !== 'generated' && !ablated('release-copies')) c = releaseCopyClass(p) ?? c;
       for (const [rule, refine] of SOURCE_PATH_RULES) if (c === 'source' && !ablated(rule)) c = refine(p) ?? c;
       // A build system's files rank as configuration, unless the task's title names that system (build-systems.ts).
       const system = systemsNamed && (c === 'source' || c === 'doc' || c === 'script') ? buildSystemOf(p) : undefined;
