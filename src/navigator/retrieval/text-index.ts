@@ -63,7 +63,8 @@ export interface TextIndex {
   search(terms: string[], limit: number, times?: ReadonlyMap<string, number>): TextHit[];
   /**
    * Files with at least one of `terms`, best first by plain BM25 over the whole file (path, identifiers and text
-   * weighted alike; definition names are counted once, as identifiers), at most `limit`.
+   * weighted alike; definition names are counted once, as identifiers), at most `limit`. The first call is FTS5's
+   * query; later ones are scored in memory from term counts kept by this index, with the same scores and order.
    */
   searchWhole(terms: string[], limit: number): TextHit[];
   /** Number of files containing `term`. */
@@ -125,8 +126,8 @@ const isLexed = (x: unknown): x is [string, string] => Array.isArray(x) && x.len
 const TOKEN_STORE_MAX = 100_000;
 /** Derived values kept at most (one reference graph per state of the repository ranked). */
 const DERIVED_MAX = 8;
-/** Term–file counts plain search keeps in memory at most, over all its terms (~12 bytes each). */
-const POSTINGS_MAX = 4_000_000;
+/** Term–file counts plain search keeps in memory at most, over all its terms (12 bytes each: ~12 MB an open index; a long issue on sympy holds ~35,000). */
+const POSTINGS_MAX = 1_000_000;
 
 /**
  * The text indexes this process has open, by database file (least recently opened first), with the test of whether
