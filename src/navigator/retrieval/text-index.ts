@@ -12,6 +12,7 @@ import type { TokenCountStore } from '../../repomap/tokens.js';
 import { lexFields } from './lex-fields.js';
 import type { DerivedStore } from './reference-adjacency.js';
 import { identifierTerms } from './terms.js';
+import { bm25Best, bm25Idf, docsizeTotal, rowSizes, type RowSizes, type TermPostings } from './whole-file-bm25.js';
 
 /**
  * The navigator's full-text index: one SQLite FTS5 row per file with four fields — path (folder and
@@ -62,7 +63,8 @@ export interface TextIndex {
   search(terms: string[], limit: number, times?: ReadonlyMap<string, number>): TextHit[];
   /**
    * Files with at least one of `terms`, best first by plain BM25 over the whole file (path, identifiers and text
-   * weighted alike; definition names are counted once, as identifiers), at most `limit`.
+   * weighted alike; definition names are counted once, as identifiers), at most `limit`. The first call is FTS5's
+   * query; later ones are scored in memory from term counts kept by this index, with the same scores and order.
    */
   searchWhole(terms: string[], limit: number): TextHit[];
   /** Number of files containing `term`. */
@@ -124,6 +126,8 @@ const isLexed = (x: unknown): x is [string, string] => Array.isArray(x) && x.len
 const TOKEN_STORE_MAX = 100_000;
 /** Derived values kept at most (one reference graph per state of the repository ranked). */
 const DERIVED_MAX = 8;
+/** Term–file counts plain search keeps in memory at most, over all its terms (12 bytes each: ~12 MB an open index; a long issue on sympy holds ~35,000). */
+const POSTINGS_MAX = 1_000_000;
 
 /**
  * The text indexes this process has open, by database file (least recently opened first), with the test of whether
@@ -155,6 +159,7 @@ function openDb(origin: string): Database.Database {
   db.exec('CREATE TABLE IF NOT EXISTS tokens(key TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID');
   db.exec('CREATE TABLE IF NOT EXISTS derived(key TEXT PRIMARY KEY, value BLOB NOT NULL)');
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)');
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_instance USING fts5vocab(main, fts, instance)');
   return db;
 }
 
@@ -363,6 +368,8 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   const searchStmt = db.prepare(`SELECT rowid AS id, bm25(fts, ${w.path}, ${w.names}, ${w.idents}, ${w.text}) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?`);
   // Definition names also stand among the identifiers: weight 0 counts them once.
   const wholeStmt = db.prepare('SELECT rowid AS id, bm25(fts, 1, 0, 1, 1) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?');
+  // A term's files with its count outside the names column (weight 0 above), for plain search in memory.
+  const postingsStmt = db.prepare("SELECT doc, sum(col <> 'names') FROM vocab_instance WHERE term = ? GROUP BY doc ORDER BY doc").raw();
   const dfStmt = db.prepare('SELECT doc FROM vocab WHERE term = ?');
   const withStmt = db.prepare('SELECT rowid FROM fts WHERE fts MATCH ?').pluck();
   const tokGet = db.prepare('SELECT n FROM tokens WHERE key = ?').pluck();
@@ -393,6 +400,49 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
   // The table does not change once synced: a term's answers are asked once (magic words, registry and ranking ask again).
   const dfMemo = new Map<string, number>();
   const withMemo = new Map<string, string[]>();
+  // Plain search in memory (whole-file-bm25.ts): the first query of this index is FTS5's (a process that asks once,
+  // such as a CLI call, reads no counts); later ones score from each term's counts, read once and kept.
+  let wholeQueries = 0;
+  let sizes: RowSizes | undefined;
+  const postings = new Map<string, TermPostings>();
+  let postingsHeld = 0;
+  const lnStmt = (() => {
+    try {
+      return db.prepare('SELECT ln(?)').pluck();
+    } catch {
+      return undefined;
+    }
+  })();
+  // SQLite's logarithm (the C library's, as FTS5's), so the idf is the same double.
+  const ln = (x: number) => (lnStmt ? (lnStmt.get(x) as number) : Math.log(x));
+  const rowSizesOf = (): RowSizes => {
+    if (sizes) return sizes;
+    const byRow = new Float64Array(maxId + 1);
+    let n = 0;
+    let total = 0;
+    for (const [id, sz] of db.prepare('SELECT id, sz FROM fts_docsize').raw().iterate() as Iterable<[number, Uint8Array]>) {
+      const d = docsizeTotal(sz);
+      if (id <= maxId) byRow[id] = d;
+      total += d;
+      n++;
+    }
+    return (sizes = rowSizes(byRow, n, total));
+  };
+  const postingsOf = (term: string): TermPostings => {
+    let p = postings.get(term);
+    if (!p) {
+      const rowsOf = postingsStmt.all(term) as [number, number][];
+      p = { rows: Int32Array.from(rowsOf, (r) => r[0]), counts: Float64Array.from(rowsOf, (r) => r[1]) };
+      // Bounded: past POSTINGS_MAX files held the memo starts over (counts are read again when asked).
+      if (postingsHeld + p.rows.length > POSTINGS_MAX) {
+        postings.clear();
+        postingsHeld = 0;
+      }
+      postings.set(term, p);
+      postingsHeld += p.rows.length;
+    }
+    return p;
+  };
   const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
   // A query's terms as the index writes them (lowercase letters and digits), each once.
   const indexTerms = (terms: string[]) => [...new Set(terms.filter((t) => /^[a-z0-9]+$/.test(t)))];
@@ -423,7 +473,11 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
     searchWhole(terms, limit) {
       const uniq = indexTerms(terms);
       if (!uniq.length) return [];
-      return hitsOf(wholeStmt.all(uniq.map(quote).join(' OR '), limit) as { id: number; s: number }[]);
+      if (wholeQueries++ === 0) return hitsOf(wholeStmt.all(uniq.map(quote).join(' OR '), limit) as { id: number; s: number }[]);
+      const size = rowSizesOf();
+      // A term's rows holding it are its postings (FTS5 counts the rows matching the phrase).
+      const held = uniq.map(postingsOf).filter((p) => p.rows.length > 0);
+      return hitsOf(bm25Best(held.map((p) => ({ idf: bm25Idf(size.rows, p.rows.length, ln), postings: p })), size, limit));
     },
     docFreq(term) {
       if (!/^[a-z0-9]+$/.test(term)) return 0;
