@@ -27,14 +27,16 @@ export function isPythonRepository(files: readonly IndexedFile[]): boolean {
 }
 
 /**
- * The pick with its `.py` files first, in their own order, then the others in theirs: a file that is not Python gets a
- * score just below the lowest Python file's (the plan orders and shares lines by score). The ranked files are not
+ * The pick with its `.py` files first, in their own order, then the others in theirs: a file that is not Python and
+ * that no evidence of the issue points at gets a score just below the lowest of the others' (the plan orders and shares lines by score). The ranked files are not
  * changed; the moved ones are copies. A pick without a Python file, or in another language's repository, is unchanged.
  */
 export function pythonFirst(top: RankedFile[], files: readonly IndexedFile[]): RankedFile[] {
   if (ablated('python-first') || !isPythonRepository(files)) return top;
-  const py = top.filter((f) => f.path.endsWith('.py'));
-  const other = top.filter((f) => !f.path.endsWith('.py'));
+  // A file the issue's evidence points at (a script it names, a file it names, a frame in it) keeps its place.
+  const stays = (f: RankedFile) => f.path.endsWith('.py') || f.evidence > 0;
+  const py = top.filter(stays);
+  const other = top.filter((f) => !stays(f));
   if (!py.length || !other.length) return top;
   const floor = Math.min(...py.map((f) => f.score));
   return [...py, ...other.map((f, k) => (f.score < floor * 0.99 ** (k + 1) ? f : { ...f, score: floor * 0.99 ** (k + 1) }))];
