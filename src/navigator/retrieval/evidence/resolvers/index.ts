@@ -12,7 +12,6 @@ import { resolveLinks, resolveNamedFiles } from './paths.js';
 import { resolveImports } from './python-imports.js';
 import { resolvePythonReceivers } from './python-receivers.js';
 import type { Credit, RepoView } from './repo-view.js';
-import { resolveOptionValues } from './option-values.js';
 import { resolveScripts } from './scripts.js';
 import { resolveTitleScope } from './title-scope.js';
 
@@ -28,7 +27,6 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveModuleMentions,
   resolveNames,
   resolveLiterals,
-  resolveOptionValues,
   resolveCTables,
   resolveFlags,
   resolveLinks,

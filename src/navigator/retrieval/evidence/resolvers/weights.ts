@@ -20,8 +20,6 @@ export const EVIDENCE_WEIGHTS = {
   prose: 0.5,
   /** A backticked string the code spells exactly in a string literal (`unused-import`). */
   literal: 2,
-  /** A Python snippet's option value (`format="rst"`) or configuration name, spelt as a whole string in at most three source files. */
-  option: 1.5,
   /** A macro the issue invokes (`select!`): the syntax says it is a macro, so only macro definitions of that name. */
   macro: 2,
   /** A C/C++ function registered under a name the issue writes (`{"gmatch", str_gmatch}`), or the `case` handling a registered option's character. */
