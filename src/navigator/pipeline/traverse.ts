@@ -89,7 +89,7 @@ function picks(input: TraversalInput): RankedFile[] {
       if (top.length >= input.max_files) top.pop();
       top.push(best);
     }
-  return pythonFirst(top, input.index.files);
+  return pythonFirst(top, ranking.files, input.index.files);
 }
 
 /**
