@@ -39,6 +39,16 @@ describe('a Python repository gives its Python files first (the python-first rul
     expect(files).toContain('docgen/theme.py');
   });
 
+  it('a full pick gives the places of those files to the next Python sources (python-fill)', async () => {
+    const root = writeRepo({
+      ...REPO,
+      'docgen/sidebar.py': 'def sidebarwidth(html_theme_options):\n    """The sidebarwidth of html_theme_options (230px by default)."""\n    return html_theme_options.get("sidebarwidth", 230)\n',
+    });
+    const { files } = await loadedFiles(root, ISSUE, { max_files: 3 });
+    expect(files).toHaveLength(3);
+    expect(files.every((p) => p.endsWith('.py'))).toBe(true);
+  });
+
   it('a repository of another language keeps its order', async () => {
     const root = writeRepo({ ...Object.fromEntries(Object.entries(REPO).filter(([p]) => !p.startsWith('docgen/util'))), ...filler('web', 'ts', 12, (i) => `export function part${i}(value: string): string {\n  return value + '${i}';\n}\n`) });
     const { files } = await loadedFiles(root, ISSUE);

@@ -38,6 +38,7 @@ export function pythonFirst(top: RankedFile[], ranked: readonly RankedFile[], fi
   const stays = (f: RankedFile) => f.path.endsWith('.py') || f.evidence > 0;
   const py = top.filter(stays);
   let other = top.filter((f) => !stays(f));
+  if (!other.length || !top.some((f) => f.path.endsWith('.py'))) return top;
   // python-fill: the places of those others go to the next Python sources of the ranking, while there are some.
   if (other.length && !ablated('python-fill')) {
     const taken = new Set(top.map((f) => f.path));
@@ -45,7 +46,7 @@ export function pythonFirst(top: RankedFile[], ranked: readonly RankedFile[], fi
     py.push(...fill);
     other = other.slice(0, other.length - fill.length);
   }
-  if (!py.length || !other.length) return top;
+  if (!other.length) return py;
   const floor = Math.min(...py.map((f) => f.score));
   return [...py, ...other.map((f, k) => (f.score < floor * 0.99 ** (k + 1) ? f : { ...f, score: floor * 0.99 ** (k + 1) }))];
 }
