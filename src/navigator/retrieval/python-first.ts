@@ -39,14 +39,18 @@ export function pythonFirst(top: RankedFile[], ranked: readonly RankedFile[], fi
   const py = top.filter(stays);
   let other = top.filter((f) => !stays(f));
   if (!other.length || !top.some((f) => f.path.endsWith('.py'))) return top;
-  // python-fill: the places of those others go to the next Python sources of the ranking, while there are some.
-  if (other.length && !ablated('python-fill')) {
+  // python-fill: the places of those others go to the next Python sources of the ranking, while there are some; they
+  // come after the pick's own Python files (each just below the one before), the remaining others after them.
+  let floor = Math.min(...py.map((f) => f.score));
+  const below = (f: RankedFile): RankedFile => {
+    floor = Math.min(f.score, floor * 0.99);
+    return f.score === floor ? f : { ...f, score: floor };
+  };
+  const filled: RankedFile[] = [];
+  if (!ablated('python-fill')) {
     const taken = new Set(top.map((f) => f.path));
-    const fill = ranked.filter((f) => f.class === 'source' && f.path.endsWith('.py') && !taken.has(f.path)).slice(0, other.length);
-    py.push(...fill);
-    other = other.slice(0, other.length - fill.length);
+    for (const f of ranked.filter((f) => f.class === 'source' && f.path.endsWith('.py') && !taken.has(f.path)).slice(0, other.length)) filled.push(below(f));
+    other = other.slice(0, other.length - filled.length);
   }
-  if (!other.length) return py;
-  const floor = Math.min(...py.map((f) => f.score));
-  return [...py, ...other.map((f, k) => (f.score < floor * 0.99 ** (k + 1) ? f : { ...f, score: floor * 0.99 ** (k + 1) }))];
+  return [...py, ...filled, ...other.map(below)];
 }
