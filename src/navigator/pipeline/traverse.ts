@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import type { NavigatorConstraints, TierPathEntry } from '../../contracts/index.js';
 import type { RepoIndex } from '../../repomap/index.js';
 import { pickConfidence } from '../retrieval/confidence.js';
+import { pythonFirst } from '../retrieval/python-first.js';
 import { rankForTask, type RankedFile, type TaskRanking } from '../retrieval/ranking.js';
 import { wholeFileBest, withWholeFileBest } from '../retrieval/whole-file.js';
 import type { ResolvedEvidence } from '../retrieval/evidence/index.js';
@@ -88,7 +89,7 @@ function picks(input: TraversalInput): RankedFile[] {
       if (top.length >= input.max_files) top.pop();
       top.push(best);
     }
-  return top;
+  return pythonFirst(top, ranking.files, input.index.files);
 }
 
 /**

@@ -10,6 +10,7 @@ import { resolveDottedNames, resolveModuleMentions } from './module-targets.js';
 import { resolveNames } from './names.js';
 import { resolveLinks, resolveNamedFiles } from './paths.js';
 import { resolveImports } from './python-imports.js';
+import { resolvePythonReceivers } from './python-receivers.js';
 import type { Credit, RepoView } from './repo-view.js';
 import { resolveScripts } from './scripts.js';
 import { resolveTitleScope } from './title-scope.js';
@@ -22,6 +23,7 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveImports,
   resolveDottedNames,
   resolveGoReceivers,
+  resolvePythonReceivers,
   resolveModuleMentions,
   resolveNames,
   resolveLiterals,

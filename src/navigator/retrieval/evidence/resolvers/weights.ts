@@ -11,6 +11,8 @@ export const EVIDENCE_WEIGHTS = {
   import: 1.5,
   /** A dotted name resolved to a definition (`Class.method`, `module.function`). */
   dotted: 2,
+  /** A Python method reached through a class the issue's snippet constructs or subclasses (`s = Foo(); s.load()`), its own or its nearest base's. */
+  receiver: 2,
   /** A name the issue calls, uses as an attribute, or writes in backticks; divided by the number of definitions of that name. */
   backtick: 1.2,
   call: 0.8,
