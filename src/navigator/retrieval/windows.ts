@@ -4,7 +4,6 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
-import { type CutWindow, windowGrowth } from './window-growth.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -233,7 +232,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // unchanged on half A, one lost on half B), and showing with a C/C++/Rust function shown whole the small functions of
   // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half).
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
-  const cut: CutWindow[] = [];
   let first = 0;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
@@ -261,7 +259,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
-      if (d) cut.push({ a, b, start: d.start, end: d.end });
     }
   }
   // The imports the shown code uses, from the lines kept back for them: a fix that calls something new adds to
@@ -279,8 +276,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       outline.push(d.start);
     }
   }
-  // The file's lines left over widen the windows cut from long definitions (window-growth.ts).
-  for (const l of windowGrowth(language, cut, chosen, allowance - chosen.size)) chosen.add(l);
   // Nothing matched and no outline: the head of the file.
   if (chosen.size === 0) take(1, Math.min(n, allowance, 10));
   const sorted = [...chosen].sort((a, b) => a - b);
