@@ -8,6 +8,7 @@ import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mention
 import { buildSupportClass } from './build-support.js';
 import { cDataFileClass } from './c-data-files.js';
 import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
+import { repositoryLanguage } from './repository-language.js';
 
 /**
  * A file's class for ranking, beyond what its path says (issue 40, item 1: source before everything): a helper
@@ -17,22 +18,6 @@ import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
  */
 
 const familiesMemo = new WeakMap<RepoIndex, Set<string>>();
-const mainMemo = new WeakMap<RepoIndex, string | null>();
-
-/** The language family most of a repository's source files are in (ties by name), or undefined for none. */
-function mainFamily(index: RepoIndex, pathClass: (p: string) => FileClass): string | undefined {
-  let main = mainMemo.get(index);
-  if (main === undefined) {
-    const count = new Map<string, number>();
-    for (const f of index.files) {
-      const fam = languageFamily(f.path);
-      if (fam && fam !== 'shell' && pathClass(f.path) === 'source') count.set(fam, (count.get(fam) ?? 0) + 1);
-    }
-    main = [...count.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;
-    mainMemo.set(index, main);
-  }
-  return main ?? undefined;
-}
 const headMemo = new Map<string, FileClass | null>();
 const HEAD_MEMO_MAX = 20_000;
 
@@ -104,7 +89,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
   if (!own) familiesMemo.set(index, (own = ownFamilies(index.files.map((f) => f.path), pathClass)));
   const wanted = taskFamilies(task);
   const ownSet = own;
-  const cMain = !ablated('c-data-files') && mainFamily(index, pathClass) === 'c';
+  const cMain = !ablated('c-data-files') && repositoryLanguage(index.files, pathClass).family === 'c';
   const systemsNamed = ablated('build-systems') ? undefined : buildSystemsNamed(task);
   let named: Set<string> | undefined;
   // A script the task names in prose is what it is about, whatever its language (see namedScripts).

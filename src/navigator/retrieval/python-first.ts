@@ -6,26 +6,13 @@
 // 88.2 → 91.2%, with no task lost (docs/navigator.md).
 // Switches: NAVKERNEL_ABLATE=python-first (both), python-fill (the filling only).
 import type { IndexedFile } from '../../repomap/repo-index.js';
-import { isCodeLanguage } from '../../repomap/languages.js';
 import { ablated } from './ablation.js';
 import type { RankedFile } from './ranking.js';
+import { isMostly } from './repository-language.js';
 
-const pythonMemo = new WeakMap<readonly IndexedFile[], boolean>();
-
-/** Whether most of a repository's code files are Python (`.py`; stubs and other languages' files are not counted as Python). */
+/** Whether most of a repository's source files are Python (repository-language.ts). */
 export function isPythonRepository(files: readonly IndexedFile[]): boolean {
-  let known = pythonMemo.get(files);
-  if (known === undefined) {
-    let py = 0;
-    let code = 0;
-    for (const f of files) {
-      if (!isCodeLanguage(f.language)) continue;
-      code++;
-      if (f.language === 'python' && f.path.endsWith('.py')) py++;
-    }
-    pythonMemo.set(files, (known = code > 0 && py * 2 > code));
-  }
-  return known;
+  return isMostly(files, 'python');
 }
 
 /**
