@@ -3,6 +3,7 @@ import type { NavigatorConstraints, TierPathEntry } from '../../contracts/index.
 import type { RepoIndex } from '../../repomap/index.js';
 import { pickConfidence } from '../retrieval/confidence.js';
 import { pythonFirst } from '../retrieval/python-first.js';
+import { pythonTestsAfter } from '../retrieval/python-tests-after.js';
 import { rankForTask, type RankedFile, type TaskRanking } from '../retrieval/ranking.js';
 import { wholeFileBest, withWholeFileBest } from '../retrieval/whole-file.js';
 import type { ResolvedEvidence } from '../retrieval/evidence/index.js';
@@ -89,7 +90,7 @@ function picks(input: TraversalInput): RankedFile[] {
       if (top.length >= input.max_files) top.pop();
       top.push(best);
     }
-  return pythonFirst(top, ranking.files, input.index.files);
+  return pythonTestsAfter(pythonFirst(top, ranking.files, input.index.files), input.index.files, input.task);
 }
 
 /**
