@@ -10,7 +10,7 @@ import { ablated } from './ablation.js';
 import type { RankedFile } from './ranking.js';
 import { isMostly } from './repository-language.js';
 
-/** Whether most of a repository's source files are Python (repository-language.ts). */
+/** Whether most of a repository's own code files (sources and tests) are Python (repository-language.ts). */
 export function isPythonRepository(files: readonly IndexedFile[]): boolean {
   return isMostly(files, 'python');
 }

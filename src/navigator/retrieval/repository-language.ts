@@ -1,12 +1,15 @@
 // The repository's language: the one place that says which language family a repository is written in, for the
-// rules that act on it (c-data-files for C, python-first for Python). Counted once per index over the files the
-// ranking classifies `source`, by extension family (languageFamily); shell never counts (build and CI scripts).
+// rules that act on it (c-data-files for C, python-first for Python). Counted once per index over the repository's
+// own code, the files the ranking classifies `source` or `test`, by extension family (languageFamily); shell never
+// counts (build and CI scripts), nor vendored, generated, example or documentation files. Tests count: a Python
+// package with a vendored C library beside it (`cextern/`) has fewer Python sources than C files, but its tests tip
+// it back to Python, which it is.
 import { classifyPath, type FileClass, languageFamily } from '../../repomap/file-class.js';
 
 export interface RepositoryLanguage {
-  /** The family most source files are in (ties by name), or undefined when there are none. */
+  /** The family most of the repository's own code files are in (ties by name), or undefined when there are none. */
   readonly family: string | undefined;
-  /** That family's share of the counted source files (0 when there are none). */
+  /** That family's share of the counted files (0 when there are none). */
   readonly share: number;
 }
 
@@ -14,7 +17,7 @@ export interface RepositoryLanguage {
 // ranking's, which is the path's class with known code copies taken as generated).
 const memo = new WeakMap<readonly { path: string }[], RepositoryLanguage>();
 
-/** The language family a repository's source is mostly written in, and its share of the source files. */
+/** The language family a repository's own code (sources and tests) is mostly written in, and its share of those files. */
 export function repositoryLanguage(files: readonly { path: string }[], classOf: (p: string) => FileClass = classifyPath): RepositoryLanguage {
   let known = memo.get(files);
   if (known) return known;
@@ -22,7 +25,9 @@ export function repositoryLanguage(files: readonly { path: string }[], classOf: 
   let total = 0;
   for (const f of files) {
     const fam = languageFamily(f.path);
-    if (!fam || fam === 'shell' || classOf(f.path) !== 'source') continue;
+    if (!fam || fam === 'shell') continue;
+    const cls = classOf(f.path);
+    if (cls !== 'source' && cls !== 'test') continue;
     count.set(fam, (count.get(fam) ?? 0) + 1);
     total++;
   }
@@ -31,7 +36,7 @@ export function repositoryLanguage(files: readonly { path: string }[], classOf: 
   return known;
 }
 
-/** Whether most (more than half) of a repository's source files are in `family`. */
+/** Whether most (more than half) of a repository's own code files (sources and tests) are in `family`. */
 export function isMostly(files: readonly { path: string }[], family: string, classOf?: (p: string) => FileClass): boolean {
   const lang = repositoryLanguage(files, classOf);
   return lang.family === family && lang.share > 0.5;
