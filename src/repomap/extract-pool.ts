@@ -73,7 +73,11 @@ export interface Extraction {
  * stopped and its chunks are done here.
  */
 export function startExtraction(expected: number, options: ExtractAllOptions = {}): Extraction {
-  const items: FileRecordInput[] = [];
+  // An item's text is let go once its chunk's results are in (a cold index would otherwise hold every file's text to the end).
+  const items: (FileRecordInput | undefined)[] = [];
+  const release = (chunk: readonly number[]) => {
+    for (const i of chunk) items[i] = undefined;
+  };
   const out: (Extracted | undefined)[] = [];
   const fnPromise: Promise<FileExtrasFn> | undefined = options.extras ? loadExtras(options.extras) : undefined;
   let finished = 0;
@@ -94,6 +98,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
         await yieldToEvents();
       }
     }
+    release(chunk);
     progress(chunk.length);
     options.onResults?.(chunk, chunk.map((i) => out[i]!));
   };
@@ -140,6 +145,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     w.on('message', (m: ExtractWorkerMessage) => {
       if ('error' in m) return fail();
       chunks[m.chunk]!.forEach((i, k) => (out[i] = m.results[k]));
+      release(chunks[m.chunk]!);
       mine.delete(m.chunk);
       progress(chunks[m.chunk]!.length);
       byWorkers += chunks[m.chunk]!.length;

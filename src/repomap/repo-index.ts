@@ -56,7 +56,7 @@ export interface RepoIndex {
    * the next stage (the navigator's full-text index) reuses them instead of reading the files again.
    */
   texts?: Map<string, string>;
-  /** The caller's extras (IndexOptions.extras) of the files read this run, by path. */
+  /** The caller's extras (IndexOptions.extras) of the files read this run, by path (the navigator's text index empties it once it has written them). */
   extras?: Map<string, unknown>;
 }
 
@@ -88,8 +88,11 @@ export interface IndexSink {
    * and whether it is parsed this run, so `records` will have it), in index order.
    */
   begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
-  /** As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. */
-  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): void;
+  /**
+   * As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. `true`:
+   * the sink has what it needs of these extras (they are left out of the index's `extras`, not held to the end).
+   */
+  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): boolean | void;
   /** Once, only when worker threads parse: this thread's own work to do while they run, before it takes its share of the files. */
   whileParsing?(): void;
 }
@@ -333,7 +336,8 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const keys: string[] = [];
   const hashes: string[] = [];
   const languages: FileLanguage[] = [];
-  const misses: FileRecordInput[] = [];
+  // The paths of the files parsed (their texts are let go as they are parsed).
+  const misses: string[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
   let hits = 0;
@@ -358,7 +362,11 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   }
   const sink = options.sink;
   // Results that arrive before the sink is begun (it needs every file's hash) wait for the end of the reading.
-  let early: { at: number; record: FileRecord; extras: unknown }[] | undefined = sink ? [] : undefined;
+  let early: [readonly number[], readonly Extracted[]][] | undefined = sink ? [] : undefined;
+  const deliver = (ks: readonly number[], rs: readonly Extracted[]) => {
+    const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
+    if (sink!.records(batch) === true) for (const r of rs) delete (r as Extracted).extras;
+  };
   let run: Extraction | undefined;
   const start = () =>
     startExtraction(expected, {
@@ -371,9 +379,8 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       ...(sink
         ? {
             onResults: (ks: readonly number[], rs: readonly Extracted[]) => {
-              const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
-              if (early) early.push(...batch);
-              else sink.records(batch);
+              if (early) early.push([ks, rs]);
+              else deliver(ks, rs);
             },
             ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
           }
@@ -409,7 +416,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
         wanted.add(key);
         const item: FileRecordInput = { path: f.path, language, text, unparsed: skip };
-        misses.push(item);
+        misses.push(f.path);
         // For the next stage (the full-text index), unless it gets the extras made from the text instead.
         if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
         missAt.push(i);
@@ -433,15 +440,15 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     if (sink) {
       const parsed = new Set(missAt);
       sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
-      const batch = early!;
+      const held = early!;
       early = undefined;
-      if (batch.length) sink.records(batch);
+      for (const [ks, rs] of held) deliver(ks, rs);
     }
     const { results, threads } = await run.finish();
     stats.threads = threads;
     results.forEach((r, k) => {
       next.entries[keys[missAt[k]!]!] = r.record;
-      if (r.extras !== undefined) extras.set(misses[k]!.path, r.extras);
+      if (r.extras !== undefined) extras.set(misses[k]!, r.extras);
     });
   }
   const files: IndexedFile[] = scan.files.map((f, i) => {

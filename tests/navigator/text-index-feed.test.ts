@@ -107,6 +107,30 @@ describe('a text index fed during the parse', () => {
     expect(existsSync(other)).toBe(false);
   });
 
+  it('takes the fields it writes off the index run, and a build after a dropped feed lexes them again the same', async () => {
+    const dir = repo();
+    // Without a feed the run keeps every parsed file's fields for the build after it, which lets them go.
+    const plain = await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS });
+    expect(plain.extras!.size).toBe(plain.files.length - 1);
+    const built = openTextIndex(plain, false);
+    expect(plain.extras!.size).toBe(0);
+    // With a feed the fields go to it as they come: the run holds none of them to its end.
+    const feed = textIndexFeed(false);
+    const index = await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS, sink: feed });
+    expect(feed.live).toBeDefined();
+    expect(index.extras!.size).toBe(0);
+    // A feed dropped after the parse: the build reads and lexes the files again, to the same rows.
+    feed.discard();
+    const rebuilt = openTextIndex(index, false, feed);
+    try {
+      expect(rebuilt.stats).toEqual(built.stats);
+      sameIndex(rebuilt, built);
+    } finally {
+      rebuilt.close();
+      built.close();
+    }
+  });
+
   it('is dropped when the index it is finished with lists other files, and the build after the parse takes over', async () => {
     const dir = repo();
     const cacheDir = tmp('nk-feed-cache-');

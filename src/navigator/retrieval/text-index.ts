@@ -221,7 +221,7 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
       }
     },
     records(batch) {
-      if (!live) return;
+      if (!live) return false;
       try {
         for (const r of batch) held.set(r.at, r);
         const { files, written, mirrors } = live;
@@ -234,8 +234,11 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
           write!(next + 1, f.path, f.hash, fieldsOf(f.path, f.language, r.record.outline, mirrors, r.extras, () => ''));
           written[next] = 1;
         }
+        // Written, or held here until the rows before them arrive: the index run need not keep their fields.
+        return true;
       } catch {
         feed.discard();
+        return false;
       }
     },
     discard() {
@@ -355,6 +358,8 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
       }
     })();
   }
+  // The lexed fields of this run's files are in the table now: not held for the rest of the navigation.
+  index.extras?.clear();
   const byId = new Map<number, string>();
   for (const [p, r] of rows) byId.set(r.id, p);
   // A row's place in path order, by id: a term's files are sorted as numbers, not as strings.
