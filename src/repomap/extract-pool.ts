@@ -21,6 +21,12 @@ export interface ExtractAllOptions {
   onResults?: (items: readonly number[], results: readonly Extracted[]) => void;
   /** Called once on this thread right after worker threads were started (never without workers), before it takes its share. */
   whileParsing?: () => void;
+  /**
+   * With no worker threads: each item added is extracted at the caller's next `pause()` rather than at `finish()`,
+   * so its text is let go before the next file is read (a cold index on one thread otherwise held every file's
+   * text until all were read). `Extraction.ordered` tells which applies.
+   */
+  eager?: boolean;
 }
 
 /** Input below which no worker is started (starting one and loading its grammars costs ~100–200 ms). */
@@ -58,6 +64,8 @@ export interface Extraction {
   add(item: FileRecordInput): void;
   /** Lets the worker threads' messages be handled (a caller adding items in a long synchronous loop awaits it now and then). */
   pause(): Promise<void>;
+  /** Results reach onResults in the order the items were added, each by the caller's next `pause()` (eager, one thread). */
+  readonly ordered: boolean;
   /** After the last `add`: this thread works through what is left with the workers; the results in the order added. */
   finish(): Promise<{ results: Extracted[]; threads: number; by_workers: number }>;
   /** Stops the workers without waiting for the results (the caller failed). */
@@ -106,6 +114,7 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
   const wanted = extractThreads(expected, options.threads);
   const chunkSize = Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.ceil(expected / (wanted * 8))));
   const threads = wanted > 1 && existsSync(fileURLToPath(workerFile)) ? wanted : 1;
+  const eager = threads === 1 && options.eager === true;
   const chunks: number[][] = [];
   let cur: number[] = [];
   let held = 0;
@@ -170,7 +179,13 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
       held += item.text.length;
       if (held >= chunkSize) cut();
     },
-    pause: () => (workers.length ? yieldToEvents() : Promise.resolve()),
+    ordered: eager,
+    async pause() {
+      if (workers.length) return yieldToEvents();
+      if (!eager) return;
+      cut();
+      while (next < chunks.length) await runChunk(chunks[next++]!);
+    },
     async finish() {
       cut();
       closed = true;

@@ -84,15 +84,22 @@ export interface IndexOptions extends ScanOptions {
  */
 export interface IndexSink {
   /**
+   * Once, when the first file to parse is met, before any is parsed: every file of the repository by path, in
+   * index order. A sink that has it takes `records` before `begin` when they come in index order (one thread):
+   * each file's then, right after it is read and parsed.
+   */
+  open?(paths: readonly string[]): void;
+  /**
    * Once, before any file is parsed, when some are: every file of the repository (path, language, content hash,
    * and whether it is parsed this run, so `records` will have it), in index order.
    */
   begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
   /**
-   * As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. `true`:
-   * the sink has what it needs of these extras (they are left out of the index's `extras`, not held to the end).
+   * As files are parsed, in any order (in index order when before `begin`): each one's position in the list, path,
+   * language, content hash, record and extras. `true`: the sink has what it needs of these extras (they are left out of the
+   * index's `extras`, not held to the end).
    */
-  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): boolean | void;
+  records(batch: readonly { at: number; path: string; language: FileLanguage; hash: string; record: FileRecord; extras: unknown }[]): boolean | void;
   /** Once, only when worker threads parse: this thread's own work to do while they run, before it takes its share of the files. */
   whileParsing?(): void;
 }
@@ -364,14 +371,17 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   // Results that arrive before the sink is begun (it needs every file's hash) wait for the end of the reading.
   let early: [readonly number[], readonly Extracted[]][] | undefined = sink ? [] : undefined;
   const deliver = (ks: readonly number[], rs: readonly Extracted[]) => {
-    const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
+    const batch = ks.map((k, j) => ({ at: missAt[k]!, path: misses[k]!, language: languages[missAt[k]!]!, hash: hashes[missAt[k]!]!, record: rs[j]!.record, extras: rs[j]!.extras }));
     if (sink!.records(batch) === true) for (const r of rs) delete (r as Extracted).extras;
   };
   let run: Extraction | undefined;
-  const start = () =>
-    startExtraction(expected, {
+  const start = () => {
+    sink?.open?.(scan.files.map((f) => f.path));
+    return startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
       threads,
+      // One thread and a sink that takes files in order: each file is parsed and handed over as it is read.
+      eager: sink?.open !== undefined,
       onProgress: (n) => {
         parsedDone = n;
         progress();
@@ -379,13 +389,14 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       ...(sink
         ? {
             onResults: (ks: readonly number[], rs: readonly Extracted[]) => {
-              if (early) early.push([ks, rs]);
+              if (early && !run?.ordered) early.push([ks, rs]);
               else deliver(ks, rs);
             },
             ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
           }
         : {}),
     });
+  };
   let sinceYield = 0;
   try {
     for (let i = 0; i < scan.files.length; i++) {
@@ -423,8 +434,10 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         stats.parsed++;
         stats.bytes_parsed += f.size;
         (run ??= start()).add(item);
-        // Now and then the workers' results are taken in and they are handed the next chunks.
-        if ((sinceYield += f.size) >= YIELD_BYTES) {
+        // Now and then the workers' results are taken in and they are handed the next chunks; on one thread,
+        // eager, this file is parsed now.
+        if (run.ordered) await run.pause();
+        else if ((sinceYield += f.size) >= YIELD_BYTES) {
           sinceYield = 0;
           await run.pause();
         }

@@ -131,6 +131,41 @@ describe('a text index fed during the parse', () => {
     }
   });
 
+  it('on one thread writes each row as its file is read, before the list is complete; a list that disagrees drops it', async () => {
+    const dir = repo();
+    const built = openTextIndex(await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS }), false);
+    const feed = textIndexFeed(false);
+    let writtenAtBegin = -1;
+    const sink: IndexSink = {
+      open: (paths) => feed.open!(paths),
+      begin: (files) => {
+        writtenAtBegin = feed.live!.written.filter((w) => w === 1).length;
+        feed.begin(files);
+      },
+      records: (batch) => feed.records(batch),
+    };
+    const index = await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS, threads: 1, sink });
+    // Every parsed file's row was written as it was read (one of the two equal files is not parsed).
+    expect(writtenAtBegin).toBe(index.files.length - 1);
+    const fed = openTextIndex(index, false, feed);
+    try {
+      sameIndex(fed, built);
+    } finally {
+      fed.close();
+      built.close();
+    }
+    // Rows written early that the list does not name (another file at that place) drop the feed.
+    const other = textIndexFeed(false);
+    other.open!(['a.py', 'b.py']);
+    const record = index.files[0]!;
+    expect(other.records([{ at: 0, path: 'a.py', language: 'python', hash: 'h1', record, extras: ['', ''] }])).toBe(true);
+    other.begin([
+      { path: 'b.py', language: 'python', hash: 'h1', parsed: true },
+      { path: 'a.py', language: 'python', hash: 'h2', parsed: true },
+    ]);
+    expect(other.live).toBeUndefined();
+  });
+
   it('is dropped when the index it is finished with lists other files, and the build after the parse takes over', async () => {
     const dir = repo();
     const cacheDir = tmp('nk-feed-cache-');

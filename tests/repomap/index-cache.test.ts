@@ -80,6 +80,33 @@ describe('parsing on worker threads', () => {
     expect(Array.isArray(one.results[5]!.extras)).toBe(true);
   });
 
+  it('on one thread, eager, parses each item at the next pause and reports it in order (the results of a plain run)', async () => {
+    const { extractAll, startExtraction } = await import('../../src/repomap/extract-pool.js');
+    const scan = scanRepo(SHOP);
+    const items: FileRecordInput[] = scan.files.map((f) => ({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8'), unparsed: false }));
+    const plain = await extractAll(items, { threads: 1 });
+    const seen: number[] = [];
+    const eager = startExtraction(1, { threads: 1, eager: true, onResults: (ks) => seen.push(...ks) });
+    expect(eager.ordered).toBe(true);
+    for (const [k, it] of items.entries()) {
+      eager.add(it);
+      await eager.pause();
+      // This item is parsed and reported now, before the next is added.
+      expect(seen).toEqual(items.slice(0, k + 1).map((_, i) => i));
+    }
+    const done = await eager.finish();
+    expect(JSON.stringify(done.results)).toBe(JSON.stringify(plain.results));
+    // Not eager: nothing is parsed before finish().
+    const lazy: number[] = [];
+    const late = startExtraction(1, { threads: 1, onResults: (ks) => lazy.push(...ks) });
+    expect(late.ordered).toBe(false);
+    late.add(items[0]!);
+    await late.pause();
+    expect(lazy).toEqual([]);
+    await late.finish();
+    expect(lazy).toEqual([0]);
+  });
+
   it.runIf(built)('streams: items added while the workers run give the results of one thread, reported chunk by chunk; a cancel stops the workers', async () => {
     const { extractAll, startExtraction } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
     const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');

@@ -141,10 +141,11 @@ export function defaultSteps(options: NavigatorOptions = {}): NavigatorSteps {
         ...(feed
           ? {
               sink: {
-                begin: (files) => {
-                  feed.begin(files);
+                open: (paths) => {
+                  feed.open!(paths);
                   if (feed.live) preloadTokenizer();
                 },
+                begin: (files) => feed.begin(files),
                 records: (batch) => feed.records(batch),
                 whileParsing: preloadTokenizer,
               } satisfies IndexSink,
