@@ -376,8 +376,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   };
   let run: Extraction | undefined;
   const start = () => {
-    sink?.open?.(scan.files.map((f) => f.path));
-    return startExtraction(expected, {
+    const extraction = startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
       threads,
       // One thread and a sink that takes files in order: each file is parsed and handed over as it is read.
@@ -396,6 +395,9 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
           }
         : {}),
     });
+    // After the workers are started: what the sink does when opened (the navigator loads its tokenizer) overlaps their start.
+    sink?.open?.(scan.files.map((f) => f.path));
+    return extraction;
   };
   let sinceYield = 0;
   try {
