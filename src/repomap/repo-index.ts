@@ -85,10 +85,10 @@ export interface IndexOptions extends ScanOptions {
 export interface IndexSink {
   /**
    * Once, when the first file to parse is met, before any is parsed: every file of the repository by path, in
-   * index order. A sink that has it takes `records` before `begin` when they come in index order (one thread):
+   * index order, and the bytes of the files this run reads (what may need parsing). A sink that has it takes `records` before `begin` when they come in index order (one thread):
    * each file's then, right after it is read and parsed.
    */
-  open?(paths: readonly string[]): void;
+  open?(paths: readonly string[], bytesToRead: number): void;
   /**
    * Once, before any file is parsed, when some are: every file of the repository (path, language, content hash,
    * and whether it is parsed this run, so `records` will have it), in index order.
@@ -396,7 +396,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         : {}),
     });
     // After the workers are started: what the sink does when opened (the navigator loads its tokenizer) overlaps their start.
-    sink?.open?.(scan.files.map((f) => f.path));
+    sink?.open?.(scan.files.map((f) => f.path), expected);
     return extraction;
   };
   let sinceYield = 0;

@@ -137,7 +137,7 @@ describe('a text index fed during the parse', () => {
     const feed = textIndexFeed(false);
     let writtenAtBegin = -1;
     const sink: IndexSink = {
-      open: (paths) => feed.open!(paths),
+      open: (paths, bytes) => feed.open!(paths, bytes),
       begin: (files) => {
         writtenAtBegin = feed.live!.written.filter((w) => w === 1).length;
         feed.begin(files);
@@ -156,7 +156,7 @@ describe('a text index fed during the parse', () => {
     }
     // Rows written early that the list does not name (another file at that place) drop the feed.
     const other = textIndexFeed(false);
-    other.open!(['a.py', 'b.py']);
+    other.open!(['a.py', 'b.py'], 0);
     const record = index.files[0]!;
     expect(other.records([{ at: 0, path: 'a.py', language: 'python', hash: 'h1', record, extras: ['', ''] }])).toBe(true);
     other.begin([
