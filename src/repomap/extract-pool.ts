@@ -22,9 +22,10 @@ export interface ExtractAllOptions {
   /** Called once on this thread right after worker threads were started (never without workers), before it takes its share. */
   whileParsing?: () => void;
   /**
-   * With no worker threads: each item added is extracted at the caller's next `pause()` rather than at `finish()`,
-   * so its text is let go before the next file is read (a cold index on one thread otherwise held every file's
-   * text until all were read). `Extraction.ordered` tells which applies.
+   * With no worker threads: items are extracted a chunk at a time as they are added (at the caller's next `pause()`
+   * once a chunk is full) rather than all at `finish()`, so at most a chunk's texts are held, not every file's until
+   * all were read. Chunks rather than single files: extracting file by file, between reads, cost ~4–7% more CPU on
+   * sympy (measured). `Extraction.ordered` tells whether it applies.
    */
   eager?: boolean;
 }
@@ -64,7 +65,7 @@ export interface Extraction {
   add(item: FileRecordInput): void;
   /** Lets the worker threads' messages be handled (a caller adding items in a long synchronous loop awaits it now and then). */
   pause(): Promise<void>;
-  /** Results reach onResults in the order the items were added, each by the caller's next `pause()` (eager, one thread). */
+  /** Results reach onResults in the order the items were added, a chunk at a time as chunks fill (eager, one thread). */
   readonly ordered: boolean;
   /** After the last `add`: this thread works through what is left with the workers; the results in the order added. */
   finish(): Promise<{ results: Extracted[]; threads: number; by_workers: number }>;
@@ -183,7 +184,6 @@ export function startExtraction(expected: number, options: ExtractAllOptions = {
     async pause() {
       if (workers.length) return yieldToEvents();
       if (!eager) return;
-      cut();
       while (next < chunks.length) await runChunk(chunks[next++]!);
     },
     async finish() {

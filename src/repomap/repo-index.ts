@@ -85,13 +85,14 @@ export interface IndexOptions extends ScanOptions {
 export interface IndexSink {
   /**
    * Once, when the first file to parse is met, before any is parsed: every file of the repository by path, in
-   * index order, and the bytes of the files this run reads (what may need parsing). A sink that has it takes `records` before `begin` when they come in index order (one thread):
-   * each file's then, right after it is read and parsed.
+   * index order, and the bytes of the files this run reads (what may need parsing). A sink that has it takes
+   * `records` before `begin` when they come in index order (one thread, eager): a chunk of files at a time, as read.
    */
   open?(paths: readonly string[], bytesToRead: number): void;
   /**
-   * Once, before any file is parsed, when some are: every file of the repository (path, language, content hash,
-   * and whether it is parsed this run, so `records` will have it), in index order.
+   * Once, when every file is read and some are parsed (after `open`; with worker threads, before their results are
+   * handed over): every file of the repository (path, language, content hash, and whether it is parsed this run,
+   * so `records` will have it), in index order.
    */
   begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
   /**
@@ -437,7 +438,7 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         stats.bytes_parsed += f.size;
         (run ??= start()).add(item);
         // Now and then the workers' results are taken in and they are handed the next chunks; on one thread,
-        // eager, this file is parsed now.
+        // eager, a full chunk is parsed now.
         if (run.ordered) await run.pause();
         else if ((sinceYield += f.size) >= YIELD_BYTES) {
           sinceYield = 0;

@@ -202,7 +202,7 @@ export function textIndexFeed(dbFile: string | false): TextIndexFeed {
   // written in index order, those that arrive ahead of an earlier one held until it comes.
   let next = 0;
   const held = new Map<number, Parameters<TextIndexFeed['records']>[0][number]>();
-  // Rows written before `begin` (one thread: each file as it is read, in index order), checked against its list.
+  // Rows written before `begin` (one thread: a chunk of files at a time as they are read, in index order), checked against its list.
   const early: { at: number; path: string; hash: string }[] = [];
   const start = (paths: readonly string[]) => {
     if (opened) return;
