@@ -56,7 +56,7 @@ export interface RepoIndex {
    * the next stage (the navigator's full-text index) reuses them instead of reading the files again.
    */
   texts?: Map<string, string>;
-  /** The caller's extras (IndexOptions.extras) of the files read this run, by path. */
+  /** The caller's extras (IndexOptions.extras) of the files read this run, by path (the navigator's text index empties it once it has written them). */
   extras?: Map<string, unknown>;
 }
 
@@ -84,12 +84,23 @@ export interface IndexOptions extends ScanOptions {
  */
 export interface IndexSink {
   /**
-   * Once, before any file is parsed, when some are: every file of the repository (path, language, content hash,
-   * and whether it is parsed this run, so `records` will have it), in index order.
+   * Once, when the first file to parse is met, before any is parsed: every file of the repository by path, in
+   * index order, and the bytes of the files this run reads (what may need parsing). A sink that has it takes
+   * `records` before `begin` when they come in index order (one thread, eager): a chunk of files at a time, as read.
+   */
+  open?(paths: readonly string[], bytesToRead: number): void;
+  /**
+   * Once, when every file is read and some are parsed (after `open`; with worker threads, before their results are
+   * handed over): every file of the repository (path, language, content hash, and whether it is parsed this run,
+   * so `records` will have it), in index order.
    */
   begin(files: readonly { path: string; language: FileLanguage; hash: string; parsed: boolean }[]): void;
-  /** As files are parsed, in any order: each one's position in `begin`'s list, its record and its extras. */
-  records(batch: readonly { at: number; record: FileRecord; extras: unknown }[]): void;
+  /**
+   * As files are parsed, in any order (in index order when before `begin`): each one's position in the list, path,
+   * language, content hash, record and extras. `true`: the sink has what it needs of these extras (they are left out of the
+   * index's `extras`, not held to the end).
+   */
+  records(batch: readonly { at: number; path: string; language: FileLanguage; hash: string; record: FileRecord; extras: unknown }[]): boolean | void;
   /** Once, only when worker threads parse: this thread's own work to do while they run, before it takes its share of the files. */
   whileParsing?(): void;
 }
@@ -333,7 +344,8 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   const keys: string[] = [];
   const hashes: string[] = [];
   const languages: FileLanguage[] = [];
-  const misses: FileRecordInput[] = [];
+  // The paths of the files parsed (their texts are let go as they are parsed).
+  const misses: string[] = [];
   const missAt: number[] = [];
   const wanted = new Set<string>();
   let hits = 0;
@@ -358,12 +370,18 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
   }
   const sink = options.sink;
   // Results that arrive before the sink is begun (it needs every file's hash) wait for the end of the reading.
-  let early: { at: number; record: FileRecord; extras: unknown }[] | undefined = sink ? [] : undefined;
+  let early: [readonly number[], readonly Extracted[]][] | undefined = sink ? [] : undefined;
+  const deliver = (ks: readonly number[], rs: readonly Extracted[]) => {
+    const batch = ks.map((k, j) => ({ at: missAt[k]!, path: misses[k]!, language: languages[missAt[k]!]!, hash: hashes[missAt[k]!]!, record: rs[j]!.record, extras: rs[j]!.extras }));
+    if (sink!.records(batch) === true) for (const r of rs) delete (r as Extracted).extras;
+  };
   let run: Extraction | undefined;
-  const start = () =>
-    startExtraction(expected, {
+  const start = () => {
+    const extraction = startExtraction(expected, {
       ...(options.extras ? { extras: options.extras } : {}),
       threads,
+      // One thread and a sink that takes files in order: each file is parsed and handed over as it is read.
+      eager: sink?.open !== undefined,
       onProgress: (n) => {
         parsedDone = n;
         progress();
@@ -371,14 +389,17 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
       ...(sink
         ? {
             onResults: (ks: readonly number[], rs: readonly Extracted[]) => {
-              const batch = ks.map((k, j) => ({ at: missAt[k]!, record: rs[j]!.record, extras: rs[j]!.extras }));
-              if (early) early.push(...batch);
-              else sink.records(batch);
+              if (early && !run?.ordered) early.push([ks, rs]);
+              else deliver(ks, rs);
             },
             ...(sink.whileParsing ? { whileParsing: () => sink.whileParsing!() } : {}),
           }
         : {}),
     });
+    // After the workers are started: what the sink does when opened (the navigator loads its tokenizer) overlaps their start.
+    sink?.open?.(scan.files.map((f) => f.path), expected);
+    return extraction;
+  };
   let sinceYield = 0;
   try {
     for (let i = 0; i < scan.files.length; i++) {
@@ -409,15 +430,17 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
         text ??= readFileSync(path.join(scan.root, f.path), 'utf8');
         wanted.add(key);
         const item: FileRecordInput = { path: f.path, language, text, unparsed: skip };
-        misses.push(item);
+        misses.push(f.path);
         // For the next stage (the full-text index), unless it gets the extras made from the text instead.
         if (!options.extras && !mirrors.has(f.path)) texts.set(f.path, text);
         missAt.push(i);
         stats.parsed++;
         stats.bytes_parsed += f.size;
         (run ??= start()).add(item);
-        // Now and then the workers' results are taken in and they are handed the next chunks.
-        if ((sinceYield += f.size) >= YIELD_BYTES) {
+        // Now and then the workers' results are taken in and they are handed the next chunks; on one thread,
+        // eager, a full chunk is parsed now.
+        if (run.ordered) await run.pause();
+        else if ((sinceYield += f.size) >= YIELD_BYTES) {
           sinceYield = 0;
           await run.pause();
         }
@@ -433,15 +456,15 @@ export async function indexRepo(rootDir: string, options: IndexOptions = {}): Pr
     if (sink) {
       const parsed = new Set(missAt);
       sink.begin(scan.files.map((f, i) => ({ path: f.path, language: languages[i]!, hash: hashes[i]!, parsed: parsed.has(i) })));
-      const batch = early!;
+      const held = early!;
       early = undefined;
-      if (batch.length) sink.records(batch);
+      for (const [ks, rs] of held) deliver(ks, rs);
     }
     const { results, threads } = await run.finish();
     stats.threads = threads;
     results.forEach((r, k) => {
       next.entries[keys[missAt[k]!]!] = r.record;
-      if (r.extras !== undefined) extras.set(misses[k]!.path, r.extras);
+      if (r.extras !== undefined) extras.set(misses[k]!, r.extras);
     });
   }
   const files: IndexedFile[] = scan.files.map((f, i) => {

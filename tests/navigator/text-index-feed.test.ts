@@ -107,6 +107,71 @@ describe('a text index fed during the parse', () => {
     expect(existsSync(other)).toBe(false);
   });
 
+  it('takes the fields it writes off the index run, and a build after a dropped feed lexes them again the same', async () => {
+    const dir = repo();
+    // Without a feed the run keeps every parsed file's fields for the build after it, which lets them go.
+    const plain = await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS });
+    expect(plain.extras!.size).toBe(plain.files.length - 1);
+    const built = openTextIndex(plain, false);
+    expect(plain.extras!.size).toBe(0);
+    // With a feed the fields go to it as they come: the run holds none of them to its end.
+    const feed = textIndexFeed(false);
+    const index = await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS, sink: feed });
+    expect(feed.live).toBeDefined();
+    expect(index.extras!.size).toBe(0);
+    // A feed dropped after the parse: the build reads and lexes the files again, to the same rows.
+    feed.discard();
+    const rebuilt = openTextIndex(index, false, feed);
+    try {
+      expect(rebuilt.stats).toEqual(built.stats);
+      sameIndex(rebuilt, built);
+    } finally {
+      rebuilt.close();
+      built.close();
+    }
+  });
+
+  it('on one thread writes rows a chunk at a time as the files are read, before the list is complete; a list that disagrees drops it', async () => {
+    const dir = repo();
+    // Enough text for several chunks (the smallest chunk is 8 KiB).
+    mkdirSync(path.join(dir, 'many'), { recursive: true });
+    const comment = '    # a line of comment about the partial refund\n'.repeat(40);
+    for (let k = 0; k < 24; k++) writeFileSync(path.join(dir, 'many', `m${k}.py`), `def refund_part_${k}(order):\n${comment}    return order\n`);
+    const built = openTextIndex(await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS }), false);
+    const feed = textIndexFeed(false);
+    let writtenAtBegin = -1;
+    const sink: IndexSink = {
+      open: (paths, bytes) => feed.open!(paths, bytes),
+      begin: (files) => {
+        writtenAtBegin = feed.live!.written.filter((w) => w === 1).length;
+        feed.begin(files);
+      },
+      records: (batch) => feed.records(batch),
+    };
+    const index = await indexRepo(dir, { cacheDir: false, extras: LEX_FIELDS_EXTRAS, threads: 1, sink });
+    // Most parsed files' rows were written as they were read, all but the last chunk's (one of the two equal files
+    // is not parsed at all).
+    expect(writtenAtBegin).toBeGreaterThan((index.files.length - 1) / 2);
+    expect(writtenAtBegin).toBeLessThan(index.files.length - 1);
+    const fed = openTextIndex(index, false, feed);
+    try {
+      sameIndex(fed, built);
+    } finally {
+      fed.close();
+      built.close();
+    }
+    // Rows written early that the list does not name (another file at that place) drop the feed.
+    const other = textIndexFeed(false);
+    other.open!(['a.py', 'b.py'], 0);
+    const record = index.files[0]!;
+    expect(other.records([{ at: 0, path: 'a.py', language: 'python', hash: 'h1', record, extras: ['', ''] }])).toBe(true);
+    other.begin([
+      { path: 'b.py', language: 'python', hash: 'h1', parsed: true },
+      { path: 'a.py', language: 'python', hash: 'h2', parsed: true },
+    ]);
+    expect(other.live).toBeUndefined();
+  });
+
   it('is dropped when the index it is finished with lists other files, and the build after the parse takes over', async () => {
     const dir = repo();
     const cacheDir = tmp('nk-feed-cache-');

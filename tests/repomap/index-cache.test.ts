@@ -80,6 +80,42 @@ describe('parsing on worker threads', () => {
     expect(Array.isArray(one.results[5]!.extras)).toBe(true);
   });
 
+  it('on one thread, eager, parses a chunk at a time as items are added and reports them in order (the results of a plain run)', async () => {
+    const { extractAll, startExtraction } = await import('../../src/repomap/extract-pool.js');
+    const scan = scanRepo(SHOP);
+    const items: FileRecordInput[] = [];
+    for (let k = 0; k < 6; k++)
+      for (const f of scan.files) items.push({ path: f.path, language: languageOf(f.path), text: readFileSync(path.join(scan.root, f.path), 'utf8') + `\n// copy ${k}\n`, unparsed: false });
+    const plain = await extractAll(items, { threads: 1 });
+    const seen: number[] = [];
+    // An expected size of 1 character: chunks of the smallest size, 8 KiB of text.
+    const eager = startExtraction(1, { threads: 1, eager: true, onResults: (ks) => seen.push(...ks) });
+    expect(eager.ordered).toBe(true);
+    let most = 0;
+    for (const [k, it] of items.entries()) {
+      eager.add(it);
+      await eager.pause();
+      // Reported in order, and what is not reported yet is less than a chunk of text.
+      expect(seen).toEqual(items.slice(0, seen.length).map((_, i) => i));
+      const waiting = items.slice(seen.length, k + 1).reduce((n, x) => n + x.text.length, 0);
+      expect(waiting).toBeLessThan(8 * 1024);
+      most = Math.max(most, seen.length);
+    }
+    expect(most).toBeGreaterThan(items.length / 2);
+    const done = await eager.finish();
+    expect(seen.length).toBe(items.length);
+    expect(JSON.stringify(done.results)).toBe(JSON.stringify(plain.results));
+    // Not eager: nothing is parsed before finish().
+    const lazy: number[] = [];
+    const late = startExtraction(1, { threads: 1, onResults: (ks) => lazy.push(...ks) });
+    expect(late.ordered).toBe(false);
+    for (const it of items) late.add(it);
+    await late.pause();
+    expect(lazy).toEqual([]);
+    await late.finish();
+    expect(lazy.length).toBe(items.length);
+  });
+
   it.runIf(built)('streams: items added while the workers run give the results of one thread, reported chunk by chunk; a cancel stops the workers', async () => {
     const { extractAll, startExtraction } = (await import(pathToFileURL(path.join(dist, 'repomap', 'extract-pool.js')).href)) as typeof import('../../src/repomap/extract-pool.js');
     const { LEX_FIELDS_EXTRAS } = (await import(pathToFileURL(path.join(dist, 'navigator', 'retrieval', 'lex-fields.js')).href)) as typeof import('../../src/navigator/retrieval/lex-fields.js');

@@ -195,51 +195,93 @@ export interface TextIndexFeed extends IndexSink {
 export function textIndexFeed(dbFile: string | false): TextIndexFeed {
   let live: TextIndexFeed['live'];
   let write: ReturnType<typeof rowWriter> | undefined;
-  let parsed: boolean[] = [];
+  let opened = false;
+  // Which files are parsed this run: known at `begin`.
+  let parsed: boolean[] | undefined;
   // FTS5 writes rows in ascending rowid cheaply and flushes its pending terms at every step back: rows are
   // written in index order, those that arrive ahead of an earlier one held until it comes.
   let next = 0;
-  const held = new Map<number, { record: FileRecord; extras: unknown }>();
+  const held = new Map<number, Parameters<TextIndexFeed['records']>[0][number]>();
+  // Rows written before `begin` (one thread: a chunk of files at a time as they are read, in index order), checked against its list.
+  const early: { at: number; path: string; hash: string }[] = [];
+  const start = (paths: readonly string[]) => {
+    if (opened) return;
+    opened = true;
+    if (dbFile) {
+      if (existsSync(dbFile) || siblingCaches(path.dirname(dbFile), 'text-', '.sqlite', dbFile).length > 0) return;
+      mkdirSync(path.dirname(dbFile), { recursive: true });
+    }
+    try {
+      const db = openDb(':memory:');
+      live = { db, origin: dbFile || ':memory:', files: [], written: new Uint8Array(paths.length), mirrors: compiledMirrors(paths) };
+      write = rowWriter(db);
+      db.exec('BEGIN');
+    } catch {
+      feed.discard();
+    }
+  };
+  const writeRow = (r: Parameters<TextIndexFeed['records']>[0][number]) => {
+    write!(r.at + 1, r.path, r.hash, fieldsOf(r.path, r.language, r.record.outline, live!.mirrors, r.extras, () => ''));
+    live!.written[r.at] = 1;
+  };
+  // After `begin`: the rows that can go next in index order.
+  const advance = () => {
+    const { files, written } = live!;
+    for (; next < files.length; next++) {
+      if (!parsed![next] || written[next]) continue;
+      const r = held.get(next);
+      if (!r) break;
+      held.delete(next);
+      writeRow(r);
+    }
+  };
   const feed: TextIndexFeed = {
     get live() {
       return live;
     },
+    open: (paths) => start(paths),
     begin(files) {
-      if (live) return;
-      if (dbFile) {
-        if (existsSync(dbFile) || siblingCaches(path.dirname(dbFile), 'text-', '.sqlite', dbFile).length > 0) return;
-        mkdirSync(path.dirname(dbFile), { recursive: true });
-      }
+      if (parsed) return;
+      start(files.map((f) => f.path));
+      if (!live) return;
       try {
-        const db = openDb(':memory:');
-        live = { db, origin: dbFile || ':memory:', files, written: new Uint8Array(files.length), mirrors: compiledMirrors(files.map((f) => f.path)) };
+        if (files.length !== live.written.length || early.some((e) => files[e.at]!.path !== e.path || files[e.at]!.hash !== e.hash || !files[e.at]!.parsed)) throw new Error('the rows written early are not the files begun with');
+        live.files = files;
         parsed = files.map((f) => f.parsed);
-        write = rowWriter(db);
-        db.exec('BEGIN');
+        early.length = 0;
+        advance();
       } catch {
         feed.discard();
       }
     },
     records(batch) {
-      if (!live) return;
+      if (!live) return false;
       try {
-        for (const r of batch) held.set(r.at, r);
-        const { files, written, mirrors } = live;
-        for (; next < files.length; next++) {
-          if (!parsed[next]) continue;
-          const r = held.get(next);
-          if (!r) break;
-          held.delete(next);
-          const f = files[next]!;
-          write!(next + 1, f.path, f.hash, fieldsOf(f.path, f.language, r.record.outline, mirrors, r.extras, () => ''));
-          written[next] = 1;
+        for (const r of batch) {
+          if (parsed || r.at >= live.written.length) {
+            held.set(r.at, r);
+            continue;
+          }
+          // Before `begin`: written now when in index order, else held for it.
+          const last = early.length ? early[early.length - 1]!.at : -1;
+          if (r.at <= last) held.set(r.at, r);
+          else {
+            writeRow(r);
+            early.push({ at: r.at, path: r.path, hash: r.hash });
+          }
         }
+        if (parsed) advance();
+        // Written, or held here until the rows before them arrive: the index run need not keep their fields.
+        return true;
       } catch {
         feed.discard();
+        return false;
       }
     },
     discard() {
       held.clear();
+      early.length = 0;
+      parsed = undefined;
       if (!live) return;
       const { db } = live;
       live = undefined;
@@ -355,6 +397,8 @@ export function openTextIndex(index: RepoIndex, dbFile: string | false, feed?: T
       }
     })();
   }
+  // The lexed fields of this run's files are in the table now: not held for the rest of the navigation.
+  index.extras?.clear();
   const byId = new Map<number, string>();
   for (const [p, r] of rows) byId.set(r.id, p);
   // A row's place in path order, by id: a term's files are sorted as numbers, not as strings.
