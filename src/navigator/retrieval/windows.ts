@@ -4,7 +4,6 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
-import { documentedAt } from './doc-owner.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -250,13 +249,10 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
     if (!at || best < first / 3) break;
     if (!first) first = best;
     const left = limit - chosen.size;
-    // A window in the doc comment above a Rust or Go item widens to that item (doc-owner.ts), not to what encloses it.
-    const owner = documentedAt(defs, at, language);
-    const d = owner ?? innermost(at);
-    const from = owner ? Math.min(owner.doc![0], owner.start) : d?.start ?? at;
-    if (d && !folded[at] && span(from, d.end) <= Math.max(12, Math.floor(left * 0.6))) {
-      take(from, d.end);
-      windows.push([from, d.end]);
+    const d = innermost(at);
+    if (d && !folded[at] && span(d.start, d.end) <= Math.max(12, Math.floor(left * 0.6))) {
+      take(d.start, d.end);
+      windows.push([d.start, d.end]);
     } else {
       if (d) take(d.start, Math.min(d.header_end, d.start + 2));
       const a = Math.max(1, at - RADIUS);
