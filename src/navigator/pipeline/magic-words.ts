@@ -1,5 +1,6 @@
 import { splitWords } from '../../repomap/index.js';
 import { isCandidateWord } from '../retrieval/stop-words.js';
+import { isReportWord } from '../retrieval/report-words.js';
 import type { MagicWord, TierRegistry } from './types.js';
 
 function tokensOf(text: string): string[] {
@@ -85,7 +86,7 @@ function textWalk(text: string, registry: TierRegistry, hit: (word: string, via:
     }
     const acronym = tok.length === 2 && tok === tok.toUpperCase() && /^[A-Z]{2}$/.test(tok);
     for (const p of parts) {
-      if (!(isCandidateWord(p) || (acronym && p.length === 2) || (code.has(tok) && p.length >= 2))) continue;
+      if (!((isCandidateWord(p) && !isReportWord(p)) || (acronym && p.length === 2) || (code.has(tok) && p.length >= 2))) continue;
       const w = registry.lookup.get(p);
       if (w) {
         hit(w, tok);
