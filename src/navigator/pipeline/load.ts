@@ -6,7 +6,6 @@ import { termsOfWord } from '../retrieval/ranking.js';
 import type { TextIndex } from '../retrieval/text-index.js';
 import { inScope } from './traverse.js';
 import { selectLines } from '../retrieval/windows.js';
-import { lineShareWeight } from '../retrieval/c-line-shares.js';
 import { fileLines, lineRanges, rangeSha256 } from '../retrieval/line-ranges.js';
 import type { LoadResult, MagicWord, PlannedFile } from './types.js';
 import type { RankedDefinition } from '../retrieval/evidence/index.js';
@@ -136,8 +135,7 @@ export async function loadContext(input: LoadInput): Promise<LoadResult> {
   const readNotLoaded: { path: string; lines_read: number }[] = [];
   const cut: string[] = [];
   const queue = input.planned.filter((p) => byPathFile.has(p.path));
-  // In a C or C++ project, a picked file of no C or C++ code gets a smaller share (c-line-shares.ts).
-  const relevance = queue.map((p) => Math.max(0.05, p.relevance) ** RELEVANCE_POWER * lineShareWeight(index, byPathFile.get(p.path)!.language));
+  const relevance = queue.map((p) => Math.max(0.05, p.relevance) ** RELEVANCE_POWER);
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i]!;
     const file = byPathFile.get(p.path)!;
