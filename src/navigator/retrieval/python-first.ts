@@ -9,6 +9,7 @@ import type { IndexedFile } from '../../repomap/repo-index.js';
 import { ablated } from './ablation.js';
 import type { RankedFile } from './ranking.js';
 import { isMostly } from './repository-language.js';
+import { scoresBelow } from './scores-below.js';
 
 /** Whether most of a repository's own code files (sources and tests) are Python (repository-language.ts). */
 export function isPythonRepository(files: readonly IndexedFile[]): boolean {
@@ -29,11 +30,7 @@ export function pythonFirst(top: RankedFile[], ranked: readonly RankedFile[], fi
   if (!other.length || !top.some((f) => f.path.endsWith('.py'))) return top;
   // python-fill: the places of those others go to the next Python sources of the ranking, while there are some; they
   // come after the pick's own Python files (each just below the one before), the remaining others after them.
-  let floor = Math.min(...py.map((f) => f.score));
-  const below = (f: RankedFile): RankedFile => {
-    floor = Math.min(f.score, floor * 0.99);
-    return f.score === floor ? f : { ...f, score: floor };
-  };
+  const below = scoresBelow(py);
   const filled: RankedFile[] = [];
   if (!ablated('python-fill')) {
     const taken = new Set(top.map((f) => f.path));

@@ -10,6 +10,7 @@ import type { FileClass } from '../../repomap/file-class.js';
 import { ablated } from './ablation.js';
 import { isPythonRepository } from './python-first.js';
 import type { RankedFile } from './ranking.js';
+import { scoresBelow } from './scores-below.js';
 
 /** The classes of Python files that go after the pick's sources. */
 const AFTER: ReadonlySet<FileClass> = new Set(['test', 'example', 'doc']);
@@ -28,10 +29,5 @@ export function pythonTestsAfter(top: RankedFile[], files: readonly IndexedFile[
   const moved = top.filter(after);
   const kept = top.filter((f) => !after(f));
   if (!moved.length || !kept.length || top.indexOf(moved[0]!) >= kept.length) return top;
-  let floor = Math.min(...kept.map((f) => f.score));
-  const below = (f: RankedFile): RankedFile => {
-    floor = Math.min(f.score, floor * 0.99);
-    return f.score === floor ? f : { ...f, score: floor };
-  };
-  return [...kept, ...moved.map(below)];
+  return [...kept, ...moved.map(scoresBelow(kept))];
 }
