@@ -4,6 +4,7 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
+import { docHead } from './doc-head.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -259,6 +260,12 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
+      // A window in the doc comment above a Rust or Go item also shows that item's signature and first lines (doc-head.ts).
+      const head = docHead(defs, at, language);
+      if (head) {
+        take(head[0], head[1]);
+        windows.push(head);
+      }
     }
   }
   // The imports the shown code uses, from the lines kept back for them: a fix that calls something new adds to
