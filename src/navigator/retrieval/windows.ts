@@ -260,9 +260,10 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
-      // A window in the doc comment above a Rust or Go item also shows that item's signature and first lines (doc-head.ts).
+      // A window in the doc comment above a Rust or Go item also shows that item's signature and first lines
+      // (doc-head.ts), when that leaves room for one more window: the head must not take a small file's last lines.
       const head = docHead(defs, at, language);
-      if (head) {
+      if (head && limit - chosen.size - span(head[0], head[1]) >= 2 * RADIUS + 1) {
         take(head[0], head[1]);
         windows.push(head);
       }
