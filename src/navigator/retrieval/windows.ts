@@ -234,6 +234,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half).
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
+  const heads: [number, number][] = [];
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
     if (chosen.size >= limit) break;
@@ -260,14 +261,15 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
-      // A window in the doc comment above a Rust or Go item also shows that item's signature and first lines
-      // (doc-head.ts), when that leaves room for one more window: the head must not take a small file's last lines.
       const head = docHead(defs, at, language);
-      if (head && limit - chosen.size - span(head[0], head[1]) >= 2 * RADIUS + 1) {
-        take(head[0], head[1]);
-        windows.push(head);
-      }
+      if (head) heads.push(head);
     }
+  }
+  // A window in the doc comment above a Rust or Go item also shows that item's signature and first lines (doc-head.ts),
+  // from the lines the windows left: the head never displaces a window the task's words chose.
+  for (const [a, b] of heads) {
+    if (chosen.size >= limit) break;
+    if (take(a, b)) windows.push([a, b]);
   }
   // The imports the shown code uses, from the lines kept back for them: a fix that calls something new adds to
   // them, and a reader needs to know where a name comes from.
