@@ -46,6 +46,31 @@ describe('the head of the item a doc comment documents (doc-head)', () => {
     expect(sel.lines.length).toBeLessThanOrEqual(40);
   });
 
+  it('the head takes only the lines the windows leave: a small allowance keeps the second window the words chose', async () => {
+    const lines = ['pub struct Set {', '    strats: Vec<Strategy>,', '}', '', 'impl Set {'];
+    lines.push(
+      '    /// Returns true if all globs in this set match the candidate given.',
+      '    ///',
+      '    /// The candidate is matched against every glob of the set in turn.',
+      '    ///',
+      '    /// Strategies are tried in the order they were added to the builder; the',
+      '    /// first that rejects the path ends the search, so cheap strategies should',
+      '    /// come first. Literal strategies are always cheap, suffix strategies too.',
+      '    pub fn all_match_candidate(&self, path: &Candidate) -> bool {',
+    );
+    for (let i = 0; i < 30; i++) lines.push(`        let step${i} = self.strats.get(${i}).map(|s| s.weight()).unwrap_or(0);`);
+    lines.push('        true', '    }', '', '    pub fn reset(&mut self) {');
+    for (let i = 0; i < 30; i++) lines.push(`        self.strats[${i}].clear_cache();`);
+    lines.push('        let globs_left = self.candidate_globs();', '        self.strats.retain(|s| globs_left.contains(s));');
+    for (let i = 30; i < 60; i++) lines.push(`        self.strats[${i}].clear_cache();`);
+    lines.push('    }', '}');
+    const text = `${lines.join('\n')}\n`;
+    const { defs } = await extractOutline('rust', text);
+    const sel = selectLines(text, defs, new Map([['glob', 3], ['candid', 2]]), 16, [], 'rust');
+    expect(sel.lines).toContain(lineOf(text, 'let globs_left'));
+    expect(sel.lines.length).toBeLessThanOrEqual(16);
+  });
+
   it('a Go window in the doc comment above a long function shows its signature and first lines', async () => {
     const go = ['package glob', '', 'type Set struct {', '\tstrats []Strategy', '}', ''];
     for (let i = 0; i < 20; i++) go.push(`// Size${i} is a helper.`, `func Size${i}() int {`, `\treturn ${i}`, '}', '');

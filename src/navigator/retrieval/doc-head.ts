@@ -4,7 +4,8 @@
  * range, so it widened to what encloses the comment — an `impl` block or the file, too long to show — and stayed in the
  * prose, leaving out the item's signature and first lines right below it, where a fix to what the comment describes
  * often goes. This gives that window the item's head: its signature and its first few body lines, not the item whole
- * (tried whole, `doc-owner`, a long item spent the lines that held the edit elsewhere). Switch: `doc-head`.
+ * (tried whole, `doc-owner`, a long item spent the lines that held the edit elsewhere), and only from the lines the
+ * windows leave (taken with them, a head displaced the next window in a file with a small allowance). Switch: `doc-head`.
  */
 import type { Definition } from '../../repomap/outline.js';
 import type { FileLanguage } from '../../repomap/languages.js';
