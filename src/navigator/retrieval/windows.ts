@@ -4,7 +4,6 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
-import { docHead } from './doc-head.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -231,10 +230,10 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // Two rules tried here were dropped (issue 40, measured on both halves of the public Multi-SWE set and on Rust and C
   // repositories of our own): showing a Rust item's doc comment, attributes and impl header with it (Rust line hit
   // unchanged on half A, one lost on half B), and showing with a C/C++/Rust function shown whole the small functions of
-  // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half).
+  // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half), and
+  // giving a window in a Rust/Go doc comment its item's signature and first lines (`doc-head`: half A +1, half B none).
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
-  const heads: [number, number][] = [];
   // Windows, densest first, while they are worth a third of the best one and lines remain.
   for (;;) {
     if (chosen.size >= limit) break;
@@ -261,15 +260,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
       const b = Math.min(n, at + RADIUS);
       take(a, b, folded[at] === 1);
       windows.push([a, b]);
-      const head = docHead(defs, at, language);
-      if (head) heads.push(head);
     }
-  }
-  // A window in the doc comment above a Rust or Go item also shows that item's signature and first lines (doc-head.ts),
-  // from the lines the windows left: the head never displaces a window the task's words chose.
-  for (const [a, b] of heads) {
-    if (chosen.size >= limit) break;
-    if (take(a, b)) windows.push([a, b]);
   }
   // The imports the shown code uses, from the lines kept back for them: a fix that calls something new adds to
   // them, and a reader needs to know where a name comes from.
