@@ -230,7 +230,8 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // Two rules tried here were dropped (issue 40, measured on both halves of the public Multi-SWE set and on Rust and C
   // repositories of our own): showing a Rust item's doc comment, attributes and impl header with it (Rust line hit
   // unchanged on half A, one lost on half B), and showing with a C/C++/Rust function shown whole the small functions of
-  // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half).
+  // its file it calls (one more line hit in each of lua and ripgrep, no change in line hit on either public half), and
+  // giving a window in a Rust/Go doc comment its item's signature and first lines (`doc-head`: half A +1, half B none).
   const boost = (c: number) => (preferred.some(([a, b]) => a <= c && c <= b) ? 3 : 1);
   let first = 0;
   // Windows, densest first, while they are worth a third of the best one and lines remain.
