@@ -34,6 +34,13 @@ overrides of the failing frame show up in the live context of the next render.
 Expected: the traceback's frame locals are a copy; the template variables stay as they were.
 `;
 
+// The same engine, a report that names the method and none of the words of its one caller: a method called from one
+// place is followed to that place all the same.
+const ISSUE_LONE = `Context.snapshot() gives the wrong template variables after an error
+
+After a failing render, \`Context.snapshot()\` no longer returns what the template saw: the live variables changed.
+`;
+
 describe('Python functions one call away in another file (the python-call-hops rule)', () => {
   it('a caller of the named method whose body speaks of the issue is given before the files sharing its words', async () => {
     const root = writeRepo(REPO);
@@ -44,5 +51,13 @@ describe('Python functions one call away in another file (the python-call-hops r
     expect(files.indexOf('tmpl/debug.py')).toBeGreaterThanOrEqual(0);
     expect(files.indexOf('tmpl/debug.py')).toBeLessThan(3);
     expect(files.indexOf('tmpl/context.py')).toBeLessThan(3);
+  });
+
+  it('the one caller of the named method is followed even when its lines share no word of the report', async () => {
+    const root = writeRepo(REPO);
+    const { files, outcome } = await loadedFiles(root, ISSUE_LONE);
+    // Without the rule the helper gets no evidence (it shares no rarer word with the report).
+    expect(JSON.stringify(outcome.artifacts.context_load_receipt.definitions)).toContain('calls Context.snapshot');
+    expect(files).toContain('tmpl/debug.py');
   });
 });

@@ -20,6 +20,10 @@ const MAX_DEFINERS = 3;
 const MAX_CALLER_FILES = 8;
 /** Distinct rarer words of the issue a body must hold to be credited. */
 const MIN_SHARED = 2;
+/** A function with at most this many callers (in other files) passes a share to each even without shared words. */
+const FEW_CALLERS = 2;
+/** The match a lone caller gets without shared words (what one shared word would give: 1 / (1 + 3)). */
+const LONE_CALLER_MATCH = 0.25;
 /** Bodies longer than this (lines) are not read (a whole module's worth of code matches any issue). */
 const BODY_LINES_MAX = 300;
 /** An issue's word is rarer when at most this share of the files hold it. */
@@ -117,9 +121,12 @@ export function creditPythonCallHops(view: RepoView, ev: IssueEvidence, tally: E
       }
       if (callerFiles.size <= MAX_CALLER_FILES) {
         const linking = new Set(lineTerms(d.name));
+        // A function called from one or two places: its caller is where a reader looks next even when the caller's
+        // lines do not yet hold the issue's words (the fix adds them).
+        const few = callers.length <= FEW_CALLERS;
         for (const r of callers) {
           if (!readable(view, r)) continue;
-          const match = bodyMatch(bodyOf(r), words, linking);
+          const match = bodyMatch(bodyOf(r), words, linking) || (few ? LONE_CALLER_MATCH : 0);
           if (match > 0) hops.push({ ref: r, match, why: `calls ${seedName}` });
         }
       }
