@@ -4,6 +4,7 @@ import type { TextIndex } from '../text-index.js';
 import type { IssueEvidence } from './read-issue.js';
 import { creditDerived } from './resolvers/derived.js';
 import { implMemberShares } from './resolvers/impl-members.js';
+import { creditPythonCallHops } from './resolvers/python-call-hops.js';
 import { EVIDENCE_RESOLVERS, qualified, repoViewOf } from './resolvers/index.js';
 import { createTally } from './resolvers/tally.js';
 
@@ -44,6 +45,7 @@ export function resolveEvidence(ev: IssueEvidence, index: RepoIndex, text: TextI
   // What the issue says, kind by kind, in a fixed order: each resolver reads the repository, none reads another's scores.
   for (const resolve of EVIDENCE_RESOLVERS) for (const c of resolve(view, ev)) tally.apply(c);
   creditDerived(view, ev, tally);
+  creditPythonCallHops(view, ev, tally);
   const { defs: defScore, files: fileScore } = tally;
   const implShares = implMemberShares(view, tally);
   const keys = new Map<RankedDefinition, string>();

@@ -36,6 +36,8 @@ export const EVIDENCE_WEIGHTS = {
   script: 1,
   /** A definition called by a strongly evidenced one (its callee), as a share of the caller's score. */
   callee: 0.25,
+  /** A Python function one call away in another file (a callee or a caller of a best-evidenced function), as a share of that function's score times how well its body matches the issue's words (python-call-hops.ts). */
+  callHop: 0.5,
   /** A class's constructor (`__init__`, `__new__`, its own or its nearest base's) when the issue calls the class, as a share of the class's score. */
   constructor: 0.5,
   /** A member of an evidenced class named after an attribute the issue uses (`_eval_is_zero` for `.is_zero`), as a share of the class's score. */
