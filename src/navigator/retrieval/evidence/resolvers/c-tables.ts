@@ -2,6 +2,7 @@
 import { ablated } from '../../ablation.js';
 import { stemOf } from '../../terms.js';
 import type { IssueEvidence } from '../read-issue.js';
+import { commandLineWords } from '../c-command-lines.js';
 import { type Credit, type DefRef, type RepoView, creditDefinition, escapeRe, innermost, lineAt, nonTest } from './repo-view.js';
 import { EVIDENCE_WEIGHTS } from './weights.js';
 
@@ -64,9 +65,9 @@ export function resolveCTables(view: RepoView, ev: IssueEvidence): Credit[] {
   return out;
 }
 
-/** The names an issue writes as code, first seen first: at most 12. */
+/** The names an issue writes as code, first seen first: at most 12; a command line's subcommand first of all. */
 function tableNames(ev: IssueEvidence): string[] {
-  const out = new Set<string>();
+  const out = new Set<string>(commandLineWords(ev.segments));
   for (const [n, e] of ev.names) if (e.calls + e.backticks > 0) out.add(n);
   for (const parts of ev.dotted) out.add(parts[parts.length - 1]!);
   for (const l of ev.literals) if (/^[A-Za-z_][\w-]*$/.test(l)) out.add(l);
