@@ -23,11 +23,14 @@ const TASK =
   'The output file is empty when a branch name is given\n\nRunning\n\n    $ vcs bundle -o out.pack main\n\nwrites an empty pack, while the same command without the branch writes every object.';
 
 describe('C command lines (the c-command-lines evidence)', () => {
-  it("reads a prompt line's subcommand, after assignments and `--opt=value` options, and nothing else", () => {
+  it("reads a prompt line's subcommand, after assignments and `--opt=value` options, when the lines run one subcommand only", () => {
     const seg = (text: string) => [{ kind: 'code' as const, text }];
     expect(commandLineWords(seg('$ vcs bundle -o out.pack main\n'))).toEqual(['bundle']);
     expect(commandLineWords(seg('  $ LANG=C vcs --git-dir=x fetch-pack --all\n'))).toEqual(['fetch-pack']);
     expect(commandLineWords(seg('$ vcs -v\n$ ./configure\nvcs bundle x\n'))).toEqual([]);
+    // A session of several subcommands sets a scene; it does not say which one fails.
+    expect(commandLineWords(seg('$ vcs init\n$ vcs tag -a v1\n$ vcs show v1\n'))).toEqual([]);
+    expect(commandLineWords(seg('$ vcs show v1\n$ vcs --no-pager show v1\n$ vcs show v2\n'))).toEqual(['show']);
   });
 
   it("a pasted command line finds the subcommand's function through the dispatch table", async () => {
