@@ -1,6 +1,5 @@
 // The evidence resolvers, in the order their credits are combined (the order fixes the sums' bytes and the reasons' order).
 import type { IssueEvidence } from '../read-issue.js';
-import { resolveCCodeLines } from './c-code-lines.js';
 import { resolveCTables } from './c-tables.js';
 import { resolveFlags } from './flags.js';
 import { resolveFrames } from './frames.js';
@@ -29,7 +28,6 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveNames,
   resolveLiterals,
   resolveCTables,
-  resolveCCodeLines,
   resolveFlags,
   resolveLinks,
   resolveNamedFiles,
