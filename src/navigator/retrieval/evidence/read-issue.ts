@@ -7,6 +7,7 @@
  */
 import { nativeFrames } from './native-frames.js';
 import { scriptMentions } from './script-mentions.js';
+import { programOutputMessages } from './c-program-output.js';
 
 import { languageFrames, panicMessages, type RawFrame, traceBreaks } from './language-frames.js';
 
@@ -231,6 +232,7 @@ export function readIssue(text: string): IssueEvidence {
   const nativeAt = new Set(native.map((f) => `${f.path}:${f.line}`));
   const frames = [...tracebackFrames(text).filter((f) => f.fn !== undefined || !nativeAt.has(`${f.path}:${f.line}`)), ...native];
   const messages = errorMessages(text);
+  for (const m of programOutputMessages(text)) if (!messages.includes(m)) messages.push(m);
   const imports: IssueEvidence['imports'] = [];
   const aliases = new Map<string, string>();
   const dotted: string[][] = [];

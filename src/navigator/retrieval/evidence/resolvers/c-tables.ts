@@ -2,10 +2,13 @@
 import { ablated } from '../../ablation.js';
 import { stemOf } from '../../terms.js';
 import type { IssueEvidence } from '../read-issue.js';
+import { commandLineWords } from '../c-command-lines.js';
 import { type Credit, type DefRef, type RepoView, creditDefinition, escapeRe, innermost, lineAt, nonTest } from './repo-view.js';
 import { EVIDENCE_WEIGHTS } from './weights.js';
 
 const C_FAMILY = new Set(['c', 'cpp']);
+/** The share of a table entry's weight a subcommand from a command line gets (c-command-lines.ts). */
+const COMMAND_SHARE = 0.5;
 const IDENT = /[A-Za-z_]\w*/g;
 /** Words of an entry that are C's own, never a handler's name. */
 const NOT_HANDLERS = new Set(['NULL', 'nullptr', 'sizeof', 'const', 'static', 'struct', 'void', 'int', 'char', 'true', 'false', 'no_argument', 'required_argument', 'optional_argument']);
@@ -25,7 +28,9 @@ export function resolveCTables(view: RepoView, ev: IssueEvidence): Credit[] {
   // A repository with no C or C++ has no such tables: its words are not looked up.
   if (ablated('c-tables') || !view.files.some((f) => C_FAMILY.has(f.language))) return [];
   const out: Credit[] = [];
-  for (const name of tableNames(ev)) {
+  // A command line's subcommand says which command runs, not that its function is at fault: half the weight.
+  const commands = new Set(commandLineWords(ev.segments));
+  for (const name of tableNames(ev, commands)) {
     const stem = stemOf(name.split('-')[0]!.toLowerCase());
     if (view.text.docFreq(stem) === 0) continue;
     // `{ "name", handler, … }` or `{ handler, "name", … }`: the string is the entry's first or second field.
@@ -59,14 +64,15 @@ export function resolveCTables(view: RepoView, ev: IssueEvidence): Credit[] {
     }
     if (!credits.size || credits.size > 6) continue;
     const spread = Math.max(1, Math.sqrt(credits.size / 2));
-    for (const c of credits.values()) out.push(creditDefinition(c.ref, EVIDENCE_WEIGHTS.tableEntry / spread, c.why, c.line));
+    const weight = commands.has(name) ? EVIDENCE_WEIGHTS.tableEntry * COMMAND_SHARE : EVIDENCE_WEIGHTS.tableEntry;
+    for (const c of credits.values()) out.push(creditDefinition(c.ref, weight / spread, c.why, c.line));
   }
   return out;
 }
 
-/** The names an issue writes as code, first seen first: at most 12. */
-function tableNames(ev: IssueEvidence): string[] {
-  const out = new Set<string>();
+/** The names an issue writes as code, first seen first: at most 12; a command line's subcommand first of all. */
+function tableNames(ev: IssueEvidence, commands: ReadonlySet<string>): string[] {
+  const out = new Set<string>(commands);
   for (const [n, e] of ev.names) if (e.calls + e.backticks > 0) out.add(n);
   for (const parts of ev.dotted) out.add(parts[parts.length - 1]!);
   for (const l of ev.literals) if (/^[A-Za-z_][\w-]*$/.test(l)) out.add(l);
