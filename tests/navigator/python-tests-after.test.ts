@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { IndexedFile } from '../../src/repomap/repo-index.js';
 import type { FileClass } from '../../src/repomap/file-class.js';
 import { pythonTestsAfter } from '../../src/navigator/retrieval/python-tests-after.js';
+import { repositoryLanguage } from '../../src/navigator/retrieval/repository-language.js';
 import type { RankedFile } from '../../src/navigator/retrieval/ranking.js';
 
 // A Python templating library's pick for an issue about trimming whitespace after block tags: its test module spells
@@ -25,6 +26,8 @@ const PICK = [
   ranked('tmpl/utils.py', 3),
 ];
 
+const LANGUAGE = repositoryLanguage(FILES);
+
 const ISSUE = 'trim_blocks removes whitespace after a block when lstrip_blocks is also set';
 
 /** The paths of a pick in the order the plan gives them (by score, best first). */
@@ -32,20 +35,20 @@ const order = (pick: RankedFile[]) => [...pick].sort((a, b) => b.score - a.score
 
 describe('a Python pick gives its sources before its tests and examples (the python-tests-after rule)', () => {
   it('the test module and the example go after every source; the lexer enters the first five', () => {
-    const out = order(pythonTestsAfter(PICK, FILES, ISSUE));
+    const out = order(pythonTestsAfter(PICK, LANGUAGE, ISSUE));
     expect(out).toEqual(['tmpl/environment.py', 'tmpl/compiler.py', 'tmpl/nodes.py', 'tmpl/lexer.py', 'tmpl/utils.py', 'tests/test_lexer.py', 'examples/basic.py', 'tests/conftest.py']);
     expect(out.slice(0, 5)).toContain('tmpl/lexer.py');
   });
 
   it('keeps a test module the issue’s evidence points at in its place', () => {
     const pick = PICK.map((f) => (f.path === 'tests/test_lexer.py' ? { ...f, evidence: 1 } : f));
-    expect(order(pythonTestsAfter(pick, FILES, ISSUE))[1]).toBe('tests/test_lexer.py');
+    expect(order(pythonTestsAfter(pick, LANGUAGE, ISSUE))[1]).toBe('tests/test_lexer.py');
   });
 
   it('keeps the order when the task speaks of tests, or in a repository of another language', () => {
-    expect(order(pythonTestsAfter(PICK, FILES, `${ISSUE}; the tests of the lexer do not catch it`))).toEqual(order(PICK));
+    expect(order(pythonTestsAfter(PICK, LANGUAGE, `${ISSUE}; the tests of the lexer do not catch it`))).toEqual(order(PICK));
     const ts = [...FILES, ...Array.from({ length: 20 }, (_, i) => ({ path: `web/part${i}.ts`, language: 'typescript' }) as IndexedFile)];
-    expect(order(pythonTestsAfter(PICK, ts, ISSUE))).toEqual(order(PICK));
+    expect(order(pythonTestsAfter(PICK, repositoryLanguage(ts), ISSUE))).toEqual(order(PICK));
   });
 
 });

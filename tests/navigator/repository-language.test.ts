@@ -9,17 +9,17 @@ describe('the repository language (one count for c-data-files and python-first)'
     // 40 Python modules, 50 C files of a bundled library, 30 Python test modules.
     const repo = files({ 'pkg/*.py': 40, 'cextern/wcslib/C/*.c': 50, 'pkg/tests/test_*.py': 30 });
     expect(repositoryLanguage(repo)).toEqual({ family: 'python', share: 70 / 120 });
-    expect(isMostly(repo, 'python')).toBe(true);
-    expect(isMostly(repo, 'c')).toBe(false);
+    expect(isMostly(repositoryLanguage(repo), 'python')).toBe(true);
+    expect(isMostly(repositoryLanguage(repo), 'c')).toBe(false);
   });
 
   it('shell, documentation, examples and vendored code do not vote; the main family needs more than half for isMostly', () => {
     const repo = files({ 'src/*.c': 30, 'src/*.h': 10, 'scripts/*.sh': 80, 'docs/*.py': 50, 'examples/*.py': 50, 'vendor/lib/*.py': 50, 'bindings/*.py': 35 });
     expect(repositoryLanguage(repo).family).toBe('c');
-    expect(isMostly(repo, 'c')).toBe(true);
+    expect(isMostly(repositoryLanguage(repo), 'c')).toBe(true);
     const mixed = files({ 'src/*.c': 30, 'py/*.py': 25, 'web/*.ts': 20 });
     expect(repositoryLanguage(mixed).family).toBe('c');
-    expect(isMostly(mixed, 'c')).toBe(false);
+    expect(isMostly(repositoryLanguage(mixed), 'c')).toBe(false);
   });
 
   it('no code: no family', () => {

@@ -90,7 +90,7 @@ function picks(input: TraversalInput): RankedFile[] {
       if (top.length >= input.max_files) top.pop();
       top.push(best);
     }
-  return pythonTestsAfter(pythonFirst(top, ranking.files, input.index.files), input.index.files, input.task);
+  return pythonTestsAfter(pythonFirst(top, ranking.files, ranking.language), ranking.language, input.task);
 }
 
 /**

@@ -8,7 +8,7 @@ import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mention
 import { buildSupportClass } from './build-support.js';
 import { cDataFileClass } from './c-data-files.js';
 import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
-import { repositoryLanguage } from './repository-language.js';
+import { type RepositoryLanguage, repositoryLanguage } from './repository-language.js';
 
 /**
  * A file's class for ranking, beyond what its path says (issue 40, item 1: source before everything): a helper
@@ -18,6 +18,7 @@ import { repositoryLanguage } from './repository-language.js';
  */
 
 const familiesMemo = new WeakMap<RepoIndex, Set<string>>();
+const languageMemo = new WeakMap<RepoIndex, RepositoryLanguage>();
 const headMemo = new Map<string, FileClass | null>();
 const HEAD_MEMO_MAX = 20_000;
 
@@ -84,12 +85,14 @@ const SOURCE_PATH_RULES: readonly (readonly [string, (p: string) => FileClass | 
  * repository's own nor the task's. `byContent(p)` reads a file's first characters (memoised by content hash) for
  * a tool's markers, to be asked only of the few files near the top.
  */
-export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileClass, task: string): { classOf(p: string): FileClass; byContent(p: string, hash: string): FileClass | undefined } {
+export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileClass, task: string): { language: RepositoryLanguage; classOf(p: string): FileClass; byContent(p: string, hash: string): FileClass | undefined } {
   let own = familiesMemo.get(index);
   if (!own) familiesMemo.set(index, (own = ownFamilies(index.files.map((f) => f.path), pathClass)));
   const wanted = taskFamilies(task);
   const ownSet = own;
-  const cMain = !ablated('c-data-files') && repositoryLanguage(index.files, pathClass).family === 'c';
+  let language = languageMemo.get(index);
+  if (!language) languageMemo.set(index, (language = repositoryLanguage(index.files, pathClass)));
+  const cMain = !ablated('c-data-files') && language.family === 'c';
   const systemsNamed = ablated('build-systems') ? undefined : buildSystemsNamed(task);
   let named: Set<string> | undefined;
   // A script the task names in prose is what it is about, whatever its language (see namedScripts).
@@ -99,6 +102,7 @@ export function rankingClasses(index: RepoIndex, pathClass: (p: string) => FileC
     return named.has(stemOfPath(p));
   };
   return {
+    language,
     classOf(p) {
       let c = pathClass(p);
       if (c !== 'vendored' && c !== 'generated' && !ablated('release-copies')) c = releaseCopyClass(p) ?? c;

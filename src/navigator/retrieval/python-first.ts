@@ -5,15 +5,14 @@
 // eval (150 commits, 68 long commit messages) acc@5 rose 65.3 → 70.0% and 69.1 → 75.0%, file hit 88.7 → 92.0% and
 // 88.2 → 91.2%, with no task lost (docs/navigator.md).
 // Switches: NAVKERNEL_ABLATE=python-first (both), python-fill (the filling only).
-import type { IndexedFile } from '../../repomap/repo-index.js';
 import { ablated } from './ablation.js';
 import type { RankedFile } from './ranking.js';
-import { isMostly } from './repository-language.js';
+import { isMostly, type RepositoryLanguage } from './repository-language.js';
 import { scoresBelow } from './scores-below.js';
 
 /** Whether most of a repository's own code files (sources and tests) are Python (repository-language.ts). */
-export function isPythonRepository(files: readonly IndexedFile[]): boolean {
-  return isMostly(files, 'python');
+export function isPythonRepository(language: RepositoryLanguage): boolean {
+  return isMostly(language, 'python');
 }
 
 /**
@@ -21,8 +20,8 @@ export function isPythonRepository(files: readonly IndexedFile[]): boolean {
  * that no evidence of the issue points at gets a score just below the lowest of the others' (the plan orders and shares lines by score). The ranked files are not
  * changed; the moved ones are copies. A pick without a Python file, or in another language's repository, is unchanged.
  */
-export function pythonFirst(top: RankedFile[], ranked: readonly RankedFile[], files: readonly IndexedFile[]): RankedFile[] {
-  if (ablated('python-first') || !isPythonRepository(files)) return top;
+export function pythonFirst(top: RankedFile[], ranked: readonly RankedFile[], language: RepositoryLanguage): RankedFile[] {
+  if (ablated('python-first') || !isPythonRepository(language)) return top;
   // A file the issue's evidence points at (a script it names, a file it names, a frame in it) keeps its place.
   const stays = (f: RankedFile) => f.path.endsWith('.py') || f.evidence > 0;
   const py = top.filter(stays);

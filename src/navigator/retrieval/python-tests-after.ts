@@ -5,10 +5,10 @@
 // tests (then a test file may be what it is about). Only places and line shares change, never which files are picked.
 // Own sets (Python projects outside the eval): acc@5 150 commits 70.0 → 71.3, written reports 93.3 → 100 (docs/navigator.md).
 // Switch: NAVKERNEL_ABLATE=python-tests-after.
-import type { IndexedFile } from '../../repomap/repo-index.js';
 import type { FileClass } from '../../repomap/file-class.js';
 import { ablated } from './ablation.js';
 import { isPythonRepository } from './python-first.js';
+import type { RepositoryLanguage } from './repository-language.js';
 import type { RankedFile } from './ranking.js';
 import { scoresBelow } from './scores-below.js';
 
@@ -23,8 +23,8 @@ const SPEAKS_OF_TESTS = /\btest(?:s|ing|ed)?\b/i;
  * their own order: each gets a score just below the lowest of the others' (the plan orders and shares lines by
  * score). The moved ones are copies; the pick's files are the same.
  */
-export function pythonTestsAfter(top: RankedFile[], files: readonly IndexedFile[], task: string): RankedFile[] {
-  if (ablated('python-tests-after') || !isPythonRepository(files) || SPEAKS_OF_TESTS.test(task)) return top;
+export function pythonTestsAfter(top: RankedFile[], language: RepositoryLanguage, task: string): RankedFile[] {
+  if (ablated('python-tests-after') || !isPythonRepository(language) || SPEAKS_OF_TESTS.test(task)) return top;
   const after = (f: RankedFile) => f.path.endsWith('.py') && AFTER.has(f.class) && f.evidence <= 0;
   const moved = top.filter(after);
   const kept = top.filter((f) => !after(f));

@@ -6,6 +6,7 @@ import { lineTerms, stemOf } from './terms.js';
 import type { ResolvedEvidence } from './evidence/index.js';
 import { type Adjacency, cachedAdjacency, undirected } from './reference-adjacency.js';
 import { rankingClasses } from './file-kind.js';
+import type { RepositoryLanguage } from './repository-language.js';
 import { includeEdges } from './include-graph.js';
 import { dumpRanking, rankDumpOn } from './rank-dump.js';
 
@@ -42,6 +43,8 @@ export interface TaskRanking {
   terms: Map<string, { terms: string[]; idf: number; files: Set<string> }>;
   /** What the task is about, for the class weights. */
   about: { tests: boolean; docs: boolean; examples: boolean };
+  /** The language the repository's own code is mostly written in, counted with the ranking's classes. */
+  language: RepositoryLanguage;
 }
 
 /** The index terms of a magic word: the word itself (a whole identifier) and its stem, those the index knows. */
@@ -410,5 +413,5 @@ export function rankForTask(task: string, words: QueryWord[], index: RepoIndex, 
       },
       named: (p) => [...new Set(fileAt[pos.get(p)!]!.outline.defs.filter((d) => d.kind !== 'heading' && shareOf.has(splitWords(d.name).join(''))).map((d) => d.name))].slice(0, 30),
     });
-  return { files: out, terms, about };
+  return { files: out, terms, about, language: kinds.language };
 }
