@@ -104,13 +104,15 @@ export function creditPythonCallHops(view: RepoView, ev: IssueEvidence, tally: E
     if (d.name.length >= 4 && !/^__\w+__$/.test(d.name)) {
       const term = lineTerms(d.name).at(-1)!;
       const files = view.text.filesWith(term).filter((p) => p !== seed.ref.file.path && isPython(p) && view.classOf(p) === 'source');
-      const calls = new RegExp(`(?<![\\w])(?:[A-Za-z_][\\w]*\\s*\\.\\s*)?${escapeRe(d.name)}\\s*\\(`);
+      // `f(` and `x.f(` alike: the name not glued to a word before it (a receiver's `.` is not a word character).
+      const calls = new RegExp(`(?<!\\w)${escapeRe(d.name)}\\s*\\(`);
       const defLine = new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(d.name)}\\b`);
       const callers: DefRef[] = [];
       const callerFiles = new Set<string>();
       for (const p of files.sort()) {
         const f = view.byPath.get(p);
-        if (!f) continue;
+        // Most files holding the name's last word never call it: one test of the whole text spares splitting them.
+        if (!f || !calls.test(view.textOf(p))) continue;
         lines(p).forEach((line, k) => {
           if (!calls.test(line) || defLine.test(line)) return;
           const i = innermost(f.outline.defs, k + 1);
