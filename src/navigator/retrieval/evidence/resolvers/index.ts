@@ -3,6 +3,7 @@ import type { IssueEvidence } from '../read-issue.js';
 import { resolveCTables } from './c-tables.js';
 import { resolveFlags } from './flags.js';
 import { resolveFrames } from './frames.js';
+import { resolveGoFileNames } from './go-file-names.js';
 import { resolveGoReceivers } from './go-receivers.js';
 import { resolveLiterals } from './literals.js';
 import { resolveMessages } from './messages.js';
@@ -33,6 +34,7 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveNamedFiles,
   resolveScripts,
   resolveTitleScope,
+  resolveGoFileNames,
 ];
 
 export { type Credit, type DefRef, type RepoView, repoViewOf, innermost, nonTest, escapeRe, qualified, withoutRelease } from './repo-view.js';
