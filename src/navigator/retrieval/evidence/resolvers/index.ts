@@ -1,7 +1,6 @@
 // The evidence resolvers, in the order their credits are combined (the order fixes the sums' bytes and the reasons' order).
 import type { IssueEvidence } from '../read-issue.js';
 import { resolveCTables } from './c-tables.js';
-import { resolveCppTypePaths } from './cpp-type-paths.js';
 import { resolveFlags } from './flags.js';
 import { resolveFrames } from './frames.js';
 import { resolveGoFileNames } from './go-file-names.js';
@@ -27,7 +26,6 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveDottedNames,
   resolveGoReceivers,
   resolveRustTypePaths,
-  resolveCppTypePaths,
   resolvePythonReceivers,
   resolveModuleMentions,
   resolveNames,
