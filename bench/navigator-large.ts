@@ -130,7 +130,7 @@ const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floo
 
 /**
  * Wall ms of `navkernel navigate` CLI processes answered by the resident navigator: the first call starts it (and
- * runs in its own process), the second is its first answer (its index read); the median of `times` after those.
+ * is its first answer), the second its second; the median of `times` after those.
  * The resident is stopped before returning.
  */
 async function navigateThroughResident(repo: string, task: string, cacheDir: string, socketDir: string, times: number): Promise<number> {

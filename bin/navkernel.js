@@ -19,12 +19,15 @@ async function run() {
   if (args.find((a) => !a.startsWith('-')) === 'navigate') {
     const resident = await import('../dist/src/cli/resident/client.js').catch(() => undefined);
     // Anything unexpected on the way (an unreadable working directory, a capsule that vanished) means: run here.
-    const handoff = await resident?.handOff(args, module).catch(() => undefined);
+    // When none listens, one is started and given this call, unless this process would show progress (a terminal).
+    const handoff = await resident?.handOff(args, module, process.env, { startFirst: !process.stderr.isTTY }).catch(() => undefined);
     if (handoff && 'exit' in handoff) {
+      // A call that failed on its input leaves no resident it started behind.
+      if (handoff.started && handoff.exit === 2) await resident.stopResident(handoff.socket).catch(() => undefined);
       process.exitCode = handoff.exit;
       return;
     }
-    if (handoff && 'failed' in handoff && handoff.failed === 'absent') startAfter = () => resident.startResident(handoff.socket, module);
+    if (handoff && 'failed' in handoff && handoff.failed === 'absent' && !handoff.started) startAfter = () => resident.startResident(handoff.socket, module);
   }
   const { main } = await import(module);
 

@@ -80,35 +80,52 @@ afterAll(async () => {
 });
 
 describe('the resident navigator', () => {
-  it('is started by a navigate call and answers the next with the same bytes, relative paths in the caller\'s folder', async () => {
+  it('is started by a navigate call, answers it and the next with the same bytes as a call run here, relative paths in the caller\'s folder', async () => {
     const dir = path.join(tmpDir('nk-res-'), 'sockets');
     const work = tmpDir('nk-res-work-');
+    const here = tmpDir('nk-res-here-');
+    const inProcess = navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache', '--no-resident'], here);
+    expect(sockets(dir)).toEqual([]);
+    // No resident listens and stderr is not a terminal: one is started and given this first call.
     const first = navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache'], work);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
+    expect(first.stdout).toBe(inProcess.stdout.replaceAll(here, work));
     const { socket, status: s0 } = await residentIn(dir);
-    expect(s0.calls).toBe(0);
+    expect(s0.calls).toBe(1);
     expect((await import('node:fs')).statSync(dir).mode & 0o777).toBe(0o700);
     const artifacts = () => Object.fromEntries(readdirSync(path.join(work, 'out')).sort().map((f) => [f, readFileSync(path.join(work, 'out', f), 'utf8')]));
     const before = artifacts();
 
+    const inProcessArtifacts = Object.fromEntries(readdirSync(path.join(here, 'out')).sort().map((f) => [f, readFileSync(path.join(here, 'out', f), 'utf8').replaceAll(here, work)]));
+    expect(before).toEqual(inProcessArtifacts);
+
     const second = navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache'], work);
     expect(second).toEqual(first);
     expect(artifacts()).toEqual(before);
-    expect((await status(socket))!.calls).toBe(1);
+    expect((await status(socket))!.calls).toBe(2);
 
     // --no-resident (and NAVKERNEL_RESIDENT=0) run here: the resident is not asked.
     expect(navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache', '--no-resident'], work)).toEqual(first);
     expect(navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache'], work, { NAVKERNEL_RESIDENT: '0' })).toEqual(first);
-    expect((await status(socket))!.calls).toBe(1);
+    expect((await status(socket))!.calls).toBe(2);
 
     // An input error is the CLI's own, answered by the resident in the same words.
     const bad = navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache', '--max-files', 'x'], work);
     expect(bad.code).toBe(2);
     const badHere = navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache', '--max-files', 'x', '--no-resident'], work);
     expect(bad).toEqual(badHere);
-    expect((await status(socket))!.calls).toBe(2);
+    expect((await status(socket))!.calls).toBe(3);
     await stop(socket);
+  });
+
+  it('leaves no resident behind when the call that started it failed on its input', async () => {
+    const dir = path.join(tmpDir('nk-res-'), 'sockets');
+    const work = tmpDir('nk-res-work-');
+    const bad = navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache', '--max-files', '0'], work);
+    expect(bad.code).toBe(2);
+    expect(bad).toEqual(navigateCli(dir, ['--out', 'out', '--cache-dir', 'cache', '--max-files', '0', '--no-resident'], work));
+    await until('no socket', () => (sockets(dir).length === 0 ? true : undefined));
   });
 
   it('replaces a stale socket (its process died) and answers bad requests with their code, serving on', async () => {
@@ -137,7 +154,7 @@ describe('the resident navigator', () => {
       const st = await status(staleName);
       return st && st.pid !== s.pid ? st : undefined;
     });
-    expect(fresh.calls).toBe(0);
+    expect(fresh.calls).toBe(1); // the call that found the stale socket, answered by the resident it started
 
     // Bad requests: each answered with its code; the resident goes on serving.
     const raw = (line: string) =>
