@@ -67,8 +67,9 @@ type Refs = Map<string, number>;
 class Lexer {
   private i = 0;
   private line = 1;
-  readonly logical: Logical[] = [];
   readonly comments: CommentLine[] = [];
+  /** Takes each logical line as soon as it ends (its tokens are not kept: they die young, cheap for the GC). */
+  onLine: (L: Logical) => void = () => {};
   constructor(
     private readonly s: string,
     private readonly refs: Refs,
@@ -83,7 +84,7 @@ class Lexer {
     let atLineStart = true;
     let lineHasCode = false;
     const flush = () => {
-      if (cur.length) this.logical.push({ indent, tokens: cur, line: cur[0]!.line, endLine: cur[cur.length - 1]!.endLine });
+      if (cur.length) this.onLine({ indent, tokens: cur, line: cur[0]!.line, endLine: cur[cur.length - 1]!.endLine });
       cur = [];
     };
     while (this.i < n) {
@@ -380,22 +381,26 @@ function outlineOf(text: string): Outline | undefined {
   const refs: Refs = new Map();
   const lx = new Lexer(text, refs);
   try {
+    const b = builder(lx.comments, refs);
+    lx.onLine = b.line;
     lx.run();
-    return build(lx, refs);
+    return b.finish();
   } catch (err) {
     if (err instanceof Unsure) return undefined;
     throw err;
   }
 }
 
-function build(lx: Lexer, refs: Refs): Outline | undefined {
-  const lines = lx.logical;
+/**
+ * The outline built from the logical lines as the lexer ends each one (`line`), then `finish` at the end of the text.
+ * `comments` is the lexer's list, filled as it reads: every comment before a line's end is in it when the line comes.
+ */
+function builder(comments: CommentLine[], refs: Refs): { line: (L: Logical) => void; finish: () => Outline | undefined } {
   const defs: RawDef[] = [];
   const open: Open[] = [];
   // Per logical line and comment: which container (index into defs, or -1 for the module) holds it.
   let decoratorStart: { line: number; off: number; container: number; items: number } | undefined;
   let ci = 0;
-  const comments = lx.comments;
   /** Items of each container in order: statements and comment lines, for the comments-before rule. */
   type Item = { kind: 'stmt'; line: number; endLine: number; indent: number; simple: boolean; def?: number } | { kind: 'comment'; line: number };
   const items = new Map<number, Item[]>();
@@ -454,10 +459,15 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     }
     return -1;
   };
+  /** Lines with a comment after code (comments[0, ti) looked at so far). */
   const trailing = new Set<number>();
-  for (const cm of comments) if (cm.col === -1) trailing.add(cm.line);
+  let ti = 0;
+  const syncTrailing = () => {
+    for (; ti < comments.length; ti++) if (comments[ti]!.col === -1) trailing.add(comments[ti]!.line);
+  };
 
-  for (const L of lines) {
+  const line = (L: Logical): void => {
+    syncTrailing();
     takeComments(L.line);
     // Close blocks this line is not inside.
     while (open.length) {
@@ -499,7 +509,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     py2Check(L);
     if (t0.type === T_OP && t0.text === '@') {
       decoratorStart ??= { line: t0.line, off: t0.start, container, items: items.get(container)?.length ?? 0 };
-      continue;
+      return;
     }
     let k = 0;
     if (t0.type === T_NAME && t0.text === 'async' && L.tokens[1]?.text === 'def') k = 1;
@@ -546,7 +556,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
         const body = L.tokens.slice(colon + 1);
         if (loneString(body)) d.doc = [body[0]!.line, body[0]!.endLine];
       } else open.push({ def: idx, indent: L.indent, bodyIndent: -1, last: L.endLine, lastOff: lastTok.end });
-      continue;
+      return;
     }
     if (decoratorStart) throw new Unsure('a decorator without a definition');
     // The first statement of a block: a lone string is the docstring.
@@ -589,7 +599,11 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     }
     const simple = !(lastTok.type === T_OP && lastTok.text === ':') && !(t0.type === T_NAME && COMPOUND.has(t0.text));
     push(container, { kind: 'stmt', line: L.line, endLine: L.endLine, indent: L.indent, simple, ...(stmtDefs.length ? { def: stmtDefs[0]! } : {}) });
-  }
+  };
+  return { line, finish };
+
+  function finish(): Outline | undefined {
+  syncTrailing();
   takeComments(Number.MAX_SAFE_INTEGER);
   closeTo(-1);
   // A file without definitions: tree-sitter says whether it has syntax errors (its outline records them).
@@ -630,6 +644,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
   const out = nestDefinitions(defs.map((d) => ({ def: { name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc }, startIndex: d.startOff, endIndex: d.endOff })));
   const refList = [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return { defs: out, refs: refList };
+  }
 }
 
 /** Whether the first statement of a run of tokens is a lone string literal (a docstring). */
