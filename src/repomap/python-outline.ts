@@ -603,47 +603,47 @@ function builder(comments: CommentLine[], refs: Refs): { line: (L: Logical) => v
   return { line, finish };
 
   function finish(): Outline | undefined {
-  syncTrailing();
-  takeComments(Number.MAX_SAFE_INTEGER);
-  closeTo(-1);
-  // A file without definitions: tree-sitter says whether it has syntax errors (its outline records them).
-  if (defs.length === 0) return undefined;
-  // Docs from comments right before a definition (siblings in its container), when it has no docstring.
-  for (const [, list] of items) {
-    list.forEach((it, k) => {
-      if (it.kind !== 'stmt' || it.def === undefined) return;
-      const d = defs[it.def]!;
-      if (d.doc) return;
-      let start: number | null = null;
-      let end: number | null = null;
-      let expect = it.line;
-      for (let m = k - 1; m >= 0; m--) {
-        const p = list[m]!;
-        if (p.kind !== 'comment') {
-          // A comment after code on the previous simple statement's last line is a sibling too.
-          if (p.simple && p.indent === it.indent && trailing.has(p.endLine) && p.endLine >= expect - 1) {
-            start = p.endLine;
-            end ??= p.endLine;
+    syncTrailing();
+    takeComments(Number.MAX_SAFE_INTEGER);
+    closeTo(-1);
+    // A file without definitions: tree-sitter says whether it has syntax errors (its outline records them).
+    if (defs.length === 0) return undefined;
+    // Docs from comments right before a definition (siblings in its container), when it has no docstring.
+    for (const [, list] of items) {
+      list.forEach((it, k) => {
+        if (it.kind !== 'stmt' || it.def === undefined) return;
+        const d = defs[it.def]!;
+        if (d.doc) return;
+        let start: number | null = null;
+        let end: number | null = null;
+        let expect = it.line;
+        for (let m = k - 1; m >= 0; m--) {
+          const p = list[m]!;
+          if (p.kind !== 'comment') {
+            // A comment after code on the previous simple statement's last line is a sibling too.
+            if (p.simple && p.indent === it.indent && trailing.has(p.endLine) && p.endLine >= expect - 1) {
+              start = p.endLine;
+              end ??= p.endLine;
+            }
+            break;
           }
-          break;
+          if (p.line < expect - 1) break;
+          start = p.line;
+          end ??= p.line;
+          expect = p.line;
         }
-        if (p.line < expect - 1) break;
-        start = p.line;
-        end ??= p.line;
-        expect = p.line;
-      }
-      if (start !== null && end !== null) d.doc = [start, end];
-    });
-  }
-  for (const d of defs) {
-    if (d.kind !== 'variable') {
-      const bodyLine = d.bodyLine === -1 ? d.defLine : d.bodyLine;
-      d.header_end = Math.min(Math.max(d.defLine, bodyLine - 1), d.end);
+        if (start !== null && end !== null) d.doc = [start, end];
+      });
     }
-  }
-  const out = nestDefinitions(defs.map((d) => ({ def: { name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc }, startIndex: d.startOff, endIndex: d.endOff })));
-  const refList = [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { defs: out, refs: refList };
+    for (const d of defs) {
+      if (d.kind !== 'variable') {
+        const bodyLine = d.bodyLine === -1 ? d.defLine : d.bodyLine;
+        d.header_end = Math.min(Math.max(d.defLine, bodyLine - 1), d.end);
+      }
+    }
+    const out = nestDefinitions(defs.map((d) => ({ def: { name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc }, startIndex: d.startOff, endIndex: d.endOff })));
+    const refList = [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return { defs: out, refs: refList };
   }
 }
 
