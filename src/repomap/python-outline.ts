@@ -68,8 +68,11 @@ class Lexer {
   private i = 0;
   private line = 1;
   readonly comments: CommentLine[] = [];
-  /** Takes each logical line as soon as it ends (its tokens are not kept: they die young, cheap for the GC). */
+  /** Takes each logical line as soon as it ends; its tokens are reused for the next line once it returns. */
   onLine: (L: Logical) => void = () => {};
+  /** Token objects of this lexer, the first `used` of them in the current logical line (millions of tokens in a large repository, a few hundred objects). */
+  private readonly pool: Token[] = [];
+  private used = 0;
   constructor(
     private readonly s: string,
     private readonly refs: Refs,
@@ -86,6 +89,7 @@ class Lexer {
     const flush = () => {
       if (cur.length) this.onLine({ indent, tokens: cur, line: cur[0]!.line, endLine: cur[cur.length - 1]!.endLine });
       cur = [];
+      this.used = 0;
     };
     while (this.i < n) {
       if (atLineStart && depth === 0 && cur.length === 0) {
@@ -173,7 +177,7 @@ class Lexer {
         if (/[lL]$/.test(num) && !/^0[xX]/.test(num)) throw new Unsure('Python 2 long literal');
         if (/^0[xX].*[lL]$/.test(num)) throw new Unsure('Python 2 long literal');
         this.i = j;
-        cur.push({ type: T_NUMBER, text: '', line: this.line, endLine: this.line, start, end: j });
+        cur.push(this.token(T_NUMBER, '', this.line, this.line, start, j));
         continue;
       }
       // Operators.
@@ -202,10 +206,26 @@ class Lexer {
         text = s.slice(this.i, j);
         this.i = j;
       }
-      cur.push({ type: T_OP, text, line: this.line, endLine: this.line, start, end: this.i });
+      cur.push(this.token(T_OP, text, this.line, this.line, start, this.i));
     }
     if (depth !== 0) throw new Unsure('unbalanced brackets at the end');
     flush();
+  }
+
+  /** A token of the current logical line (a pooled object, valid until the line has been built). */
+  private token(type: number, text: string, line: number, endLine: number, start: number, end: number): Token {
+    let t = this.pool[this.used];
+    if (t === undefined) this.pool.push((t = { type, text, line, endLine, start, end }));
+    else {
+      t.type = type;
+      t.text = text;
+      t.line = line;
+      t.endLine = endLine;
+      t.start = start;
+      t.end = end;
+    }
+    this.used++;
+    return t;
   }
 
   private col(): number {
@@ -228,7 +248,7 @@ class Lexer {
     const q = s.charCodeAt(j);
     if ((q === 34 || q === 39) && j - start <= 2 && /^(?:[rRbBuUfF]|[rR][bBfF]|[bBfF][rR]|[uU][rR])$/.test(s.slice(start, j))) return this.string(start, j);
     this.i = j;
-    return { type: T_NAME, text: s.slice(start, j), line: this.line, endLine: this.line, start, end: j };
+    return this.token(T_NAME, s.slice(start, j), this.line, this.line, start, j);
   }
 
   /** A string literal whose prefix starts at `start` and whose quote is at `q`. */
@@ -273,7 +293,7 @@ class Lexer {
     }
     void raw;
     this.i = j;
-    return { type: T_STRING, text: '', line, endLine: this.line, start, end: j };
+    return this.token(T_STRING, '', line, this.line, start, j);
   }
 
   /** Scans an f-string interpolation from after its `{` to after its `}`, counting the calls in it. */
@@ -330,7 +350,7 @@ class Lexer {
       }
       if (c === 40 || c === 91 || c === 123) depth++;
       else if (c === 41 || c === 93 || c === 125) depth--;
-      toks.push({ type: T_OP, text: s[sub.i]!, line: sub.line, endLine: sub.line, start: sub.i, end: sub.i + 1 });
+      toks.push(sub.token(T_OP, s[sub.i]!, sub.line, sub.line, sub.i, sub.i + 1));
       sub.i++;
     }
     countCalls(toks, this.refs);
