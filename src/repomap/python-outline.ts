@@ -23,6 +23,11 @@ const KEYWORDS = new Set([
 /** Statements that open a block (their trailing comments are inside it). */
 const COMPOUND = new Set(['if', 'elif', 'else', 'for', 'while', 'try', 'except', 'finally', 'with', 'async', 'def', 'class', 'match', 'case']);
 
+/** Operators of more than one character, as literals. */
+const OPERATORS = new Map(
+  ['->', '...', '**', '//', '<<', '>>', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=', '<=', '>=', '!=', '==', ':=', '**=', '//=', '<<=', '>>=', '~='].map((o) => [o, o]),
+);
+
 const T_NAME = 1;
 const T_STRING = 2;
 const T_OP = 3;
@@ -204,6 +209,8 @@ class Lexer {
           if (s.charCodeAt(j) === 61) j++;
         }
         text = s.slice(this.i, j);
+        // The literal's string (internalised) when it is one: compared as pointers where the reader asks for it.
+        text = OPERATORS.get(text) ?? text;
         this.i = j;
       }
       cur.push(this.token(T_OP, text, this.line, this.line, start, this.i));
@@ -807,11 +814,15 @@ function warmUp(): void {
   // Texts as files are read (sequential strings, not the literals' internalised ones).
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
+  // Each text once as a one-byte string and once as a two-byte one (a character past U+00FF in a comment): V8's
+  // code specialised on one kind is thrown away when a file of the other comes (25 of sympy's Python files).
   for (const t of WARM_UP_TEXTS) {
-    try {
-      outlineOf(decoder.decode(encoder.encode(t)));
-    } catch {
-      // only the paths matter
+    for (const v of [t, `${t}# \u2192 two-byte\n`]) {
+      try {
+        outlineOf(decoder.decode(encoder.encode(v)));
+      } catch {
+        // only the paths matter
+      }
     }
   }
 }
