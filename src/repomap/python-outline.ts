@@ -786,6 +786,8 @@ export const WARM_UP_TEXTS = [
     '    match a:',
     '        case 1:',
     '            print(a, b)',
+    '        case [Point(x=0), *rest] if check(rest):',
+    '            pass',
     '',
     'if __name__ == "__main__":',
     '    top(1)',
@@ -798,6 +800,7 @@ export const WARM_UP_TEXTS = [
   'def f():\n    return `x`\n',
   'def f(:\n    return (1\n',
   'x = "unterminated\n',
+  'x = 1 + \\\n    # a comment after a line continuation\n    2\n',
 ];
 
 let warmedUp = false;
