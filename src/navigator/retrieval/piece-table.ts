@@ -60,7 +60,10 @@ export function pieceAtHashed(text: string, start: number, end: number, h: numbe
     if (hashes[slot] === h && sameAt(key, text, start, end)) return pieces[slot]!;
     slot = (slot + 1) & mask;
   }
-  const key = text.slice(start, end);
+  // A copy, not a cut: V8 keeps a cut of 13 characters or more as a view of the whole text, so the table would hold
+  // the text of every file whose long identifier it first saw (~30 MB of sympy's on one thread, to the end of the run).
+  const cut = text.slice(start, end);
+  const key = cut.length < 13 ? cut : (' ' + cut).slice(1);
   const piece = identifierPiece(key);
   if (used >= MAX_ENTRIES) resize(mask + 1, false);
   else if (2 * (used + 1) > mask + 1) resize(2 * (mask + 1), true);
