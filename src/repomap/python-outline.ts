@@ -23,6 +23,11 @@ const KEYWORDS = new Set([
 /** Statements that open a block (their trailing comments are inside it). */
 const COMPOUND = new Set(['if', 'elif', 'else', 'for', 'while', 'try', 'except', 'finally', 'with', 'async', 'def', 'class', 'match', 'case']);
 
+/** Operators of more than one character, as literals. */
+const OPERATORS = new Map(
+  ['->', '...', '**', '//', '<<', '>>', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=', '<=', '>=', '!=', '==', ':=', '**=', '//=', '<<=', '>>=', '~='].map((o) => [o, o]),
+);
+
 const T_NAME = 1;
 const T_STRING = 2;
 const T_OP = 3;
@@ -67,8 +72,12 @@ type Refs = Map<string, number>;
 class Lexer {
   private i = 0;
   private line = 1;
-  readonly logical: Logical[] = [];
   readonly comments: CommentLine[] = [];
+  /** Takes each logical line as soon as it ends; its tokens are reused for the next line once it returns. */
+  onLine: (L: Logical) => void = () => {};
+  /** Token objects of this lexer, the first `used` of them in the current logical line (millions of tokens in a large repository, a few hundred objects). */
+  private readonly pool: Token[] = [];
+  private used = 0;
   constructor(
     private readonly s: string,
     private readonly refs: Refs,
@@ -83,8 +92,9 @@ class Lexer {
     let atLineStart = true;
     let lineHasCode = false;
     const flush = () => {
-      if (cur.length) this.logical.push({ indent, tokens: cur, line: cur[0]!.line, endLine: cur[cur.length - 1]!.endLine });
+      if (cur.length) this.onLine({ indent, tokens: cur, line: cur[0]!.line, endLine: cur[cur.length - 1]!.endLine });
       cur = [];
+      this.used = 0;
     };
     while (this.i < n) {
       if (atLineStart && depth === 0 && cur.length === 0) {
@@ -172,7 +182,7 @@ class Lexer {
         if (/[lL]$/.test(num) && !/^0[xX]/.test(num)) throw new Unsure('Python 2 long literal');
         if (/^0[xX].*[lL]$/.test(num)) throw new Unsure('Python 2 long literal');
         this.i = j;
-        cur.push({ type: T_NUMBER, text: '', line: this.line, endLine: this.line, start, end: j });
+        cur.push(this.token(T_NUMBER, '', this.line, this.line, start, j));
         continue;
       }
       // Operators.
@@ -199,12 +209,30 @@ class Lexer {
           if (s.charCodeAt(j) === 61) j++;
         }
         text = s.slice(this.i, j);
+        // The literal's string (internalised) when it is one: compared as pointers where the reader asks for it.
+        text = OPERATORS.get(text) ?? text;
         this.i = j;
       }
-      cur.push({ type: T_OP, text, line: this.line, endLine: this.line, start, end: this.i });
+      cur.push(this.token(T_OP, text, this.line, this.line, start, this.i));
     }
     if (depth !== 0) throw new Unsure('unbalanced brackets at the end');
     flush();
+  }
+
+  /** A token of the current logical line (a pooled object, valid until the line has been built). */
+  private token(type: number, text: string, line: number, endLine: number, start: number, end: number): Token {
+    let t = this.pool[this.used];
+    if (t === undefined) this.pool.push((t = { type, text, line, endLine, start, end }));
+    else {
+      t.type = type;
+      t.text = text;
+      t.line = line;
+      t.endLine = endLine;
+      t.start = start;
+      t.end = end;
+    }
+    this.used++;
+    return t;
   }
 
   private col(): number {
@@ -227,7 +255,7 @@ class Lexer {
     const q = s.charCodeAt(j);
     if ((q === 34 || q === 39) && j - start <= 2 && /^(?:[rRbBuUfF]|[rR][bBfF]|[bBfF][rR]|[uU][rR])$/.test(s.slice(start, j))) return this.string(start, j);
     this.i = j;
-    return { type: T_NAME, text: s.slice(start, j), line: this.line, endLine: this.line, start, end: j };
+    return this.token(T_NAME, s.slice(start, j), this.line, this.line, start, j);
   }
 
   /** A string literal whose prefix starts at `start` and whose quote is at `q`. */
@@ -272,7 +300,7 @@ class Lexer {
     }
     void raw;
     this.i = j;
-    return { type: T_STRING, text: '', line, endLine: this.line, start, end: j };
+    return this.token(T_STRING, '', line, this.line, start, j);
   }
 
   /** Scans an f-string interpolation from after its `{` to after its `}`, counting the calls in it. */
@@ -329,7 +357,7 @@ class Lexer {
       }
       if (c === 40 || c === 91 || c === 123) depth++;
       else if (c === 41 || c === 93 || c === 125) depth--;
-      toks.push({ type: T_OP, text: s[sub.i]!, line: sub.line, endLine: sub.line, start: sub.i, end: sub.i + 1 });
+      toks.push(sub.token(T_OP, s[sub.i]!, sub.line, sub.line, sub.i, sub.i + 1));
       sub.i++;
     }
     countCalls(toks, this.refs);
@@ -380,22 +408,26 @@ function outlineOf(text: string): Outline | undefined {
   const refs: Refs = new Map();
   const lx = new Lexer(text, refs);
   try {
+    const b = builder(lx.comments, refs);
+    lx.onLine = b.line;
     lx.run();
-    return build(lx, refs);
+    return b.finish();
   } catch (err) {
     if (err instanceof Unsure) return undefined;
     throw err;
   }
 }
 
-function build(lx: Lexer, refs: Refs): Outline | undefined {
-  const lines = lx.logical;
+/**
+ * The outline built from the logical lines as the lexer ends each one (`line`), then `finish` at the end of the text.
+ * `comments` is the lexer's list, filled as it reads: every comment before a line's end is in it when the line comes.
+ */
+function builder(comments: CommentLine[], refs: Refs): { line: (L: Logical) => void; finish: () => Outline | undefined } {
   const defs: RawDef[] = [];
   const open: Open[] = [];
   // Per logical line and comment: which container (index into defs, or -1 for the module) holds it.
   let decoratorStart: { line: number; off: number; container: number; items: number } | undefined;
   let ci = 0;
-  const comments = lx.comments;
   /** Items of each container in order: statements and comment lines, for the comments-before rule. */
   type Item = { kind: 'stmt'; line: number; endLine: number; indent: number; simple: boolean; def?: number } | { kind: 'comment'; line: number };
   const items = new Map<number, Item[]>();
@@ -454,10 +486,15 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     }
     return -1;
   };
+  /** Lines with a comment after code (comments[0, ti) looked at so far). */
   const trailing = new Set<number>();
-  for (const cm of comments) if (cm.col === -1) trailing.add(cm.line);
+  let ti = 0;
+  const syncTrailing = () => {
+    for (; ti < comments.length; ti++) if (comments[ti]!.col === -1) trailing.add(comments[ti]!.line);
+  };
 
-  for (const L of lines) {
+  const line = (L: Logical): void => {
+    syncTrailing();
     takeComments(L.line);
     // Close blocks this line is not inside.
     while (open.length) {
@@ -499,7 +536,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     py2Check(L);
     if (t0.type === T_OP && t0.text === '@') {
       decoratorStart ??= { line: t0.line, off: t0.start, container, items: items.get(container)?.length ?? 0 };
-      continue;
+      return;
     }
     let k = 0;
     if (t0.type === T_NAME && t0.text === 'async' && L.tokens[1]?.text === 'def') k = 1;
@@ -546,7 +583,7 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
         const body = L.tokens.slice(colon + 1);
         if (loneString(body)) d.doc = [body[0]!.line, body[0]!.endLine];
       } else open.push({ def: idx, indent: L.indent, bodyIndent: -1, last: L.endLine, lastOff: lastTok.end });
-      continue;
+      return;
     }
     if (decoratorStart) throw new Unsure('a decorator without a definition');
     // The first statement of a block: a lone string is the docstring.
@@ -589,47 +626,52 @@ function build(lx: Lexer, refs: Refs): Outline | undefined {
     }
     const simple = !(lastTok.type === T_OP && lastTok.text === ':') && !(t0.type === T_NAME && COMPOUND.has(t0.text));
     push(container, { kind: 'stmt', line: L.line, endLine: L.endLine, indent: L.indent, simple, ...(stmtDefs.length ? { def: stmtDefs[0]! } : {}) });
-  }
-  takeComments(Number.MAX_SAFE_INTEGER);
-  closeTo(-1);
-  // A file without definitions: tree-sitter says whether it has syntax errors (its outline records them).
-  if (defs.length === 0) return undefined;
-  // Docs from comments right before a definition (siblings in its container), when it has no docstring.
-  for (const [, list] of items) {
-    list.forEach((it, k) => {
-      if (it.kind !== 'stmt' || it.def === undefined) return;
-      const d = defs[it.def]!;
-      if (d.doc) return;
-      let start: number | null = null;
-      let end: number | null = null;
-      let expect = it.line;
-      for (let m = k - 1; m >= 0; m--) {
-        const p = list[m]!;
-        if (p.kind !== 'comment') {
-          // A comment after code on the previous simple statement's last line is a sibling too.
-          if (p.simple && p.indent === it.indent && trailing.has(p.endLine) && p.endLine >= expect - 1) {
-            start = p.endLine;
-            end ??= p.endLine;
+  };
+  return { line, finish };
+
+  function finish(): Outline | undefined {
+    syncTrailing();
+    takeComments(Number.MAX_SAFE_INTEGER);
+    closeTo(-1);
+    // A file without definitions: tree-sitter says whether it has syntax errors (its outline records them).
+    if (defs.length === 0) return undefined;
+    // Docs from comments right before a definition (siblings in its container), when it has no docstring.
+    for (const [, list] of items) {
+      list.forEach((it, k) => {
+        if (it.kind !== 'stmt' || it.def === undefined) return;
+        const d = defs[it.def]!;
+        if (d.doc) return;
+        let start: number | null = null;
+        let end: number | null = null;
+        let expect = it.line;
+        for (let m = k - 1; m >= 0; m--) {
+          const p = list[m]!;
+          if (p.kind !== 'comment') {
+            // A comment after code on the previous simple statement's last line is a sibling too.
+            if (p.simple && p.indent === it.indent && trailing.has(p.endLine) && p.endLine >= expect - 1) {
+              start = p.endLine;
+              end ??= p.endLine;
+            }
+            break;
           }
-          break;
+          if (p.line < expect - 1) break;
+          start = p.line;
+          end ??= p.line;
+          expect = p.line;
         }
-        if (p.line < expect - 1) break;
-        start = p.line;
-        end ??= p.line;
-        expect = p.line;
-      }
-      if (start !== null && end !== null) d.doc = [start, end];
-    });
-  }
-  for (const d of defs) {
-    if (d.kind !== 'variable') {
-      const bodyLine = d.bodyLine === -1 ? d.defLine : d.bodyLine;
-      d.header_end = Math.min(Math.max(d.defLine, bodyLine - 1), d.end);
+        if (start !== null && end !== null) d.doc = [start, end];
+      });
     }
+    for (const d of defs) {
+      if (d.kind !== 'variable') {
+        const bodyLine = d.bodyLine === -1 ? d.defLine : d.bodyLine;
+        d.header_end = Math.min(Math.max(d.defLine, bodyLine - 1), d.end);
+      }
+    }
+    const out = nestDefinitions(defs.map((d) => ({ def: { name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc }, startIndex: d.startOff, endIndex: d.endOff })));
+    const refList = [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return { defs: out, refs: refList };
   }
-  const out = nestDefinitions(defs.map((d) => ({ def: { name: d.name, kind: d.kind, start: d.start, end: d.end, header_end: d.header_end, doc: d.doc }, startIndex: d.startOff, endIndex: d.endOff })));
-  const refList = [...refs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { defs: out, refs: refList };
 }
 
 /** Whether the first statement of a run of tokens is a lone string literal (a docstring). */
@@ -744,6 +786,8 @@ export const WARM_UP_TEXTS = [
     '    match a:',
     '        case 1:',
     '            print(a, b)',
+    '        case [Point(x=0), *rest] if check(rest):',
+    '            pass',
     '',
     'if __name__ == "__main__":',
     '    top(1)',
@@ -756,6 +800,7 @@ export const WARM_UP_TEXTS = [
   'def f():\n    return `x`\n',
   'def f(:\n    return (1\n',
   'x = "unterminated\n',
+  'x = 1 + \\\n    # a comment after a line continuation\n    2\n',
 ];
 
 let warmedUp = false;
@@ -772,11 +817,15 @@ function warmUp(): void {
   // Texts as files are read (sequential strings, not the literals' internalised ones).
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
+  // Each text once as a one-byte string and once as a two-byte one (a character past U+00FF in a comment): V8's
+  // code specialised on one kind is thrown away when a file of the other comes (25 of sympy's Python files).
   for (const t of WARM_UP_TEXTS) {
-    try {
-      outlineOf(decoder.decode(encoder.encode(t)));
-    } catch {
-      // only the paths matter
+    for (const v of [t, `${t}# \u2192 two-byte\n`]) {
+      try {
+        outlineOf(decoder.decode(encoder.encode(v)));
+      } catch {
+        // only the paths matter
+      }
     }
   }
 }

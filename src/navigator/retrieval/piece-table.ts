@@ -7,8 +7,9 @@ import { identifierPiece } from './terms.js';
  */
 const MAX_ENTRIES = 1 << 19;
 let mask = (1 << 16) - 1;
-let keys: (string | undefined)[] = new Array(mask + 1);
-let pieces: string[] = new Array(mask + 1);
+// Filled, so every table's arrays have one elements kind (a new, empty one would make V8 compile the lookup again).
+let keys: (string | undefined)[] = new Array<string | undefined>(mask + 1).fill(undefined);
+let pieces: string[] = new Array<string>(mask + 1).fill('');
 let hashes = new Int32Array(mask + 1);
 let used = 0;
 
@@ -40,8 +41,8 @@ function place(key: string, piece: string, h: number): void {
 function resize(size: number, keep: boolean): void {
   const [oldKeys, oldPieces, oldHashes] = [keys, pieces, hashes];
   mask = size - 1;
-  keys = new Array(size);
-  pieces = new Array(size);
+  keys = new Array<string | undefined>(size).fill(undefined);
+  pieces = new Array<string>(size).fill('');
   hashes = new Int32Array(size);
   used = 0;
   if (keep) for (let s = 0; s < oldKeys.length; s++) if (oldKeys[s] !== undefined) place(oldKeys[s]!, oldPieces[s]!, oldHashes[s]!);
@@ -59,7 +60,10 @@ export function pieceAtHashed(text: string, start: number, end: number, h: numbe
     if (hashes[slot] === h && sameAt(key, text, start, end)) return pieces[slot]!;
     slot = (slot + 1) & mask;
   }
-  const key = text.slice(start, end);
+  // A copy, not a cut: V8 keeps a cut of 13 characters or more as a view of the whole text, so the table would hold
+  // the text of every file whose long identifier it first saw (~30 MB of sympy's on one thread, to the end of the run).
+  const cut = text.slice(start, end);
+  const key = cut.length < 13 ? cut : (' ' + cut).slice(1);
   const piece = identifierPiece(key);
   if (used >= MAX_ENTRIES) resize(mask + 1, false);
   else if (2 * (used + 1) > mask + 1) resize(2 * (mask + 1), true);

@@ -58,7 +58,9 @@ const termMemo = new Map<string, string[]>();
  * are written. Not memoised (its caller, the lexer's table of identifiers, is the memo).
  */
 export function identifierPiece(identifier: string): string {
-  return termsOfParts(splitWordsOnce(identifier)).join(' ');
+  const parts = splitWordsOnce(identifier);
+  // No parts (`_`): '' without joining an empty array (of another elements kind: V8 would compile the lexer again).
+  return parts.length === 0 ? '' : termsOfParts(parts).join(' ');
 }
 
 const WORD = /[A-Za-z0-9_]+/g;
