@@ -7,7 +7,6 @@ import { bundledCopyClass, releaseCopyClass, singleHeaderClass } from './code-co
 import { nameWords, stemOfPath, scriptMentions } from './evidence/script-mentions.js';
 import { buildSupportClass } from './build-support.js';
 import { cDataFileClass } from './c-data-files.js';
-import { cTestNameClass } from './c-test-names.js';
 import { buildSystemOf, buildSystemsNamed } from './build-systems.js';
 import { type RepositoryLanguage, repositoryLanguage } from './repository-language.js';
 
@@ -79,7 +78,6 @@ const SOURCE_PATH_RULES: readonly (readonly [string, (p: string) => FileClass | 
   ['build-support', buildSupportClass],
   ['bundled-copies', bundledCopyClass],
   ['single-headers', singleHeaderClass],
-  ['c-test-names', cTestNameClass],
 ];
 
 /**
