@@ -4,6 +4,7 @@ import type { FileLanguage } from '../../repomap/languages.js';
 import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
+import { guardLines } from './c-guard-lines.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -279,6 +280,7 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   }
   // Nothing matched and no outline: the head of the file.
   if (chosen.size === 0) take(1, Math.min(n, allowance, 10));
+  for (const l of guardLines(language, lines, chosen, allowance - chosen.size)) chosen.add(l);
   const sorted = [...chosen].sort((a, b) => a - b);
   return { lines: sorted, windows, matched: matched.filter((l) => chosen.has(l)), outline: outline.sort((a, b) => a - b) };
 }
