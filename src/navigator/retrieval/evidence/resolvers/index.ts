@@ -13,7 +13,6 @@ import { resolveLinks, resolveNamedFiles } from './paths.js';
 import { resolveImports } from './python-imports.js';
 import { resolvePythonReceivers } from './python-receivers.js';
 import type { Credit, RepoView } from './repo-view.js';
-import { resolveRustTypePaths } from './rust-type-paths.js';
 import { resolveScripts } from './scripts.js';
 import { resolveTitleScope } from './title-scope.js';
 
@@ -25,7 +24,6 @@ export const EVIDENCE_RESOLVERS: readonly EvidenceResolver[] = [
   resolveImports,
   resolveDottedNames,
   resolveGoReceivers,
-  resolveRustTypePaths,
   resolvePythonReceivers,
   resolveModuleMentions,
   resolveNames,
