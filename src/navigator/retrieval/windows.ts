@@ -5,7 +5,6 @@ import { importLinesUsed, importStatements } from './import-lines.js';
 import { textLineTerms } from './terms.js';
 import { ablated } from './ablation.js';
 import { guardLines } from './c-guard-lines.js';
-import { includeLines } from './c-include-lines.js';
 
 /** The lines chosen in one file, and why. */
 export interface LineSelection {
@@ -282,7 +281,6 @@ export function selectLines(text: string, defs: Definition[], weights: Map<strin
   // Nothing matched and no outline: the head of the file.
   if (chosen.size === 0) take(1, Math.min(n, allowance, 10));
   for (const l of guardLines(language, lines, chosen, allowance - chosen.size)) chosen.add(l);
-  for (const l of includeLines(language, weights, lines, chosen, allowance - chosen.size)) chosen.add(l);
   const sorted = [...chosen].sort((a, b) => a - b);
   return { lines: sorted, windows, matched: matched.filter((l) => chosen.has(l)), outline: outline.sort((a, b) => a - b) };
 }
